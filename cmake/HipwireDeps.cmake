@@ -1,0 +1,45 @@
+# Debian packages the build needs. Installed automatically when the build runs
+# as root; otherwise configuration stops with the exact apt-get line to run.
+set(HIPWIRE_DEBIAN_PACKAGES libamdhip64-dev hipcc python3 clang libclang-rt-14-dev)
+
+function(hipwire_missing_packages out)
+  set(missing "")
+  foreach(pkg ${HIPWIRE_DEBIAN_PACKAGES})
+    execute_process(COMMAND dpkg-query -W -f=\${Status} ${pkg}
+      OUTPUT_VARIABLE st ERROR_QUIET RESULT_VARIABLE rc)
+    if(NOT rc EQUAL 0 OR NOT st MATCHES "install ok installed")
+      list(APPEND missing ${pkg})
+    endif()
+  endforeach()
+  set(${out} "${missing}" PARENT_SCOPE)
+endfunction()
+
+find_program(DPKG_QUERY dpkg-query)
+if(DPKG_QUERY)
+  hipwire_missing_packages(HIPWIRE_MISSING)
+  if(HIPWIRE_MISSING)
+    string(REPLACE ";" " " pkgs "${HIPWIRE_MISSING}")
+    execute_process(COMMAND id -u OUTPUT_VARIABLE uid OUTPUT_STRIP_TRAILING_WHITESPACE)
+    if(uid STREQUAL "0")
+      message(STATUS "hipwire: installing missing Debian packages: ${pkgs}")
+      execute_process(COMMAND apt-get update -qq)
+      execute_process(COMMAND env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${HIPWIRE_MISSING}
+        RESULT_VARIABLE rc)
+      if(NOT rc EQUAL 0)
+        message(FATAL_ERROR "hipwire: apt-get install ${pkgs} failed")
+      endif()
+    else()
+      message(FATAL_ERROR "hipwire: missing Debian packages. Run:\n  sudo apt-get install -y ${pkgs}")
+    endif()
+  endif()
+endif()
+
+# The HIP headers the proxy is built against (Debian's HIP 5.2 by default).
+set(HIP_ROOT "/usr" CACHE PATH "Prefix holding include/hip/hip_runtime_api.h")
+set(HIP_INCLUDE_DIR "${HIP_ROOT}/include")
+if(NOT EXISTS "${HIP_INCLUDE_DIR}/hip/hip_runtime_api.h")
+  message(FATAL_ERROR "hipwire: no HIP headers under ${HIP_ROOT} (set -DHIP_ROOT=)")
+endif()
+file(STRINGS "${HIP_INCLUDE_DIR}/hip/hip_version.h" _hv REGEX "#define HIP_VERSION_MAJOR")
+string(REGEX MATCH "[0-9]+" HIP_VERSION_MAJOR "${_hv}")
+message(STATUS "hipwire: HIP headers ${HIP_INCLUDE_DIR}, major ${HIP_VERSION_MAJOR}")

@@ -1,0 +1,137 @@
+/* Fallback for HIP API the proxy does not forward yet, the export table
+ * lookup, and the compiler-rt half helpers the real library re-exports. */
+#include "api_unsupported.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "generated/exports.h"
+
+/* Names already reported: a fixed open-addressing set, so memory stays
+ * bounded however many distinct names arrive.  Slots are claimed with a
+ * compare-and-swap and never freed, which makes it lock-free and
+ * async-signal-safe apart from the fprintf. */
+#define HW_SEEN_SLOTS 1024u /* power of two, > number of exports */
+static _Atomic(const char *) hw_seen[HW_SEEN_SLOTS];
+static atomic_int hw_debug = -1; /* -1: TF_DEBUG not read yet */
+static atomic_flag hw_full_reported = ATOMIC_FLAG_INIT;
+
+static int debug_enabled(void)
+{
+    int d = atomic_load_explicit(&hw_debug, memory_order_relaxed);
+    if (d < 0) {
+        const char *v = getenv("TF_DEBUG");
+        d = v != NULL && strcmp(v, "1") == 0;
+        atomic_store_explicit(&hw_debug, d, memory_order_relaxed);
+    }
+    return d;
+}
+
+/* True the first time name is seen (by content, not pointer: the same
+ * name may come from several translation units). */
+static int first_sighting(const char *name)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        h = (h ^ *p) * 16777619u;
+    for (uint32_t i = 0; i < HW_SEEN_SLOTS; i++) {
+        _Atomic(const char *) *slot = &hw_seen[(h + i) & (HW_SEEN_SLOTS - 1)];
+        const char *cur = atomic_load_explicit(slot, memory_order_acquire);
+        if (cur == NULL) {
+            if (atomic_compare_exchange_strong_explicit(slot, &cur, name,
+                    memory_order_acq_rel, memory_order_acquire))
+                return 1;
+            /* Lost the race; cur now holds the winner's name. */
+        }
+        if (strcmp(cur, name) == 0)
+            return 0;
+    }
+    /* Table full: say so once rather than repeat lines forever. */
+    if (!atomic_flag_test_and_set(&hw_full_reported))
+        fprintf(stderr, "hipwire: too many unsupported functions; not reporting more\n");
+    return 0;
+}
+
+hipError_t hw_api_unsupported(const char *name)
+{
+    if (name != NULL && debug_enabled() && first_sighting(name))
+        fprintf(stderr, "hipwire: %s is not supported yet\n", name);
+    return hipErrorNotSupported;
+}
+
+static int export_cmp(const void *key, const void *elem)
+{
+    return strcmp((const char *)key, ((const struct hw_export *)elem)->name);
+}
+
+const struct hw_export *hw_export_find(const char *name)
+{
+    if (name == NULL)
+        return NULL;
+    return bsearch(name, hw_export_table, hw_export_count,
+                   sizeof(hw_export_table[0]), export_cmp);
+}
+
+/* IEEE half <-> float, round to nearest even.  The real library leaks
+ * these compiler-rt helpers as exports, and code built by clang may bind
+ * to them there, so they must really work. */
+HW_EXPORT uint16_t __gnu_f2h_ieee(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof(x));
+    uint32_t sign = (x >> 16) & 0x8000u;
+    uint32_t exp = (x >> 23) & 0xffu;
+    uint32_t mant = x & 0x7fffffu;
+    if (exp == 0xffu) /* inf, or NaN kept quiet */
+        return (uint16_t)(sign | 0x7c00u | (mant ? 0x200u | (mant >> 13) : 0u));
+    int e = (int)exp - 127 + 15;
+    if (e >= 31)
+        return (uint16_t)(sign | 0x7c00u);
+    uint32_t h, rem, halfway;
+    if (e <= 0) { /* half subnormal or zero */
+        if (e < -10)
+            return (uint16_t)sign;
+        mant |= 0x800000u;
+        uint32_t shift = (uint32_t)(14 - e);
+        h = mant >> shift;
+        rem = mant & ((1u << shift) - 1u);
+        halfway = 1u << (shift - 1u);
+    } else {
+        h = ((uint32_t)e << 10) | (mant >> 13);
+        rem = mant & 0x1fffu;
+        halfway = 0x1000u;
+    }
+    /* A carry out of the mantissa correctly bumps the exponent (to inf). */
+    if (rem > halfway || (rem == halfway && (h & 1u)))
+        h++;
+    return (uint16_t)(sign | h);
+}
+
+HW_EXPORT float __gnu_h2f_ieee(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1fu;
+    uint32_t mant = h & 0x3ffu;
+    uint32_t x;
+    if (exp == 0 && mant == 0) {
+        x = sign;
+    } else if (exp == 0) { /* subnormal: normalise */
+        uint32_t e = 113;
+        while (!(mant & 0x400u)) {
+            mant <<= 1;
+            e--;
+        }
+        x = sign | (e << 23) | ((mant & 0x3ffu) << 13);
+    } else if (exp == 31) {
+        x = sign | 0x7f800000u | (mant << 13);
+    } else {
+        x = sign | ((exp + 112u) << 23) | (mant << 13);
+    }
+    float f;
+    memcpy(&f, &x, sizeof(f));
+    return f;
+}

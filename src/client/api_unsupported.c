@@ -11,12 +11,12 @@
 #include "export.h"
 #include "generated/exports.h"
 
-/* Names already reported: a fixed open-addressing set, so memory stays
- * bounded however many distinct names arrive.  Slots are claimed with a
- * compare-and-swap and never freed, which makes it lock-free and
- * async-signal-safe apart from the fprintf. */
+/* Names already reported, as 64-bit hashes in a fixed open-addressing
+ * set: memory stays bounded however many names arrive, the caller's
+ * string is never retained, and claiming a slot is one compare-and-swap.
+ * A hash collision would only suppress a debug line. */
 #define HW_SEEN_SLOTS 1024u /* power of two, > number of exports */
-static _Atomic(const char *) hw_seen[HW_SEEN_SLOTS];
+static _Atomic uint64_t hw_seen[HW_SEEN_SLOTS];
 static atomic_int hw_debug = -1; /* -1: TF_DEBUG not read yet */
 static atomic_flag hw_full_reported = ATOMIC_FLAG_INIT;
 
@@ -31,23 +31,24 @@ static int debug_enabled(void)
     return d;
 }
 
-/* True the first time name is seen (by content, not pointer: the same
- * name may come from several translation units). */
+/* True the first time name is seen, keyed by content. */
 static int first_sighting(const char *name)
 {
-    uint32_t h = 2166136261u; /* FNV-1a */
+    uint64_t h = 14695981039346656037u; /* FNV-1a */
     for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-        h = (h ^ *p) * 16777619u;
+        h = (h ^ *p) * 1099511628211u;
+    if (h == 0) /* 0 marks an empty slot */
+        h = 1;
     for (uint32_t i = 0; i < HW_SEEN_SLOTS; i++) {
-        _Atomic(const char *) *slot = &hw_seen[(h + i) & (HW_SEEN_SLOTS - 1)];
-        const char *cur = atomic_load_explicit(slot, memory_order_acquire);
-        if (cur == NULL) {
-            if (atomic_compare_exchange_strong_explicit(slot, &cur, name,
-                    memory_order_acq_rel, memory_order_acquire))
+        _Atomic uint64_t *slot = &hw_seen[(h + i) & (HW_SEEN_SLOTS - 1)];
+        uint64_t cur = atomic_load_explicit(slot, memory_order_relaxed);
+        if (cur == 0) {
+            if (atomic_compare_exchange_strong_explicit(slot, &cur, h,
+                    memory_order_relaxed, memory_order_relaxed))
                 return 1;
-            /* Lost the race; cur now holds the winner's name. */
+            /* Lost the race; cur now holds the winner's hash. */
         }
-        if (strcmp(cur, name) == 0)
+        if (cur == h)
             return 0;
     }
     /* Table full: say so once rather than repeat lines forever. */
@@ -74,6 +75,21 @@ const struct hw_export *hw_export_find(const char *name)
         return NULL;
     return bsearch(name, hw_export_table, hw_export_count,
                    sizeof(hw_export_table[0]), export_cmp);
+}
+
+/* hipwire's own lookup hook, the table seen from outside the library: the
+ * exports_lookup test dlopens the proxy and checks every export through
+ * it.  Declared in no header; callers use dlsym. */
+HW_EXPORT void *hipwire_get_proc_address(const char *name)
+{
+    const struct hw_export *e = hw_export_find(name);
+    void *p = NULL;
+    /* ISO C has no function-to-object pointer cast; POSIX (dlsym)
+     * guarantees the representations match, so copy the bits. */
+    _Static_assert(sizeof(p) == sizeof(e->fn), "function pointer size");
+    if (e != NULL)
+        memcpy(&p, &e->fn, sizeof(p));
+    return p;
 }
 
 /* IEEE half <-> float, round to nearest even.  The real library leaks

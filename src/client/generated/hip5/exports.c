@@ -25,6 +25,7 @@ void __hipRegisterSurface(void **modules, void *var, char *hostVar, char *device
 void __hipRegisterTexture(void **modules, void *var, char *hostVar, char *deviceVar, int type, int norm, int ext);
 void __hipRegisterVar(void **modules, void *var, char *hostVar, char *deviceVar, int ext, size_t size, int constant, int global);
 void __hipUnregisterFatBinary(void **modules);
+void hipwire_get_proc_address(void);
 hipError_t hw_cxx__Z22hipCreateSurfaceObjectPP13__hip_surfacePK15hipResourceDesc(hipSurfaceObject_t *pSurfObject, const hipResourceDesc *pResDesc) __asm__("_Z22hipCreateSurfaceObjectPP13__hip_surfacePK15hipResourceDesc");
 hipError_t hw_cxx__Z23hipDestroySurfaceObjectP13__hip_surface(hipSurfaceObject_t surfaceObject) __asm__("_Z23hipDestroySurfaceObjectP13__hip_surface");
 hipError_t hw_cxx__Z24hipExtModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_j(hipFunction_t f, uint32_t globalWorkSizeX, uint32_t globalWorkSizeY, uint32_t globalWorkSizeZ, uint32_t localWorkSizeX, uint32_t localWorkSizeY, uint32_t localWorkSizeZ, size_t sharedMemBytes, hipStream_t hStream, void **kernelParams, void **extra, hipEvent_t startEvent, hipEvent_t stopEvent, uint32_t flags) __asm__("_Z24hipExtModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_j");
@@ -2535,5 +2536,6 @@ const struct hw_export hw_export_table[] = {
     {"hiprtcGetProgramLog", "hip_4.2", (hw_export_fn)hiprtcGetProgramLog},
     {"hiprtcGetProgramLogSize", "hip_4.2", (hw_export_fn)hiprtcGetProgramLogSize},
     {"hiprtcVersion", "hip_4.2", (hw_export_fn)hiprtcVersion},
+    {"hipwire_get_proc_address", "hip_5.2", (hw_export_fn)hipwire_get_proc_address},
 };
 const size_t hw_export_count = sizeof(hw_export_table) / sizeof(hw_export_table[0]);

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""exports_drift: the committed src/client/generated/hip<N> must be what
+tools/gen_hip_exports.py produces from the installed headers and the
+current src/client sources.  Regenerates into a temporary directory twice
+(reusing the committed version nodes, and, when installed, reading the
+real library) and fails with a diff on any difference."""
+
+import argparse
+import difflib
+import os
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+FILES = ("exports.c", "exports.map", "symbols.txt")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--generator", required=True)
+    ap.add_argument("--hip-include", required=True)
+    ap.add_argument("--impl-dir", required=True)
+    ap.add_argument("--committed", required=True)
+    ap.add_argument("--real-lib", default="none")
+    a = ap.parse_args()
+    if not os.path.exists(os.path.join(a.hip_include, "hip", "hip_runtime_api.h")):
+        print("SKIP: no HIP headers under %s" % a.hip_include)
+        return SKIP
+    modes = [("committed version nodes", "none")]
+    if a.real_lib != "none" and os.path.exists(a.real_lib):
+        modes.append(("real library " + a.real_lib, a.real_lib))
+    failed = False
+    for label, real in modes:
+        with tempfile.TemporaryDirectory() as tmp:
+            cmd = [sys.executable, a.generator, "--hip-include", a.hip_include,
+                   "--real-lib", real, "--impl-dir", a.impl_dir, "--out", tmp,
+                   "--symbols-in", os.path.join(a.committed, "symbols.txt")]
+            if subprocess.run(cmd).returncode != 0:
+                print("FAIL: generator failed (%s)" % label)
+                failed = True
+                continue
+            for fn in FILES:
+                with open(os.path.join(tmp, fn)) as f:
+                    new = f.read().splitlines(True)
+                try:
+                    with open(os.path.join(a.committed, fn)) as f:
+                        old = f.read().splitlines(True)
+                except OSError:
+                    old = []
+                if old != new:
+                    failed = True
+                    diff = list(difflib.unified_diff(old, new, "committed/" + fn,
+                                                     "regenerated/" + fn))
+                    print("FAIL: %s differs (%s):" % (fn, label))
+                    sys.stdout.writelines(diff[:80])
+                    if len(diff) > 80:
+                        print("... %d more diff lines" % (len(diff) - 80))
+    if failed:
+        print("\nThe committed export table is stale. Regenerate with:\n"
+              "  cmake --build <build> --target hip_exports_regen\n"
+              "(see docs/exports.md) and commit the result.")
+        return 1
+    print("export table matches headers and sources (%s)"
+          % "; ".join(l for l, _ in modes))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

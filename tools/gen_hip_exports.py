@@ -138,7 +138,18 @@ def preprocess(cpp, include, header, lang):
             cur.append(line)
     if cur and keep:
         chunks.append((curfile, "\n".join(cur)))
-    return chunks, decoration_macros(defines)
+    return chunks, decoration_macros(defines), api_renames(defines)
+
+
+def api_renames(directives):
+    """ROCm 6+ versions some API by macro (#define hipGetDeviceProperties
+    hipGetDevicePropertiesR0600): {declared name: symbol name}."""
+    ren = {}
+    for d in directives:
+        m = re.match(r"\s*#\s*define\s+(hip\w+)\s+(hip\w+)\s*$", d)
+        if m and m.group(1) != m.group(2):
+            ren[m.group(1)] = m.group(2)
+    return ren
 
 
 def decoration_macros(directives):
@@ -390,8 +401,9 @@ def parse_decl(toks, link_c, ns, cxx_pass, decor):
 
 
 def collect_decls(cpp, include):
-    """C-linkage declarations by name, and C++ ones by qualified name."""
-    c_decls, cxx_decls = {}, {}
+    """C-linkage declarations by symbol name, C++ ones by qualified name,
+    and the names that macros redirect to other symbols."""
+    c_decls, cxx_decls, shadowed = {}, {}, {}
     for lang, headers in (("c", C_HEADERS), ("c++", CXX_HEADERS)):
         for h in headers:
             if not os.path.exists(os.path.join(include, h)):
@@ -399,20 +411,23 @@ def collect_decls(cpp, include):
             # Tokenise the kept files as one stream: an extern "C" block
             # opened in one header often encloses included ones.
             toks = []
-            chunks, decor = preprocess(cpp, include, h, lang)
+            chunks, decor, renames = preprocess(cpp, include, h, lang)
             for _, text in chunks:
                 toks.extend(tokenize(text))
             for st, link_c, ns in statements(toks):
                 d = parse_decl(st, link_c, ns, lang == "c++", decor)
                 if d is None:
                     continue
+                if not d.cxx and d.name in renames:
+                    shadowed[d.name] = renames[d.name]
+                    d.name = renames[d.name]
                 if not d.cxx:
                     # The C pass runs first and its spelling wins; the C++
                     # pass only adds extern "C" API hidden from C.
                     c_decls.setdefault(d.name, d)
                 else:
                     cxx_decls.setdefault(d.qualname, []).append(d)
-    return c_decls, cxx_decls
+    return c_decls, cxx_decls, shadowed
 
 
 def hip_version(include):
@@ -605,7 +620,7 @@ def builtin_decl(name):
 def generate(args):
     include = args.hip_include
     version = hip_version(include)
-    c_decls, cxx_decls = collect_decls(args.cpp, include)
+    c_decls, cxx_decls, shadowed = collect_decls(args.cpp, include)
     if not c_decls:
         die("no declarations found under %s" % include)
     impl = scan_impl(args.impl_dir, args.out)
@@ -662,6 +677,25 @@ def generate(args):
         if name.startswith("_Z"):
             continue
         d = c_decls.get(name)
+        if name in shadowed:
+            # A macro turns this name into another symbol in C, so define
+            # it under an asm label with the replacement's signature (the
+            # old ABI differs only in pointed-to struct layouts).
+            cname = "hw_shadowed_" + name
+            d = c_decls.get(shadowed[name])
+            if name in impl or d is None:
+                kinds[name] = "impl" if name in impl else "stub"
+                if name not in impl:
+                    die("no declaration for %s's replacement %s" % (name, shadowed[name]))
+                protos.append('void %s(void) __asm__("%s");' % (cname, name))
+            else:
+                kinds[name] = "stub"
+                ps = params_text(d)
+                protos.append('%s __asm__("%s");' % (signature(d, cname, ps), name))
+                bodies.append("HW_EXPORT " + signature(d, cname, ps))
+                bodies.extend(["{"] + stub_body(d, name) + ["}", ""])
+            table[name] = cname
+            continue
         if name in impl:
             kinds[name] = "impl"
             if d is None:

@@ -1,0 +1,147 @@
+/*
+ * backend.h - the ops table every device backend (cpu, cuda, hip) fills.
+ *
+ * The worker core owns sessions, handle tables, validation and accounting;
+ * a backend only runs work on devices. The table is versioned the way
+ * libfabric's and SQLite's are: `size` is sizeof(struct hw_backend_ops) as
+ * the backend was compiled, and the core reads a slot only through
+ * HW_BACKEND_HAS(), so a table from an older backend that lacks newer slots
+ * reports "not supported" instead of jumping through garbage. A NULL slot
+ * also means "not supported".
+ *
+ * Contracts that hold for every slot:
+ *  - Return values are hw_status codes (hipError_t values).
+ *  - Out-params are written only on success.
+ *  - Enqueue slots (memcpy_*, memset, launch, event_record, stream_wait_event,
+ *    stream_callback) never block on device work; they return once the
+ *    operation is queued in stream order. An error they return means nothing
+ *    was queued. Failures during execution go to cfg->on_async_error.
+ *  - Device pointers passed in have already been checked by the core against
+ *    the session's allocations; backends may trust them.
+ *  - Callbacks (hw_done_fn) may run on any thread, must not call back into
+ *    the backend's enqueue slots for the same stream, and must be quick or
+ *    take their own locks.
+ */
+#ifndef HW_BACKEND_H
+#define HW_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hipr.h"
+#include "hw_status.h"
+
+#define HW_BACKEND_ABI_VERSION 1
+
+struct hw_backend;
+struct hw_bstream;
+struct hw_bevent;
+struct hw_bmodule;
+struct hw_bfunction;
+
+typedef void (*hw_done_fn)(void *arg, int status);
+
+struct hw_param {
+    uint32_t offset;
+    uint32_t size;
+};
+
+/* A kernel's argument layout and attributes, as the client caches them. */
+struct hw_func_info {
+    uint32_t param_count;
+    uint32_t args_size;
+    const struct hw_param *params; /* owned by the backend; lives as long as the module */
+    int32_t max_threads_per_block;
+    int32_t num_regs;
+    int32_t shared_size_bytes;
+    int32_t const_size_bytes;
+    int32_t local_size_bytes;
+    int32_t max_dynamic_shared;
+    int32_t ptx_version;
+    int32_t binary_version;
+};
+
+struct hw_backend_config {
+    int cpu_devices;       /* cpu backend: number of devices to expose */
+    uint64_t mem_limit;    /* per-session device memory limit, 0 = none */
+    /* Reports an error found while executing queued work (sticky per session). */
+    void (*on_async_error)(void *ctx, int status);
+    void *ctx;
+};
+
+struct hw_backend_ops {
+    uint32_t size;
+    uint32_t abi_version;
+    const char *name;
+
+    /* lifetime */
+    int (*open)(const struct hw_backend_config *cfg, struct hw_backend **out);
+    void (*close)(struct hw_backend *be); /* waits for queued work, frees everything */
+
+    /* devices */
+    int (*device_count)(struct hw_backend *be, int *count);
+    int (*device_info)(struct hw_backend *be, int dev, struct hipr_devinfo *out);
+    void (*versions)(struct hw_backend *be, int *runtime, int *driver);
+    int (*mem_info)(struct hw_backend *be, int dev, uint64_t *free_out, uint64_t *total_out);
+
+    /* memory */
+    int (*mem_alloc)(struct hw_backend *be, int dev, uint64_t size, uint64_t *dptr_out);
+    /* The caller has drained the device; size is the size given to mem_alloc. */
+    int (*mem_free)(struct hw_backend *be, int dev, uint64_t dptr, uint64_t size);
+    /* Host address of device memory, or NULL slot when it is not host-addressable. */
+    void *(*host_ptr)(struct hw_backend *be, uint64_t dptr);
+
+    /* streams; the default stream of each device exists from open() on */
+    int (*stream_default)(struct hw_backend *be, int dev, struct hw_bstream **out);
+    int (*stream_create)(struct hw_backend *be, int dev, uint32_t flags, int priority,
+                         struct hw_bstream **out);
+    void (*stream_destroy)(struct hw_backend *be, struct hw_bstream *s); /* after queued work */
+    int (*stream_query)(struct hw_backend *be, struct hw_bstream *s); /* HW_OK or HW_ENOTREADY */
+    /* fn(arg, status) runs once all work queued on s before it has finished. */
+    int (*stream_callback)(struct hw_backend *be, struct hw_bstream *s, hw_done_fn fn, void *arg);
+
+    /* copies and fills, in stream order */
+    /* src stays valid until release(release_arg, status) is called. */
+    int (*memcpy_h2d)(struct hw_backend *be, struct hw_bstream *s, uint64_t dst,
+                      const void *src, uint64_t n, hw_done_fn release, void *release_arg);
+    /* dst (host) must stay valid until a later stream_callback on s runs. */
+    int (*memcpy_d2h)(struct hw_backend *be, struct hw_bstream *s, void *dst, uint64_t src,
+                      uint64_t n);
+    int (*memcpy_d2d)(struct hw_backend *be, struct hw_bstream *s, uint64_t dst, uint64_t src,
+                      uint64_t n);
+    int (*memset)(struct hw_backend *be, struct hw_bstream *s, uint64_t dst, uint32_t value,
+                  uint32_t elem_size, uint64_t count);
+
+    /* events */
+    int (*event_create)(struct hw_backend *be, int dev, uint32_t flags, struct hw_bevent **out);
+    void (*event_destroy)(struct hw_backend *be, struct hw_bevent *e);
+    int (*event_record)(struct hw_backend *be, struct hw_bevent *e, struct hw_bstream *s);
+    int (*event_query)(struct hw_backend *be, struct hw_bevent *e);
+    int (*event_callback)(struct hw_backend *be, struct hw_bevent *e, hw_done_fn fn, void *arg);
+    int (*event_elapsed)(struct hw_backend *be, struct hw_bevent *start, struct hw_bevent *stop,
+                         float *ms_out);
+    int (*stream_wait_event)(struct hw_backend *be, struct hw_bstream *s, struct hw_bevent *e);
+
+    /* modules and launches */
+    int (*module_load)(struct hw_backend *be, int dev, const void *image, size_t size,
+                       struct hw_bmodule **out);
+    void (*module_unload)(struct hw_backend *be, struct hw_bmodule *m);
+    int (*module_function)(struct hw_backend *be, struct hw_bmodule *m, const char *name,
+                           struct hw_bfunction **out, struct hw_func_info *info_out);
+    int (*module_global)(struct hw_backend *be, struct hw_bmodule *m, const char *name,
+                         uint64_t *dptr_out, uint64_t *size_out);
+    /* args (args_size bytes, laid out per the function's params) is copied before return. */
+    int (*launch)(struct hw_backend *be, struct hw_bstream *s, struct hw_bfunction *f,
+                  const uint32_t grid[3], const uint32_t block[3], uint32_t shared_mem,
+                  const void *args, uint32_t args_size, uint32_t flags);
+};
+
+#define HW_BACKEND_HAS(ops, slot)                                                   \
+    ((ops)->size >= offsetof(struct hw_backend_ops, slot) + sizeof((ops)->slot) && \
+     (ops)->slot != NULL)
+
+/* Registered backends, in the order `--backend auto` tries them. */
+const struct hw_backend_ops *hw_backend_find(const char *name);
+extern const struct hw_backend_ops hw_cpu_backend_ops;
+
+#endif

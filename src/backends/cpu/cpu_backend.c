@@ -1,0 +1,498 @@
+/*
+ * cpu_backend.c - the "cpu" backend: a software device for development and
+ * CI. Device memory is this process's memory, so device addresses are real
+ * addresses the kernels dereference directly.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cpu_internal.h"
+
+#define CPU_DEFAULT_MEMORY (UINT64_C(4) << 30)
+#define CPU_ALIGN 256
+
+static int cpu_open(const struct hw_backend_config *cfg, struct hw_backend **out)
+{
+    struct hw_backend *be = calloc(1, sizeof *be);
+    int ndev = cfg->cpu_devices > 0 ? cfg->cpu_devices : 1;
+    if (!be)
+        return HW_ENOMEM;
+    be->cfg = *cfg;
+    be->devs = calloc((size_t)ndev, sizeof *be->devs);
+    if (!be->devs)
+        goto fail;
+    for (int i = 0; i < ndev; i++) {
+        struct cpu_device *d = &be->devs[i];
+        d->index = i;
+        d->total = cfg->mem_limit ? cfg->mem_limit : CPU_DEFAULT_MEMORY;
+        pthread_mutex_init(&d->lock, NULL);
+        pthread_cond_init(&d->changed, NULL);
+        struct hw_bstream *s = calloc(1, sizeof *s);
+        if (!s)
+            goto fail;
+        s->dev = d;
+        s->is_default = 1;
+        d->streams = s;
+        be->ndev = i + 1;
+        if (cpu_stream_start(s) != HW_OK)
+            goto fail;
+    }
+    *out = be;
+    return HW_OK;
+fail:
+    for (int i = 0; i < be->ndev; i++) {
+        cpu_stream_stop_all(&be->devs[i]);
+        free(be->devs[i].streams);
+    }
+    free(be->devs);
+    free(be);
+    return HW_ENOMEM;
+}
+
+static void cpu_close(struct hw_backend *be)
+{
+    for (int i = 0; i < be->ndev; i++) {
+        struct cpu_device *d = &be->devs[i];
+        cpu_stream_stop_all(d);
+        while (d->streams) {
+            struct hw_bstream *s = d->streams;
+            d->streams = s->next_in_dev;
+            free(s);
+        }
+        pthread_mutex_destroy(&d->lock);
+        pthread_cond_destroy(&d->changed);
+    }
+    free(be->devs);
+    free(be);
+}
+
+static int cpu_device_count(struct hw_backend *be, int *count)
+{
+    *count = be->ndev;
+    return HW_OK;
+}
+
+static int cpu_device_info(struct hw_backend *be, int dev, struct hipr_devinfo *p)
+{
+    if (dev < 0 || dev >= be->ndev)
+        return HW_EDEVICE;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    memset(p, 0, sizeof *p);
+    strcpy(p->name, "hipwire CPU device");
+    strcpy(p->arch_name, "hipwire-cpu");
+    p->uuid[0] = 'h';
+    p->uuid[1] = 'w';
+    p->uuid[15] = (uint8_t)dev;
+    p->total_global_mem = be->devs[dev].total;
+    p->shared_mem_per_block = 64 * 1024;
+    p->shared_mem_per_block_optin = 64 * 1024;
+    p->shared_mem_per_multiprocessor = 64 * 1024;
+    p->total_const_mem = 64 * 1024;
+    p->mem_pitch = INT32_MAX;
+    p->texture_alignment = CPU_ALIGN;
+    p->regs_per_block = 65536;
+    p->regs_per_multiprocessor = 65536;
+    p->warp_size = 1; /* threads run one at a time: no lockstep to promise */
+    p->max_threads_per_block = 1024;
+    p->max_threads_dim_x = 1024;
+    p->max_threads_dim_y = 1024;
+    p->max_threads_dim_z = 64;
+    p->max_grid_size_x = INT32_MAX;
+    p->max_grid_size_y = 65535;
+    p->max_grid_size_z = 65535;
+    p->clock_rate_khz = 1000000;
+    p->memory_clock_rate_khz = 1000000;
+    p->memory_bus_width = 64;
+    p->major = 0;
+    p->minor = 0;
+    p->multiprocessor_count = 1; /* one stream thread runs a kernel */
+    p->l2_cache_size = 0;
+    p->max_threads_per_multiprocessor = 1024;
+    p->concurrent_kernels = ncpu > 1;
+    p->pci_domain_id = 0;
+    p->pci_bus_id = 0;
+    p->pci_device_id = dev;
+    p->integrated = 1;
+    p->can_map_host_memory = 0;
+    p->async_engine_count = 0;
+    p->unified_addressing = 0;
+    p->managed_memory = 0;
+    p->cooperative_launch = 0;
+    p->stream_priority_low = 0;
+    p->stream_priority_high = 0;
+    return HW_OK;
+}
+
+static void cpu_versions(struct hw_backend *be, int *runtime, int *driver)
+{
+    (void)be;
+    *runtime = 0;
+    *driver = 0;
+}
+
+static int cpu_mem_info(struct hw_backend *be, int dev, uint64_t *free_out, uint64_t *total_out)
+{
+    if (dev < 0 || dev >= be->ndev)
+        return HW_EDEVICE;
+    struct cpu_device *d = &be->devs[dev];
+    pthread_mutex_lock(&d->lock);
+    *total_out = d->total;
+    *free_out = d->total > d->allocated ? d->total - d->allocated : 0;
+    pthread_mutex_unlock(&d->lock);
+    return HW_OK;
+}
+
+static uint64_t round_up(uint64_t n)
+{
+    return (n + CPU_ALIGN - 1) & ~(uint64_t)(CPU_ALIGN - 1);
+}
+
+static int cpu_mem_alloc(struct hw_backend *be, int dev, uint64_t size, uint64_t *dptr_out)
+{
+    if (dev < 0 || dev >= be->ndev)
+        return HW_EDEVICE;
+    struct cpu_device *d = &be->devs[dev];
+    uint64_t rounded = round_up(size);
+    if (rounded < size)
+        return HW_ENOMEM;
+    pthread_mutex_lock(&d->lock);
+    int fits = rounded <= d->total - d->allocated;
+    if (fits)
+        d->allocated += rounded;
+    pthread_mutex_unlock(&d->lock);
+    if (!fits)
+        return HW_ENOMEM;
+    void *p = aligned_alloc(CPU_ALIGN, rounded);
+    if (!p) {
+        pthread_mutex_lock(&d->lock);
+        d->allocated -= rounded;
+        pthread_mutex_unlock(&d->lock);
+        return HW_ENOMEM;
+    }
+    *dptr_out = (uint64_t)(uintptr_t)p;
+    return HW_OK;
+}
+
+static int cpu_mem_free(struct hw_backend *be, int dev, uint64_t dptr, uint64_t size)
+{
+    if (dev < 0 || dev >= be->ndev)
+        return HW_EDEVICE;
+    struct cpu_device *d = &be->devs[dev];
+    free((void *)(uintptr_t)dptr);
+    pthread_mutex_lock(&d->lock);
+    d->allocated -= round_up(size);
+    pthread_mutex_unlock(&d->lock);
+    return HW_OK;
+}
+
+static void *cpu_host_ptr(struct hw_backend *be, uint64_t dptr)
+{
+    (void)be;
+    return (void *)(uintptr_t)dptr;
+}
+
+static int cpu_stream_default(struct hw_backend *be, int dev, struct hw_bstream **out)
+{
+    if (dev < 0 || dev >= be->ndev)
+        return HW_EDEVICE;
+    *out = be->devs[dev].streams;
+    return HW_OK;
+}
+
+static int cpu_stream_create(struct hw_backend *be, int dev, uint32_t flags, int priority,
+                             struct hw_bstream **out)
+{
+    if (dev < 0 || dev >= be->ndev)
+        return HW_EDEVICE;
+    struct cpu_device *d = &be->devs[dev];
+    struct hw_bstream *s = NULL;
+
+    /* Reuse a destroyed stream whose thread has finished: dependencies on its
+     * old sequence numbers stay satisfied because seq only grows. */
+    pthread_mutex_lock(&d->lock);
+    for (struct hw_bstream *t = d->streams->next_in_dev; t; t = t->next_in_dev)
+        if (!t->live && !t->head) {
+            s = t;
+            break;
+        }
+    pthread_mutex_unlock(&d->lock);
+    if (s && s->thread_running) {
+        pthread_join(s->thread, NULL);
+        s->thread_running = 0;
+    }
+    if (!s) {
+        s = calloc(1, sizeof *s);
+        if (!s)
+            return HW_ENOMEM;
+        s->dev = d;
+        pthread_mutex_lock(&d->lock);
+        s->next_in_dev = d->streams->next_in_dev;
+        d->streams->next_in_dev = s;
+        pthread_mutex_unlock(&d->lock);
+    }
+    s->blocking = !(flags & 0x1); /* hipStreamNonBlocking */
+    s->priority = priority;
+    int rc = cpu_stream_start(s);
+    if (rc != HW_OK)
+        return rc;
+    *out = s;
+    return HW_OK;
+}
+
+static void cpu_stream_destroy(struct hw_backend *be, struct hw_bstream *s)
+{
+    (void)be;
+    /* The thread drains what is queued and then exits; the struct stays on
+     * the device list for reuse. */
+    pthread_mutex_lock(&s->dev->lock);
+    s->live = 0;
+    pthread_cond_broadcast(&s->dev->changed);
+    pthread_mutex_unlock(&s->dev->lock);
+}
+
+static int cpu_stream_query(struct hw_backend *be, struct hw_bstream *s)
+{
+    (void)be;
+    pthread_mutex_lock(&s->dev->lock);
+    int idle = s->completed >= s->submitted;
+    pthread_mutex_unlock(&s->dev->lock);
+    return idle ? HW_OK : HW_ENOTREADY;
+}
+
+static int cpu_stream_callback(struct hw_backend *be, struct hw_bstream *s, hw_done_fn fn,
+                               void *arg)
+{
+    (void)be;
+    struct cpu_op *op = cpu_op_new(CPU_OP_CALLBACK, 0);
+    if (!op)
+        return HW_ENOMEM;
+    op->u.callback.fn = fn;
+    op->u.callback.arg = arg;
+    return cpu_stream_submit(s, op);
+}
+
+static int submit_copy(struct hw_bstream *s, void *dst, const void *src, uint64_t n,
+                       hw_done_fn release, void *release_arg)
+{
+    struct cpu_op *op = cpu_op_new(CPU_OP_COPY, 0);
+    if (!op)
+        return HW_ENOMEM;
+    op->u.copy.dst = dst;
+    op->u.copy.src = src;
+    op->u.copy.n = n;
+    op->u.copy.release = release;
+    op->u.copy.release_arg = release_arg;
+    return cpu_stream_submit(s, op);
+}
+
+static int cpu_memcpy_h2d(struct hw_backend *be, struct hw_bstream *s, uint64_t dst,
+                          const void *src, uint64_t n, hw_done_fn release, void *release_arg)
+{
+    (void)be;
+    return submit_copy(s, (void *)(uintptr_t)dst, src, n, release, release_arg);
+}
+
+static int cpu_memcpy_d2h(struct hw_backend *be, struct hw_bstream *s, void *dst, uint64_t src,
+                          uint64_t n)
+{
+    (void)be;
+    return submit_copy(s, dst, (const void *)(uintptr_t)src, n, NULL, NULL);
+}
+
+static int cpu_memcpy_d2d(struct hw_backend *be, struct hw_bstream *s, uint64_t dst,
+                          uint64_t src, uint64_t n)
+{
+    (void)be;
+    return submit_copy(s, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n, NULL, NULL);
+}
+
+static int cpu_memset(struct hw_backend *be, struct hw_bstream *s, uint64_t dst, uint32_t value,
+                      uint32_t elem_size, uint64_t count)
+{
+    (void)be;
+    if (elem_size != 1 && elem_size != 2 && elem_size != 4)
+        return HW_EINVAL;
+    struct cpu_op *op = cpu_op_new(CPU_OP_MEMSET, 0);
+    if (!op)
+        return HW_ENOMEM;
+    op->u.memset.dst = (void *)(uintptr_t)dst;
+    op->u.memset.value = value;
+    op->u.memset.elem_size = elem_size;
+    op->u.memset.count = count;
+    return cpu_stream_submit(s, op);
+}
+
+static int cpu_event_create(struct hw_backend *be, int dev, uint32_t flags,
+                            struct hw_bevent **out)
+{
+    if (dev < 0 || dev >= be->ndev)
+        return HW_EDEVICE;
+    struct hw_bevent *e = calloc(1, sizeof *e);
+    if (!e)
+        return HW_ENOMEM;
+    e->dev = &be->devs[dev];
+    e->flags = flags;
+    *out = e;
+    return HW_OK;
+}
+
+static void cpu_event_destroy(struct hw_backend *be, struct hw_bevent *e)
+{
+    (void)be;
+    /* A record still queued points at e: wait for it, as HIP lets the
+     * application destroy an event whose record is pending. */
+    pthread_mutex_lock(&e->dev->lock);
+    while (e->done_gen < e->record_gen)
+        pthread_cond_wait(&e->dev->changed, &e->dev->lock);
+    struct cb_node *cbs = e->callbacks;
+    pthread_mutex_unlock(&e->dev->lock);
+    while (cbs) {
+        struct cb_node *n = cbs;
+        cbs = n->next;
+        n->fn(n->arg, HW_OK);
+        free(n);
+    }
+    free(e);
+}
+
+static int cpu_event_record(struct hw_backend *be, struct hw_bevent *e, struct hw_bstream *s)
+{
+    (void)be;
+    if (e->dev != s->dev)
+        return HW_EHANDLE;
+    struct cpu_op *op = cpu_op_new(CPU_OP_RECORD, 0);
+    if (!op)
+        return HW_ENOMEM;
+    pthread_mutex_lock(&e->dev->lock);
+    op->u.record.event = e;
+    op->u.record.gen = ++e->record_gen;
+    pthread_mutex_unlock(&e->dev->lock);
+    return cpu_stream_submit(s, op);
+}
+
+static int cpu_event_query(struct hw_backend *be, struct hw_bevent *e)
+{
+    (void)be;
+    pthread_mutex_lock(&e->dev->lock);
+    int done = e->done_gen >= e->record_gen;
+    pthread_mutex_unlock(&e->dev->lock);
+    return done ? HW_OK : HW_ENOTREADY;
+}
+
+static int cpu_event_callback(struct hw_backend *be, struct hw_bevent *e, hw_done_fn fn,
+                              void *arg)
+{
+    (void)be;
+    struct cb_node *n = malloc(sizeof *n);
+    if (!n)
+        return HW_ENOMEM;
+    pthread_mutex_lock(&e->dev->lock);
+    if (e->done_gen >= e->record_gen) {
+        pthread_mutex_unlock(&e->dev->lock);
+        free(n);
+        fn(arg, HW_OK);
+        return HW_OK;
+    }
+    n->gen = e->record_gen;
+    n->fn = fn;
+    n->arg = arg;
+    n->next = e->callbacks;
+    e->callbacks = n;
+    pthread_mutex_unlock(&e->dev->lock);
+    return HW_OK;
+}
+
+static int cpu_event_elapsed(struct hw_backend *be, struct hw_bevent *start,
+                             struct hw_bevent *stop, float *ms_out)
+{
+    (void)be;
+    if ((start->flags | stop->flags) & 0x2) /* hipEventDisableTiming */
+        return HW_EHANDLE;
+    if (start->record_gen == 0 || stop->record_gen == 0)
+        return HW_EHANDLE;
+    if (cpu_event_query(be, start) != HW_OK || cpu_event_query(be, stop) != HW_OK)
+        return HW_ENOTREADY;
+    pthread_mutex_lock(&start->dev->lock);
+    double ms = ((double)stop->time_ns - (double)start->time_ns) / 1e6;
+    pthread_mutex_unlock(&start->dev->lock);
+    *ms_out = (float)ms;
+    return HW_OK;
+}
+
+static int cpu_stream_wait_event(struct hw_backend *be, struct hw_bstream *s,
+                                 struct hw_bevent *e)
+{
+    (void)be;
+    struct cpu_op *op = cpu_op_new(CPU_OP_WAIT, 1);
+    if (!op)
+        return HW_ENOMEM;
+    pthread_mutex_lock(&e->dev->lock);
+    if (e->stream) {
+        op->deps[0].stream = e->stream;
+        op->deps[0].seq = e->seq;
+        op->ndeps = 1;
+    }
+    pthread_mutex_unlock(&e->dev->lock);
+    return cpu_stream_submit(s, op);
+}
+
+static int cpu_launch(struct hw_backend *be, struct hw_bstream *s, struct hw_bfunction *f,
+                      const uint32_t grid[3], const uint32_t block[3], uint32_t shared_mem,
+                      const void *args, uint32_t args_size, uint32_t flags)
+{
+    (void)be;
+    (void)flags;
+    if (args_size < f->kernel->args_size)
+        return HW_EINVAL;
+    struct cpu_op *op = cpu_op_new(CPU_OP_LAUNCH, 0);
+    void *copy = malloc(f->kernel->args_size ? f->kernel->args_size : 1);
+    if (!op || !copy) {
+        free(op);
+        free(copy);
+        return HW_ENOMEM;
+    }
+    memcpy(copy, args, f->kernel->args_size);
+    op->u.launch.kernel = f->kernel;
+    memcpy(op->u.launch.grid, grid, sizeof op->u.launch.grid);
+    memcpy(op->u.launch.block, block, sizeof op->u.launch.block);
+    op->u.launch.shared_mem = shared_mem;
+    op->u.launch.args = copy;
+    return cpu_stream_submit(s, op);
+}
+
+const struct hw_backend_ops hw_cpu_backend_ops = {
+    .size = sizeof(struct hw_backend_ops),
+    .abi_version = HW_BACKEND_ABI_VERSION,
+    .name = "cpu",
+    .open = cpu_open,
+    .close = cpu_close,
+    .device_count = cpu_device_count,
+    .device_info = cpu_device_info,
+    .versions = cpu_versions,
+    .mem_info = cpu_mem_info,
+    .mem_alloc = cpu_mem_alloc,
+    .mem_free = cpu_mem_free,
+    .host_ptr = cpu_host_ptr,
+    .stream_default = cpu_stream_default,
+    .stream_create = cpu_stream_create,
+    .stream_destroy = cpu_stream_destroy,
+    .stream_query = cpu_stream_query,
+    .stream_callback = cpu_stream_callback,
+    .memcpy_h2d = cpu_memcpy_h2d,
+    .memcpy_d2h = cpu_memcpy_d2h,
+    .memcpy_d2d = cpu_memcpy_d2d,
+    .memset = cpu_memset,
+    .event_create = cpu_event_create,
+    .event_destroy = cpu_event_destroy,
+    .event_record = cpu_event_record,
+    .event_query = cpu_event_query,
+    .event_callback = cpu_event_callback,
+    .event_elapsed = cpu_event_elapsed,
+    .stream_wait_event = cpu_stream_wait_event,
+    .module_load = cpu_module_load,
+    .module_unload = cpu_module_unload,
+    .module_function = cpu_module_function,
+    .module_global = cpu_module_global,
+    .launch = cpu_launch,
+};

@@ -1,0 +1,143 @@
+/* cpu_internal.h - shared state of the CPU device backend. */
+#ifndef CPU_INTERNAL_H
+#define CPU_INTERNAL_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "hipwire/cpu_kernel.h"
+
+struct cpu_device;
+
+/* Work queued on a stream. deps name (stream, seq) pairs that must finish first. */
+enum cpu_op_kind {
+    CPU_OP_COPY,     /* memmove dst <- src, then release */
+    CPU_OP_MEMSET,
+    CPU_OP_LAUNCH,
+    CPU_OP_CALLBACK,
+    CPU_OP_RECORD,   /* stamp an event */
+    CPU_OP_WAIT,     /* nothing to run: its deps are the point */
+};
+
+struct cpu_dep {
+    struct hw_bstream *stream;
+    uint64_t seq;
+};
+
+struct cpu_op {
+    struct cpu_op *next;
+    enum cpu_op_kind kind;
+    uint64_t seq;
+    union {
+        struct {
+            void *dst;
+            const void *src;
+            uint64_t n;
+            hw_done_fn release;
+            void *release_arg;
+        } copy;
+        struct {
+            void *dst;
+            uint32_t value, elem_size;
+            uint64_t count;
+        } memset;
+        struct {
+            const struct hipwire_cpu_kernel *kernel;
+            uint32_t grid[3], block[3], shared_mem;
+            void *args;
+        } launch;
+        struct {
+            hw_done_fn fn;
+            void *arg;
+        } callback;
+        struct {
+            struct hw_bevent *event;
+            uint64_t gen;
+        } record;
+    } u;
+    unsigned ndeps;
+    unsigned cap_deps;
+    struct cpu_dep deps[];
+};
+
+struct hw_bstream {
+    struct cpu_device *dev;
+    struct hw_bstream *next_in_dev; /* every stream ever made on the device */
+    int is_default;
+    int blocking;     /* syncs with the legacy default stream */
+    int priority;
+    int live;         /* 0 once destroyed; the struct is reused, never freed early */
+    int thread_running;
+    pthread_t thread;
+    struct cpu_op *head, *tail;
+    uint64_t submitted; /* seq of the last op queued */
+    uint64_t completed; /* seq of the last op finished */
+};
+
+struct cb_node {
+    struct cb_node *next;
+    uint64_t gen;
+    hw_done_fn fn;
+    void *arg;
+};
+
+struct hw_bevent {
+    struct cpu_device *dev;
+    uint32_t flags;
+    uint64_t record_gen; /* records queued */
+    uint64_t done_gen;   /* records executed */
+    uint64_t time_ns;
+    struct hw_bstream *stream; /* stream of the last record, and its op's seq */
+    uint64_t seq;
+    struct cb_node *callbacks;
+};
+
+struct cpu_device {
+    int index;
+    /* One lock and condition per device: every queue change and every
+     * completion on the device goes through them, which keeps the
+     * cross-stream dependency waits simple. */
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    struct hw_bstream *streams; /* default stream first */
+    uint64_t allocated;
+    uint64_t total;
+};
+
+struct hw_backend {
+    struct hw_backend_config cfg;
+    int ndev;
+    struct cpu_device *devs;
+};
+
+struct hw_bfunction {
+    struct hw_bfunction *next; /* in its module */
+    const struct hipwire_cpu_kernel *kernel;
+    struct hw_param *params;
+};
+
+struct hw_bmodule {
+    void *dl;
+    int dev;
+    struct hw_bfunction *functions;
+};
+
+/* cpu_stream.c */
+int cpu_stream_start(struct hw_bstream *s);
+void cpu_stream_stop_all(struct cpu_device *d);
+/* Queues op on s (takes ownership). Adds the legacy default-stream
+ * dependencies. Called without d->lock held. */
+int cpu_stream_submit(struct hw_bstream *s, struct cpu_op *op);
+struct cpu_op *cpu_op_new(enum cpu_op_kind kind, unsigned extra_deps);
+
+/* cpu_module.c */
+int cpu_module_load(struct hw_backend *be, int dev, const void *image, size_t size,
+                    struct hw_bmodule **out);
+void cpu_module_unload(struct hw_backend *be, struct hw_bmodule *m);
+int cpu_module_function(struct hw_backend *be, struct hw_bmodule *m, const char *name,
+                        struct hw_bfunction **out, struct hw_func_info *info_out);
+int cpu_module_global(struct hw_backend *be, struct hw_bmodule *m, const char *name,
+                      uint64_t *dptr_out, uint64_t *size_out);
+
+#endif

@@ -1,0 +1,44 @@
+#include "hw_log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *log_component = "hipwire";
+static int log_debug = -1; /* -1: TF_DEBUG not read yet */
+
+void hw_log_init(const char *component)
+{
+    log_component = component;
+}
+
+int hw_log_debug_enabled(void)
+{
+    int d = __atomic_load_n(&log_debug, __ATOMIC_RELAXED);
+    if (d < 0) {
+        const char *v = getenv("TF_DEBUG");
+        d = v && *v && strcmp(v, "0") != 0;
+        __atomic_store_n(&log_debug, d, __ATOMIC_RELAXED);
+    }
+    return d;
+}
+
+void hw_log(enum hw_log_level level, const char *fmt, ...)
+{
+    static const char *names[] = { "error", "warning", "info", "debug" };
+    char line[1024];
+    int n = snprintf(line, sizeof line, "%s[%d]: %s: ", log_component, (int)getpid(),
+                     names[level]);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n > 0 && (size_t)n < sizeof line)
+        vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+    va_end(ap);
+    /* One write per line, so lines from several processes never interleave. */
+    size_t len = strnlen(line, sizeof line - 2);
+    line[len++] = '\n';
+    ssize_t w = write(STDERR_FILENO, line, len);
+    (void)w;
+}

@@ -1,0 +1,174 @@
+#include "hw_net.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+void hw_tcp_tune(int fd)
+{
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    /* Large buffers let a bulk copy keep the pipe full on loopback and LANs. */
+    int buf = 4 << 20;
+    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof buf);
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof buf);
+}
+
+int hw_tcp_listen(const char *bind_addr, int port, int *fd_out, int *port_out)
+{
+    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                              .ai_flags = AI_PASSIVE | AI_NUMERICSERV };
+    struct addrinfo *res = NULL;
+    char portstr[16];
+    int fd = -1, err;
+
+    snprintf(portstr, sizeof portstr, "%d", port);
+    err = getaddrinfo(bind_addr, portstr, &hints, &res);
+    if (err != 0)
+        return -EADDRNOTAVAIL;
+    fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        goto fail;
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (bind(fd, res->ai_addr, res->ai_addrlen) < 0 || listen(fd, 128) < 0)
+        goto fail;
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    if (getsockname(fd, (struct sockaddr *)&ss, &sl) < 0)
+        goto fail;
+    freeaddrinfo(res);
+    *port_out = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                                               : ((struct sockaddr_in *)&ss)->sin_port);
+    *fd_out = fd;
+    return 0;
+fail:
+    err = -errno;
+    if (fd >= 0)
+        close(fd);
+    freeaddrinfo(res);
+    return err;
+}
+
+static int connect_one(const struct addrinfo *ai, int timeout_ms)
+{
+    int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    int fl = fcntl(fd, F_GETFL);
+    fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+    if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
+        if (errno != EINPROGRESS)
+            goto fail;
+        struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+        int r = poll(&pfd, 1, timeout_ms);
+        if (r == 0) {
+            errno = ETIMEDOUT;
+            goto fail;
+        }
+        int soerr = 0;
+        socklen_t sl = sizeof soerr;
+        if (r < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0)
+            goto fail;
+        if (soerr) {
+            errno = soerr;
+            goto fail;
+        }
+    }
+    fcntl(fd, F_SETFL, fl);
+    hw_tcp_tune(fd);
+    return fd;
+fail:;
+    int e = errno;
+    close(fd);
+    return -e;
+}
+
+int hw_tcp_connect(const char *host, int port, int timeout_ms, int *fd_out)
+{
+    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                              .ai_flags = AI_NUMERICSERV };
+    struct addrinfo *res = NULL;
+    char portstr[16];
+    int fd = -EHOSTUNREACH;
+
+    snprintf(portstr, sizeof portstr, "%d", port);
+    if (getaddrinfo(host, portstr, &hints, &res) != 0)
+        return -EHOSTUNREACH;
+    for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+        fd = connect_one(ai, timeout_ms);
+        if (fd >= 0)
+            break;
+    }
+    freeaddrinfo(res);
+    if (fd < 0)
+        return fd;
+    *fd_out = fd;
+    return 0;
+}
+
+int hw_read_full(int fd, void *buf, size_t n)
+{
+    char *p = buf;
+    while (n > 0) {
+        ssize_t r = recv(fd, p, n, 0);
+        if (r > 0) {
+            p += r;
+            n -= (size_t)r;
+        } else if (r == 0) {
+            errno = 0;
+            return -1;
+        } else if (errno != EINTR) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int hw_writev_full(int fd, struct iovec *iov, int iovcnt)
+{
+    while (iovcnt > 0) {
+        struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)iovcnt };
+        ssize_t w = sendmsg(fd, &mh, MSG_NOSIGNAL);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        while (iovcnt > 0 && (size_t)w >= iov->iov_len) {
+            w -= (ssize_t)iov->iov_len;
+            iov++;
+            iovcnt--;
+        }
+        if (iovcnt > 0) {
+            iov->iov_base = (char *)iov->iov_base + w;
+            iov->iov_len -= (size_t)w;
+        }
+    }
+    return 0;
+}
+
+int hw_write_full(int fd, const void *buf, size_t n)
+{
+    struct iovec iov = { .iov_base = (void *)buf, .iov_len = n };
+    return hw_writev_full(fd, &iov, 1);
+}
+
+int hw_discard(int fd, uint64_t n)
+{
+    char sink[16384];
+    while (n > 0) {
+        size_t chunk = n < sizeof sink ? (size_t)n : sizeof sink;
+        if (hw_read_full(fd, sink, chunk) < 0)
+            return -1;
+        n -= chunk;
+    }
+    return 0;
+}

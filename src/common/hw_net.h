@@ -1,0 +1,22 @@
+/* hw_net.h - blocking TCP helpers shared by the worker, the proxy and tools. */
+#ifndef HW_NET_H
+#define HW_NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+/* Listens on bind_addr:port (port 0 picks a free one, reported in *port_out). */
+int hw_tcp_listen(const char *bind_addr, int port, int *fd_out, int *port_out);
+/* Connects with a timeout; sets TCP_NODELAY. Returns 0 or -errno. */
+int hw_tcp_connect(const char *host, int port, int timeout_ms, int *fd_out);
+void hw_tcp_tune(int fd);
+/* Reads exactly n bytes. 0 on success, -1 on EOF or error (errno set; 0 at EOF). */
+int hw_read_full(int fd, void *buf, size_t n);
+/* Writes all of iov. Modifies iov. 0 on success, -1 on error. */
+int hw_writev_full(int fd, struct iovec *iov, int iovcnt);
+int hw_write_full(int fd, const void *buf, size_t n);
+/* Reads and throws away n bytes. */
+int hw_discard(int fd, uint64_t n);
+
+#endif

@@ -1,0 +1,151 @@
+/*
+ * hipr.h - HIPR wire protocol: frame header, message structs and codecs.
+ *
+ * Structs and codecs are expanded from hipr_spec.h. The structs are the
+ * in-memory form only; the wire form is always written field by field,
+ * little-endian, by hipr_<msg>_encode() and read by hipr_<msg>_decode().
+ */
+#ifndef HIPR_H
+#define HIPR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hipr_spec.h"
+
+#define HIPR_MAGIC         0x48495052u /* "HIPR" */
+#define HIPR_VERSION       1u
+#define HIPR_HEADER_SIZE   24u
+#define HIPR_DEFAULT_PORT  18515
+
+/* Header flags. */
+#define HIPR_FLAG_RESPONSE 0x1u
+#define HIPR_FLAG_ERROR    0x2u
+#define HIPR_FLAG_NO_REPLY 0x4u
+#define HIPR_FLAGS_KNOWN   0x7u
+
+/* HELLO request flags. */
+#define HIPR_HELLO_STATUS_ONLY 0x1u /* ask for WORKER_STATUS, open no session */
+
+/* Stream ids below this name the default (null) stream of device <id>. */
+#define HIPR_FIRST_STREAM_ID 0x100u
+
+/* LAUNCH flags. */
+#define HIPR_LAUNCH_COOPERATIVE 0x1u
+
+struct hipr_header {
+    uint32_t magic;
+    uint16_t version;
+    uint16_t opcode;
+    uint32_t request_id;
+    uint32_t flags;
+    uint64_t payload_length;
+};
+
+typedef uint8_t  hipr_u8_t;
+typedef uint16_t hipr_u16_t;
+typedef uint32_t hipr_u32_t;
+typedef uint64_t hipr_u64_t;
+typedef int32_t  hipr_i32_t;
+typedef int64_t  hipr_i64_t;
+typedef float    hipr_f32_t;
+typedef char     hipr_c256_t[256];
+typedef uint8_t  hipr_b16_t[16];
+
+#define HIPR_SIZE_u8   1
+#define HIPR_SIZE_u16  2
+#define HIPR_SIZE_u32  4
+#define HIPR_SIZE_u64  8
+#define HIPR_SIZE_i32  4
+#define HIPR_SIZE_i64  8
+#define HIPR_SIZE_f32  4
+#define HIPR_SIZE_c256 256
+#define HIPR_SIZE_b16  16
+
+#define HIPR_STRUCT_FIELD_(t, n) hipr_##t##_t n;
+#define HIPR_FIELD_SIZE_(t, n) +HIPR_SIZE_##t
+#define HIPR_DECLARE_MSG_(name, FIELDS)                                         \
+    struct hipr_##name { FIELDS(HIPR_STRUCT_FIELD_) char hipr_unused_; };      \
+    enum { HIPR_##name##_SIZE = 0 FIELDS(HIPR_FIELD_SIZE_) };                  \
+    size_t hipr_##name##_encode(uint8_t *out, const struct hipr_##name *m);    \
+    int hipr_##name##_decode(const uint8_t *in, size_t len, struct hipr_##name *m);
+HIPR_MESSAGES(HIPR_DECLARE_MSG_)
+#undef HIPR_DECLARE_MSG_
+
+enum hipr_opcode {
+#define HIPR_OPCODE_ENUM_(NAME, num, req, rep, rcap, pcap, kind) HIPR_OP_##NAME = num,
+    HIPR_OPS(HIPR_OPCODE_ENUM_)
+#undef HIPR_OPCODE_ENUM_
+};
+
+enum hipr_kind { HIPR_KIND_SYNC, HIPR_KIND_ASYNC };
+
+/* What the spec says about one opcode. */
+struct hipr_op_info {
+    uint16_t opcode;
+    const char *name;
+    uint32_t request_size;   /* fixed part of the request payload */
+    uint32_t reply_size;     /* fixed part of the reply body (after reply_hdr) */
+    uint64_t request_tail_cap;
+    uint64_t reply_tail_cap;
+    enum hipr_kind kind;
+};
+
+/* The spec entry for `opcode`, or NULL when it is not a known opcode. */
+const struct hipr_op_info *hipr_op_lookup(uint16_t opcode);
+/* Number of opcodes, and the i-th in spec order (for tests and docs). */
+size_t hipr_op_count(void);
+const struct hipr_op_info *hipr_op_at(size_t i);
+
+void hipr_header_encode(uint8_t out[HIPR_HEADER_SIZE], const struct hipr_header *h);
+void hipr_header_decode(const uint8_t in[HIPR_HEADER_SIZE], struct hipr_header *h);
+
+/* Frame check results, ordered so that any non-zero value is fatal. */
+enum hipr_check {
+    HIPR_OK = 0,
+    HIPR_EBADMAGIC,   /* not a HIPR frame */
+    HIPR_EVERSION,    /* unsupported protocol version */
+    HIPR_EBADFLAGS,   /* unknown flag bits */
+    HIPR_EOPCODE,     /* opcode not in the spec */
+    HIPR_ETOOSHORT,   /* payload shorter than the fixed message */
+    HIPR_ETOOBIG,     /* payload over the opcode's cap */
+};
+
+/*
+ * Validates a request header against the spec before anything is read or
+ * allocated for its payload. On HIPR_OK, *info_out is the opcode's entry.
+ */
+enum hipr_check hipr_check_request(const struct hipr_header *h,
+                                   const struct hipr_op_info **info_out);
+/* The same for a reply to a request with opcode h->opcode. */
+enum hipr_check hipr_check_reply(const struct hipr_header *h,
+                                 const struct hipr_op_info **info_out);
+const char *hipr_check_str(enum hipr_check c);
+
+/* Little-endian primitives shared by the codecs and hand-written tails. */
+static inline void hipr_put_u32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static inline void hipr_put_u64(uint8_t *p, uint64_t v)
+{
+    hipr_put_u32(p, (uint32_t)v);
+    hipr_put_u32(p + 4, (uint32_t)(v >> 32));
+}
+
+static inline uint32_t hipr_get_u32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+           (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t hipr_get_u64(const uint8_t *p)
+{
+    return (uint64_t)hipr_get_u32(p) | (uint64_t)hipr_get_u32(p + 4) << 32;
+}
+
+#endif /* HIPR_H */

@@ -1,0 +1,338 @@
+/*
+ * hipr_spec.h - the single source of truth for the HIPR wire protocol.
+ *
+ * Everything on the wire is described here once: the opcode numbers, which
+ * message each opcode carries each way, whether it expects a reply, and the
+ * cap on its trailing variable-length data. The codecs (hipr_codec.c), the
+ * worker's dispatch table and the size checks are expanded from these lists;
+ * docs/protocol.md is their prose form.
+ *
+ * Rules: opcode numbers are pinned and append-only. A retired opcode keeps its
+ * number, marked RESERVED in docs/protocol.md. Fields are appended to a
+ * message only together with a protocol version bump.
+ */
+#ifndef HIPR_SPEC_H
+#define HIPR_SPEC_H
+
+/*
+ * Field types. Every integer is little-endian on the wire. c256 is a fixed
+ * 256-byte NUL-padded string, b16 a fixed 16-byte blob, f32 an IEEE-754
+ * single sent as its u32 bit pattern.
+ */
+
+/* ---- messages: HIPR_MSG_<name>(F) lists F(type, field) in wire order ---- */
+
+#define HIPR_MSG_EMPTY(F)
+
+#define HIPR_MSG_REPLY_HDR(F) \
+    F(i32, status)            \
+    F(i32, async_status)
+
+#define HIPR_MSG_HELLO_REQ(F) \
+    F(u32, proto_min)         \
+    F(u32, proto_max)         \
+    F(u32, client_pid)        \
+    F(u32, flags)             \
+    F(u64, resume_token)
+
+#define HIPR_MSG_HELLO_REP(F) \
+    F(u64, session_id)        \
+    F(u32, proto_version)     \
+    F(u32, device_count)      \
+    F(i32, runtime_version)   \
+    F(i32, driver_version)    \
+    F(u64, mem_limit)         \
+    F(u32, worker_pid)        \
+    F(u32, devinfo_size)      \
+    F(c256, backend)
+
+/* One device, as cached by the client; repeated device_count times in the
+ * HELLO reply's tail. Maps onto hipDeviceProp_t and hipDeviceGetAttribute. */
+#define HIPR_MSG_DEVINFO(F)                   \
+    F(c256, name)                             \
+    F(c256, arch_name)                        \
+    F(b16, uuid)                              \
+    F(u64, total_global_mem)                  \
+    F(u64, shared_mem_per_block)              \
+    F(u64, shared_mem_per_block_optin)        \
+    F(u64, shared_mem_per_multiprocessor)     \
+    F(u64, total_const_mem)                   \
+    F(u64, mem_pitch)                         \
+    F(u64, texture_alignment)                 \
+    F(i32, regs_per_block)                    \
+    F(i32, regs_per_multiprocessor)           \
+    F(i32, warp_size)                         \
+    F(i32, max_threads_per_block)             \
+    F(i32, max_threads_dim_x)                 \
+    F(i32, max_threads_dim_y)                 \
+    F(i32, max_threads_dim_z)                 \
+    F(i32, max_grid_size_x)                   \
+    F(i32, max_grid_size_y)                   \
+    F(i32, max_grid_size_z)                   \
+    F(i32, clock_rate_khz)                    \
+    F(i32, memory_clock_rate_khz)             \
+    F(i32, memory_bus_width)                  \
+    F(i32, major)                             \
+    F(i32, minor)                             \
+    F(i32, multiprocessor_count)              \
+    F(i32, l2_cache_size)                     \
+    F(i32, max_threads_per_multiprocessor)    \
+    F(i32, compute_mode)                      \
+    F(i32, concurrent_kernels)                \
+    F(i32, pci_domain_id)                     \
+    F(i32, pci_bus_id)                        \
+    F(i32, pci_device_id)                     \
+    F(i32, integrated)                        \
+    F(i32, can_map_host_memory)               \
+    F(i32, ecc_enabled)                       \
+    F(i32, async_engine_count)                \
+    F(i32, unified_addressing)                \
+    F(i32, managed_memory)                    \
+    F(i32, cooperative_launch)                \
+    F(i32, is_multi_gpu_board)                \
+    F(i32, stream_priority_low)               \
+    F(i32, stream_priority_high)              \
+    F(i32, gcn_arch)                          \
+    F(u32, flags)
+
+#define HIPR_MSG_PING(F) F(u64, nonce)
+
+#define HIPR_MSG_DEVICE(F) F(i32, device)
+
+#define HIPR_MSG_MEM_INFO_REP(F) \
+    F(u64, free)                 \
+    F(u64, total)
+
+#define HIPR_MSG_MALLOC_REQ(F) \
+    F(i32, device)             \
+    F(u32, flags)              \
+    F(u64, size)
+
+#define HIPR_MSG_PTR(F) F(u64, ptr)
+
+#define HIPR_MSG_MEMCPY_H2D(F) \
+    F(u64, dst)                \
+    F(u64, stream)
+
+#define HIPR_MSG_MEMCPY_D2H(F) \
+    F(u64, src)                \
+    F(u64, size)               \
+    F(u64, stream)
+
+#define HIPR_MSG_MEMCPY_D2D(F) \
+    F(u64, dst)                \
+    F(u64, src)                \
+    F(u64, size)               \
+    F(u64, stream)
+
+#define HIPR_MSG_MEMCPY2D_H2D(F) \
+    F(u64, dst)                  \
+    F(u64, dpitch)               \
+    F(u64, width)                \
+    F(u64, height)               \
+    F(u64, stream)
+
+#define HIPR_MSG_MEMCPY2D_D2H(F) \
+    F(u64, src)                  \
+    F(u64, spitch)               \
+    F(u64, width)                \
+    F(u64, height)               \
+    F(u64, stream)
+
+#define HIPR_MSG_MEMCPY2D_D2D(F) \
+    F(u64, dst)                  \
+    F(u64, dpitch)               \
+    F(u64, src)                  \
+    F(u64, spitch)               \
+    F(u64, width)                \
+    F(u64, height)               \
+    F(u64, stream)
+
+#define HIPR_MSG_MEMSET(F) \
+    F(u64, dst)            \
+    F(u64, count)          \
+    F(u64, stream)         \
+    F(u32, value)          \
+    F(u32, elem_size)
+
+#define HIPR_MSG_STREAM_CREATE(F) \
+    F(u64, stream)                \
+    F(i32, device)                \
+    F(u32, flags)                 \
+    F(i32, priority)
+
+#define HIPR_MSG_STREAM(F) F(u64, stream)
+
+#define HIPR_MSG_STREAM_WAIT_EVENT(F) \
+    F(u64, stream)                    \
+    F(u64, event)                     \
+    F(u32, flags)
+
+#define HIPR_MSG_EVENT_CREATE(F) \
+    F(u64, event)                \
+    F(i32, device)               \
+    F(u32, flags)
+
+#define HIPR_MSG_EVENT(F) F(u64, event)
+
+#define HIPR_MSG_EVENT_RECORD(F) \
+    F(u64, event)                \
+    F(u64, stream)
+
+#define HIPR_MSG_EVENT_ELAPSED_REQ(F) \
+    F(u64, start)                     \
+    F(u64, stop)
+
+#define HIPR_MSG_EVENT_ELAPSED_REP(F) F(f32, ms)
+
+#define HIPR_MSG_MODULE_LOAD_REQ(F) \
+    F(i32, device)                  \
+    F(u32, flags)
+
+#define HIPR_MSG_MODULE(F) F(u64, module)
+
+/* The tail of the reply is param_count (u32 offset, u32 size) pairs. */
+#define HIPR_MSG_FUNCTION_REP(F)   \
+    F(u64, function)               \
+    F(u32, param_count)            \
+    F(u32, args_size)              \
+    F(i32, max_threads_per_block)  \
+    F(i32, num_regs)               \
+    F(i32, shared_size_bytes)      \
+    F(i32, const_size_bytes)       \
+    F(i32, local_size_bytes)       \
+    F(i32, max_dynamic_shared)     \
+    F(i32, ptx_version)            \
+    F(i32, binary_version)
+
+#define HIPR_MSG_GLOBAL_REP(F) \
+    F(u64, ptr)                \
+    F(u64, size)
+
+/* The tail is the kernel's argument buffer, laid out as the function's
+ * parameter table says. Grid is in blocks. */
+#define HIPR_MSG_LAUNCH(F) \
+    F(u64, function)       \
+    F(u64, stream)         \
+    F(u64, start_event)    \
+    F(u64, stop_event)     \
+    F(u32, grid_x)         \
+    F(u32, grid_y)         \
+    F(u32, grid_z)         \
+    F(u32, block_x)        \
+    F(u32, block_y)        \
+    F(u32, block_z)        \
+    F(u32, shared_mem)     \
+    F(u32, flags)
+
+#define HIPR_MSG_SESSION_STATS_REP(F) \
+    F(u64, bytes_in_use)              \
+    F(u32, allocations)               \
+    F(u32, streams)                   \
+    F(u32, events)                    \
+    F(u32, modules)
+
+/* The tail is `sessions` HIPR_MSG_SESSION_ENTRY records. */
+#define HIPR_MSG_WORKER_STATUS_REP(F) \
+    F(u32, sessions)                  \
+    F(u32, max_sessions)              \
+    F(u64, bytes_in_use)              \
+    F(u64, mem_limit)                 \
+    F(u64, sessions_served)           \
+    F(c256, backend)
+
+#define HIPR_MSG_SESSION_ENTRY(F) \
+    F(u64, session_id)            \
+    F(u32, pid)                   \
+    F(u32, reserved)              \
+    F(u64, bytes_in_use)
+
+/* Every message type, as M(c_name, FIELDS). */
+#define HIPR_MESSAGES(M)                              \
+    M(reply_hdr, HIPR_MSG_REPLY_HDR)                  \
+    M(hello_req, HIPR_MSG_HELLO_REQ)                  \
+    M(hello_rep, HIPR_MSG_HELLO_REP)                  \
+    M(devinfo, HIPR_MSG_DEVINFO)                      \
+    M(ping, HIPR_MSG_PING)                            \
+    M(device, HIPR_MSG_DEVICE)                        \
+    M(mem_info_rep, HIPR_MSG_MEM_INFO_REP)            \
+    M(malloc_req, HIPR_MSG_MALLOC_REQ)                \
+    M(ptr, HIPR_MSG_PTR)                              \
+    M(memcpy_h2d, HIPR_MSG_MEMCPY_H2D)                \
+    M(memcpy_d2h, HIPR_MSG_MEMCPY_D2H)                \
+    M(memcpy_d2d, HIPR_MSG_MEMCPY_D2D)                \
+    M(memcpy2d_h2d, HIPR_MSG_MEMCPY2D_H2D)            \
+    M(memcpy2d_d2h, HIPR_MSG_MEMCPY2D_D2H)            \
+    M(memcpy2d_d2d, HIPR_MSG_MEMCPY2D_D2D)            \
+    M(memset, HIPR_MSG_MEMSET)                        \
+    M(stream_create, HIPR_MSG_STREAM_CREATE)          \
+    M(stream, HIPR_MSG_STREAM)                        \
+    M(stream_wait_event, HIPR_MSG_STREAM_WAIT_EVENT)  \
+    M(event_create, HIPR_MSG_EVENT_CREATE)            \
+    M(event, HIPR_MSG_EVENT)                          \
+    M(event_record, HIPR_MSG_EVENT_RECORD)            \
+    M(event_elapsed_req, HIPR_MSG_EVENT_ELAPSED_REQ)  \
+    M(event_elapsed_rep, HIPR_MSG_EVENT_ELAPSED_REP)  \
+    M(module_load_req, HIPR_MSG_MODULE_LOAD_REQ)      \
+    M(module, HIPR_MSG_MODULE)                        \
+    M(function_rep, HIPR_MSG_FUNCTION_REP)            \
+    M(global_rep, HIPR_MSG_GLOBAL_REP)                \
+    M(launch, HIPR_MSG_LAUNCH)                        \
+    M(session_stats_rep, HIPR_MSG_SESSION_STATS_REP)  \
+    M(worker_status_rep, HIPR_MSG_WORKER_STATUS_REP)  \
+    M(session_entry, HIPR_MSG_SESSION_ENTRY)          \
+    M(empty, HIPR_MSG_EMPTY)
+
+/* Caps on trailing data, in bytes. */
+#define HIPR_KiB (UINT64_C(1) << 10)
+#define HIPR_MiB (UINT64_C(1) << 20)
+#define HIPR_CAP_NAME        (4 * HIPR_KiB)     /* symbol names */
+#define HIPR_CAP_COPY_CHUNK  (64 * HIPR_MiB)    /* one H2D/D2H message */
+#define HIPR_CAP_MODULE      (256 * HIPR_MiB)   /* one code object image */
+#define HIPR_CAP_KERNEL_ARGS (64 * HIPR_KiB)    /* one launch's arguments */
+#define HIPR_CAP_DEVICES     64                 /* devices in a HELLO reply */
+#define HIPR_CAP_PARAMS      4096               /* parameters of a kernel */
+#define HIPR_CAP_SESSIONS    1024               /* entries in a status reply */
+
+/*
+ * Every opcode: X(NAME, number, request message, reply message,
+ *                 request tail cap, reply tail cap, kind).
+ * kind: SYNC - the client waits for a reply;
+ *       ASYNC - sent with NO_REPLY, failures surface later as async_status.
+ */
+#define HIPR_OPS(X)                                                                           \
+    X(HELLO,             0x0001, hello_req,          hello_rep,         256,                   HIPR_CAP_DEVICES * 1024, SYNC)  \
+    X(GOODBYE,           0x0002, empty,              empty,             0,                     0,                    SYNC)  \
+    X(PING,              0x0003, ping,               ping,              0,                     0,                    SYNC)  \
+    X(SESSION_STATS,     0x0004, empty,              session_stats_rep, 0,                     0,                    SYNC)  \
+    X(WORKER_STATUS,     0x0005, empty,              worker_status_rep, 0,                     HIPR_CAP_SESSIONS * 24, SYNC) \
+    X(DEVICE_SYNCHRONIZE,0x0101, device,             empty,             0,                     0,                    SYNC)  \
+    X(DEVICE_RESET,      0x0102, device,             empty,             0,                     0,                    SYNC)  \
+    X(MEM_GET_INFO,      0x0103, device,             mem_info_rep,      0,                     0,                    SYNC)  \
+    X(MALLOC,            0x0201, malloc_req,         ptr,               0,                     0,                    SYNC)  \
+    X(FREE,              0x0202, ptr,                empty,             0,                     0,                    ASYNC) \
+    X(MEMCPY_H2D,        0x0210, memcpy_h2d,         empty,             HIPR_CAP_COPY_CHUNK,   0,                    ASYNC) \
+    X(MEMCPY_D2H,        0x0211, memcpy_d2h,         empty,             0,                     HIPR_CAP_COPY_CHUNK,  SYNC)  \
+    X(MEMCPY_D2D,        0x0212, memcpy_d2d,         empty,             0,                     0,                    ASYNC) \
+    X(MEMCPY2D_H2D,      0x0213, memcpy2d_h2d,       empty,             HIPR_CAP_COPY_CHUNK,   0,                    ASYNC) \
+    X(MEMCPY2D_D2H,      0x0214, memcpy2d_d2h,       empty,             0,                     HIPR_CAP_COPY_CHUNK,  SYNC)  \
+    X(MEMCPY2D_D2D,      0x0215, memcpy2d_d2d,       empty,             0,                     0,                    ASYNC) \
+    X(MEMSET,            0x0220, memset,             empty,             0,                     0,                    ASYNC) \
+    X(STREAM_CREATE,     0x0301, stream_create,      empty,             0,                     0,                    ASYNC) \
+    X(STREAM_DESTROY,    0x0302, stream,             empty,             0,                     0,                    ASYNC) \
+    X(STREAM_SYNCHRONIZE,0x0303, stream,             empty,             0,                     0,                    SYNC)  \
+    X(STREAM_QUERY,      0x0304, stream,             empty,             0,                     0,                    SYNC)  \
+    X(STREAM_WAIT_EVENT, 0x0305, stream_wait_event,  empty,             0,                     0,                    ASYNC) \
+    X(EVENT_CREATE,      0x0401, event_create,       empty,             0,                     0,                    ASYNC) \
+    X(EVENT_RECORD,      0x0402, event_record,       empty,             0,                     0,                    ASYNC) \
+    X(EVENT_SYNCHRONIZE, 0x0403, event,              empty,             0,                     0,                    SYNC)  \
+    X(EVENT_QUERY,       0x0404, event,              empty,             0,                     0,                    SYNC)  \
+    X(EVENT_ELAPSED,     0x0405, event_elapsed_req,  event_elapsed_rep, 0,                     0,                    SYNC)  \
+    X(EVENT_DESTROY,     0x0406, event,              empty,             0,                     0,                    ASYNC) \
+    X(MODULE_LOAD,       0x0501, module_load_req,    module,            HIPR_CAP_MODULE,       0,                    SYNC)  \
+    X(MODULE_GET_FUNCTION,0x0502, module,            function_rep,      HIPR_CAP_NAME,         HIPR_CAP_PARAMS * 8,  SYNC)  \
+    X(MODULE_GET_GLOBAL, 0x0503, module,             global_rep,        HIPR_CAP_NAME,         0,                    SYNC)  \
+    X(MODULE_UNLOAD,     0x0504, module,             empty,             0,                     0,                    ASYNC) \
+    X(LAUNCH,            0x0510, launch,             empty,             HIPR_CAP_KERNEL_ARGS,  0,                    ASYNC)
+
+#endif /* HIPR_SPEC_H */

@@ -1,0 +1,201 @@
+/*
+ * hip-worker - runs HIP work for remote clients.
+ *
+ *   hip-worker [--bind ADDR] [--port N] [--backend cpu|cuda|hip|auto]
+ *              [--max-sessions N] [--mem-limit SIZE] [--cpu-devices N]
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "hipr.h"
+#include "hw_log.h"
+#include "supervisor.h"
+#include "worker.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: hip-worker [options]\n"
+            "  --bind ADDR           address to listen on (default 127.0.0.1)\n"
+            "  --port N              TCP port (default %d; 0 picks a free one)\n"
+            "  --port-file PATH      write the port actually bound to PATH\n"
+            "  --backend NAME        cpu, cuda, hip or auto (default auto)\n"
+            "  --max-sessions N      concurrent client sessions (default 64)\n"
+            "  --mem-limit SIZE      device memory per session, e.g. 512M, 8G (default: none)\n"
+            "  --cpu-devices N       devices the cpu backend exposes (default 1)\n"
+            "  --handshake-timeout MS  time a new connection has to say HELLO (default 5000)\n"
+            "Environment: TF_DEBUG=1 for debug logs.\n",
+            HIPR_DEFAULT_PORT);
+}
+
+/* "512M" -> bytes; -1 on garbage or overflow. */
+static int parse_size(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || s[0] == '-')
+        return -1;
+    unsigned shift = 0;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    case 't': case 'T': shift = 40; end++; break;
+    default: break;
+    }
+    if (*end == 'i' || *end == 'B')
+        end++;
+    if (*end == 'B')
+        end++;
+    if (*end != '\0' || (shift && v > (UINT64_MAX >> shift)))
+        return -1;
+    *out = (uint64_t)v << shift;
+    return 0;
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/*
+ * Opens the backend once in a throwaway child, so a worker that can serve
+ * nothing says so at start instead of at the first client, while the
+ * supervisor itself never initialises a GPU runtime.
+ */
+static int probe_backend(const struct worker_config *cfg)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        static const char *const order[] = { "hip", "cuda", "cpu" };
+        struct hw_backend_config bc = { .cpu_devices = cfg->cpu_devices,
+                                        .mem_limit = cfg->mem_limit };
+        for (size_t i = 0; i < 3; i++) {
+            const char *name = strcmp(cfg->backend, "auto") == 0 ? order[i] : cfg->backend;
+            const struct hw_backend_ops *ops = hw_backend_find(name);
+            struct hw_backend *be = NULL;
+            int n = 0;
+            if (!ops) {
+                if (strcmp(cfg->backend, "auto") != 0) {
+                    hw_error("backend '%s' is not built into this worker", name);
+                    _exit(2);
+                }
+                continue;
+            }
+            int rc = ops->open(&bc, &be);
+            if (rc == HW_OK && ops->device_count(be, &n) == HW_OK && n > 0) {
+                for (int d = 0; d < n; d++) {
+                    struct hipr_devinfo di;
+                    if (ops->device_info(be, d, &di) == HW_OK)
+                        hw_info("device %d: %s (%s), %llu MiB", d, di.name, di.arch_name,
+                                (unsigned long long)(di.total_global_mem >> 20));
+                }
+                ops->close(be);
+                _exit(0);
+            }
+            if (rc == HW_OK)
+                ops->close(be);
+            hw_log(strcmp(cfg->backend, "auto") == 0 ? HW_LOG_DEBUG : HW_LOG_ERROR,
+                   "backend %s: no usable device (status %d)", name, rc == HW_OK ? HW_ENODEV : rc);
+            if (strcmp(cfg->backend, "auto") != 0)
+                _exit(3);
+        }
+        _exit(3);
+    }
+    int status;
+    if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+        return -1;
+    return WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+    struct worker_config cfg = {
+        .bind = "127.0.0.1",
+        .port = HIPR_DEFAULT_PORT,
+        .backend = "auto",
+        .max_sessions = 64,
+        .cpu_devices = 1,
+        .handshake_timeout_ms = 5000,
+    };
+    enum { O_BIND = 1, O_PORT, O_PORT_FILE, O_BACKEND, O_MAX, O_MEM, O_CPUDEV, O_HS, O_HELP };
+    static const struct option opts[] = {
+        { "bind", required_argument, NULL, O_BIND },
+        { "port", required_argument, NULL, O_PORT },
+        { "port-file", required_argument, NULL, O_PORT_FILE },
+        { "backend", required_argument, NULL, O_BACKEND },
+        { "max-sessions", required_argument, NULL, O_MAX },
+        { "mem-limit", required_argument, NULL, O_MEM },
+        { "cpu-devices", required_argument, NULL, O_CPUDEV },
+        { "handshake-timeout", required_argument, NULL, O_HS },
+        { "help", no_argument, NULL, O_HELP },
+        { NULL, 0, NULL, 0 },
+    };
+    hw_log_init("hip-worker");
+    int c;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case O_BIND: cfg.bind = optarg; break;
+        case O_PORT:
+            if (parse_int(optarg, 0, 65535, &cfg.port) < 0)
+                goto bad;
+            break;
+        case O_PORT_FILE: cfg.port_file = optarg; break;
+        case O_BACKEND:
+            if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda") && strcmp(optarg, "hip") &&
+                strcmp(optarg, "auto"))
+                goto bad;
+            cfg.backend = optarg;
+            break;
+        case O_MAX:
+            if (parse_int(optarg, 1, 4096, &cfg.max_sessions) < 0)
+                goto bad;
+            break;
+        case O_MEM:
+            if (parse_size(optarg, &cfg.mem_limit) < 0)
+                goto bad;
+            break;
+        case O_CPUDEV:
+            if (parse_int(optarg, 1, HIPR_CAP_DEVICES, &cfg.cpu_devices) < 0)
+                goto bad;
+            break;
+        case O_HS:
+            if (parse_int(optarg, 100, 600000, &cfg.handshake_timeout_ms) < 0)
+                goto bad;
+            break;
+        case O_HELP: case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (optind != argc) {
+        fprintf(stderr, "hip-worker: unexpected argument '%s'\n", argv[optind]);
+        return 2;
+    }
+    if (probe_backend(&cfg) < 0) {
+        hw_error("no usable device for --backend %s; not starting", cfg.backend);
+        return 1;
+    }
+    return supervisor_run(&cfg);
+bad:
+    fprintf(stderr, "hip-worker: bad value '%s' for --%s\n", optarg, opts[c - 1].name);
+    return 2;
+}

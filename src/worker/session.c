@@ -1,0 +1,341 @@
+/*
+ * session.c - a session process: handshake, the request loop, and teardown.
+ */
+#include "session.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "hw_log.h"
+#include "hw_net.h"
+
+#define STAGE_BUDGET (256 * HIPR_MiB)
+#define UNKNOWN_OP_SKIP_MAX (64 * HIPR_KiB)
+
+int session_reply(struct session *s, uint16_t opcode, uint32_t request_id, int status,
+                  const void *body, size_t body_len, const void *tail, uint64_t tail_len)
+{
+    uint8_t hdr[HIPR_HEADER_SIZE + HIPR_reply_hdr_SIZE];
+    struct hipr_reply_hdr rh;
+    int rc = 0;
+
+    pthread_mutex_lock(&s->send_lock);
+    if (s->send_failed) {
+        pthread_mutex_unlock(&s->send_lock);
+        return -1;
+    }
+    rh.status = status;
+    rh.async_status = __atomic_exchange_n(&s->async_status, 0, __ATOMIC_ACQ_REL);
+    struct hipr_header h = {
+        .magic = HIPR_MAGIC,
+        .version = HIPR_VERSION,
+        .opcode = opcode,
+        .request_id = request_id,
+        .flags = HIPR_FLAG_RESPONSE | (status != HW_OK ? HIPR_FLAG_ERROR : 0),
+        .payload_length = HIPR_reply_hdr_SIZE + body_len + tail_len,
+    };
+    hipr_header_encode(hdr, &h);
+    hipr_reply_hdr_encode(hdr + HIPR_HEADER_SIZE, &rh);
+    struct iovec iov[3] = {
+        { hdr, sizeof hdr },
+        { (void *)body, body_len },
+        { (void *)tail, (size_t)tail_len },
+    };
+    if (hw_writev_full(s->fd, iov, 3) < 0) {
+        s->send_failed = 1;
+        rc = -1;
+    }
+    pthread_mutex_unlock(&s->send_lock);
+    return rc;
+}
+
+void session_async_error(struct session *s, int status)
+{
+    int expected = 0;
+    /* HIP reports the first asynchronous error; later ones are its echoes. */
+    __atomic_compare_exchange_n(&s->async_status, &expected, status, 0, __ATOMIC_ACQ_REL,
+                                __ATOMIC_ACQUIRE);
+}
+
+static void on_backend_async_error(void *ctx, int status)
+{
+    session_async_error(ctx, status);
+}
+
+int session_read_tail(struct session *s, void *buf, uint64_t n)
+{
+    if (n > s->tail_left)
+        return -1;
+    if (hw_read_full(s->fd, buf, (size_t)n) < 0)
+        return -1;
+    s->tail_left -= n;
+    return 0;
+}
+
+void session_update_usage(struct session *s)
+{
+    if (s->slot)
+        __atomic_store_n(&s->slot->bytes_in_use, s->allocs.malloc_bytes, __ATOMIC_RELEASE);
+}
+
+void session_stage_acquire(struct session *s, uint64_t n)
+{
+    pthread_mutex_lock(&s->stage_lock);
+    /* One oversized chunk may always proceed alone, or it would wait forever. */
+    while (s->staged_bytes > 0 && s->staged_bytes + n > STAGE_BUDGET)
+        pthread_cond_wait(&s->stage_cond, &s->stage_lock);
+    s->staged_bytes += n;
+    pthread_mutex_unlock(&s->stage_lock);
+}
+
+void session_stage_release(struct session *s, uint64_t n)
+{
+    pthread_mutex_lock(&s->stage_lock);
+    s->staged_bytes -= n;
+    pthread_cond_broadcast(&s->stage_cond);
+    pthread_mutex_unlock(&s->stage_lock);
+}
+
+/* Opens the configured backend; "auto" takes the first with a device. */
+static int open_backend(struct session *s)
+{
+    static const char *const order[] = { "hip", "cuda", "cpu" };
+    struct hw_backend_config bc = {
+        .cpu_devices = s->cfg->cpu_devices,
+        .mem_limit = s->cfg->mem_limit,
+        .on_async_error = on_backend_async_error,
+        .ctx = s,
+    };
+    int rc = HW_ENODEV;
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        const char *name = strcmp(s->cfg->backend, "auto") == 0 ? order[i] : s->cfg->backend;
+        const struct hw_backend_ops *ops = hw_backend_find(name);
+        if (ops && ops->abi_version == HW_BACKEND_ABI_VERSION) {
+            rc = ops->open(&bc, &s->be);
+            if (rc == HW_OK && ops->device_count(s->be, &s->device_count) == HW_OK &&
+                s->device_count > 0) {
+                s->ops = ops;
+                return HW_OK;
+            }
+            if (rc == HW_OK) {
+                ops->close(s->be);
+                s->be = NULL;
+                rc = HW_ENODEV;
+            }
+        }
+        if (strcmp(s->cfg->backend, "auto") != 0)
+            break;
+    }
+    return rc;
+}
+
+static int send_worker_status(struct session *s, uint32_t request_id)
+{
+    struct status_table *t = s->table;
+    struct hipr_worker_status_rep r;
+    memset(&r, 0, sizeof r);
+    r.sessions = status_table_count(t, &r.bytes_in_use);
+    r.max_sessions = t->max_sessions;
+    r.mem_limit = t->mem_limit;
+    r.sessions_served = __atomic_load_n(&t->sessions_served, __ATOMIC_RELAXED);
+    strncpy(r.backend, t->backend, sizeof r.backend - 1);
+
+    size_t cap = t->max_sessions < HIPR_CAP_SESSIONS ? t->max_sessions : HIPR_CAP_SESSIONS;
+    uint8_t *tail = calloc(cap ? cap : 1, HIPR_session_entry_SIZE);
+    size_t n = 0;
+    if (!tail)
+        return -1;
+    for (uint32_t i = 0; i < t->max_sessions && n < cap; i++) {
+        struct status_slot *sl = &t->slots[i];
+        uint32_t pid = __atomic_load_n(&sl->pid, __ATOMIC_ACQUIRE);
+        if (!pid)
+            continue;
+        struct hipr_session_entry e = {
+            .session_id = __atomic_load_n(&sl->session_id, __ATOMIC_ACQUIRE),
+            .pid = pid,
+            .bytes_in_use = __atomic_load_n(&sl->bytes_in_use, __ATOMIC_ACQUIRE),
+        };
+        hipr_session_entry_encode(tail + n * HIPR_session_entry_SIZE, &e);
+        n++;
+    }
+    r.sessions = (uint32_t)n;
+    uint8_t out[HIPR_worker_status_rep_SIZE];
+    hipr_worker_status_rep_encode(out, &r);
+    int rc = session_reply(s, HIPR_OP_WORKER_STATUS, request_id, HW_OK, out, sizeof out, tail,
+                           n * HIPR_session_entry_SIZE);
+    free(tail);
+    return rc;
+}
+
+/* The first request: HELLO opens a session, WORKER_STATUS answers and ends. */
+static int handshake(struct session *s)
+{
+    uint8_t buf[HIPR_HEADER_SIZE + HIPR_hello_req_SIZE];
+    struct hipr_header h;
+    const struct hipr_op_info *info;
+    struct hipr_hello_req req;
+
+    if (hw_read_full(s->fd, buf, HIPR_HEADER_SIZE) < 0)
+        return -1;
+    hipr_header_decode(buf, &h);
+    enum hipr_check c = hipr_check_request(&h, &info);
+    if (c != HIPR_OK) {
+        hw_warn("rejecting connection: %s before the handshake", hipr_check_str(c));
+        return -1;
+    }
+    if (h.opcode == HIPR_OP_WORKER_STATUS) {
+        send_worker_status(s, h.request_id);
+        return 1;
+    }
+    if (h.opcode != HIPR_OP_HELLO) {
+        hw_warn("rejecting connection: first request is %s, not HELLO", info->name);
+        return -1;
+    }
+    if (hw_read_full(s->fd, buf + HIPR_HEADER_SIZE, HIPR_hello_req_SIZE) < 0 ||
+        hw_discard(s->fd, h.payload_length - HIPR_hello_req_SIZE) < 0)
+        return -1;
+    hipr_hello_req_decode(buf + HIPR_HEADER_SIZE, HIPR_hello_req_SIZE, &req);
+    if (req.flags & HIPR_HELLO_STATUS_ONLY) {
+        send_worker_status(s, h.request_id);
+        return 1;
+    }
+    if (req.proto_min > HIPR_VERSION || req.proto_max < HIPR_VERSION) {
+        hw_warn("client speaks protocol %u..%u, worker %u", req.proto_min, req.proto_max,
+                HIPR_VERSION);
+        session_reply(s, h.opcode, h.request_id, HW_ENOTSUP, NULL, 0, NULL, 0);
+        return -1;
+    }
+    s->slot = status_table_claim(s->table, getpid(), s->id);
+    if (!s->slot) {
+        hw_warn("refusing session: --max-sessions %d reached", s->cfg->max_sessions);
+        session_reply(s, h.opcode, h.request_id, HW_ERESOURCES, NULL, 0, NULL, 0);
+        return -1;
+    }
+    int rc = open_backend(s);
+    if (rc != HW_OK) {
+        hw_error("backend %s has no usable device (status %d)", s->cfg->backend, rc);
+        session_reply(s, h.opcode, h.request_id, rc, NULL, 0, NULL, 0);
+        return -1;
+    }
+
+    struct hipr_hello_rep rep;
+    memset(&rep, 0, sizeof rep);
+    rep.session_id = s->id;
+    rep.proto_version = HIPR_VERSION;
+    rep.device_count = (uint32_t)s->device_count;
+    s->ops->versions(s->be, &rep.runtime_version, &rep.driver_version);
+    rep.mem_limit = s->cfg->mem_limit;
+    rep.worker_pid = (uint32_t)getpid();
+    rep.devinfo_size = HIPR_devinfo_SIZE;
+    strncpy(rep.backend, s->ops->name, sizeof rep.backend - 1);
+    if (rep.device_count > HIPR_CAP_DEVICES)
+        rep.device_count = HIPR_CAP_DEVICES;
+    size_t tail_len = (size_t)rep.device_count * HIPR_devinfo_SIZE;
+    uint8_t *tail = malloc(tail_len);
+    if (!tail)
+        return -1;
+    for (uint32_t i = 0; i < rep.device_count; i++) {
+        struct hipr_devinfo di;
+        if (s->ops->device_info(s->be, (int)i, &di) != HW_OK)
+            memset(&di, 0, sizeof di);
+        if (s->cfg->mem_limit && di.total_global_mem > s->cfg->mem_limit)
+            di.total_global_mem = s->cfg->mem_limit;
+        hipr_devinfo_encode(tail + i * HIPR_devinfo_SIZE, &di);
+    }
+    uint8_t out[HIPR_hello_rep_SIZE];
+    hipr_hello_rep_encode(out, &rep);
+    rc = session_reply(s, h.opcode, h.request_id, HW_OK, out, sizeof out, tail, tail_len);
+    free(tail);
+    if (rc < 0)
+        return -1;
+    hw_info("session %016llx: client pid %u, backend %s, %d device(s)",
+            (unsigned long long)s->id, req.client_pid, s->ops->name, s->device_count);
+    return 0;
+}
+
+static void request_loop(struct session *s)
+{
+    uint8_t hbuf[HIPR_HEADER_SIZE];
+    uint8_t fixed[1024];
+    struct hipr_header h;
+    const struct hipr_op_info *info;
+
+    for (;;) {
+        if (hw_read_full(s->fd, hbuf, sizeof hbuf) < 0) {
+            if (errno)
+                hw_info("session %016llx: connection lost: %s", (unsigned long long)s->id,
+                        strerror(errno));
+            else
+                hw_debug("session %016llx: client closed", (unsigned long long)s->id);
+            return;
+        }
+        hipr_header_decode(hbuf, &h);
+        enum hipr_check c = hipr_check_request(&h, &info);
+        if (c == HIPR_EOPCODE && h.magic == HIPR_MAGIC && h.version == HIPR_VERSION &&
+            h.payload_length <= UNKNOWN_OP_SKIP_MAX) {
+            /* A newer client's call this worker lacks: refuse it, keep the session. */
+            if (hw_discard(s->fd, h.payload_length) < 0)
+                return;
+            if (!(h.flags & HIPR_FLAG_NO_REPLY))
+                session_reply(s, h.opcode, h.request_id, HW_ENOTSUP, NULL, 0, NULL, 0);
+            else
+                session_async_error(s, HW_ENOTSUP);
+            continue;
+        }
+        if (c != HIPR_OK) {
+            hw_warn("session %016llx: ending: %s (opcode 0x%04x, payload %llu)",
+                    (unsigned long long)s->id, hipr_check_str(c), h.opcode,
+                    (unsigned long long)h.payload_length);
+            return;
+        }
+        if (info->request_size > sizeof fixed ||
+            hw_read_full(s->fd, fixed, info->request_size) < 0)
+            return;
+        s->tail_left = h.payload_length - info->request_size;
+        int rc = dispatch_request(s, &h, info, fixed);
+        /* Whatever a handler left unread (after an early error) is skipped. */
+        if (s->tail_left && hw_discard(s->fd, s->tail_left) < 0)
+            return;
+        s->tail_left = 0;
+        if (rc < 0 || s->send_failed)
+            return;
+    }
+}
+
+int session_main(int fd, const struct worker_config *cfg, struct status_table *table,
+                 uint64_t session_id)
+{
+    struct session s;
+    memset(&s, 0, sizeof s);
+    s.fd = fd;
+    s.id = session_id;
+    s.cfg = cfg;
+    s.table = table;
+    pthread_mutex_init(&s.send_lock, NULL);
+    pthread_mutex_init(&s.stage_lock, NULL);
+    pthread_cond_init(&s.stage_cond, NULL);
+    alloc_table_init(&s.allocs);
+    handle_map_init(&s.streams);
+    handle_map_init(&s.events);
+    handle_map_init(&s.modules);
+    handle_map_init(&s.functions);
+
+    /* An unauthenticated peer gets a deadline and a fixed-size buffer. */
+    struct timeval tv = { cfg->handshake_timeout_ms / 1000,
+                          (cfg->handshake_timeout_ms % 1000) * 1000 };
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    int hs = handshake(&s);
+    if (hs == 0) {
+        struct timeval none = { 0, 0 };
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof none);
+        request_loop(&s);
+    }
+    session_release_all(&s);
+    /* Wake a client blocked on a reply before the process goes away. */
+    shutdown(fd, SHUT_RDWR);
+    close(fd);
+    return hs < 0 ? 1 : 0;
+}

@@ -1,0 +1,98 @@
+/*
+ * session.h - one client session, living in its own process.
+ *
+ * The session's main thread reads requests and dispatches them; backend
+ * threads finish queued work and may send replies (a D2H copy's data, a
+ * synchronize's answer) when that work completes, so every write to the
+ * socket goes through session_reply() under send_lock.
+ */
+#ifndef SESSION_H
+#define SESSION_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "alloc_table.h"
+#include "backend.h"
+#include "handle_map.h"
+#include "hipr.h"
+#include "status_table.h"
+#include "worker.h"
+
+struct s_stream {
+    struct hw_bstream *bs;
+    int device;
+};
+
+struct s_event {
+    struct hw_bevent *be;
+    int device;
+};
+
+struct s_module {
+    struct hw_bmodule *bm;
+    int device;
+};
+
+struct s_function {
+    struct hw_bfunction *bf;
+    uint64_t module;
+    struct hw_func_info info;
+};
+
+struct session {
+    int fd;
+    uint64_t id;
+    const struct worker_config *cfg;
+    struct status_table *table;
+    struct status_slot *slot;
+
+    const struct hw_backend_ops *ops;
+    struct hw_backend *be;
+    int device_count;
+
+    pthread_mutex_t send_lock;
+    int send_failed;
+    int async_status;          /* first deferred error not yet reported */
+
+    struct alloc_table allocs;
+    struct handle_map streams, events, modules, functions;
+    uint64_t next_handle;      /* worker-assigned: modules, functions */
+
+    uint64_t tail_left;        /* unread tail bytes of the current request */
+
+    /* H2D data staged for queued copies, bounded so a flood slows the client
+     * (TCP backpressure) instead of growing the worker. */
+    pthread_mutex_t stage_lock;
+    pthread_cond_t stage_cond;
+    uint64_t staged_bytes;
+};
+
+/* Runs a session on an accepted socket until the client leaves; frees
+ * everything the session held. Returns the process exit status. */
+int session_main(int fd, const struct worker_config *cfg, struct status_table *table,
+                 uint64_t session_id);
+
+/* Sends a reply. tail may be NULL. Thread-safe; reports the pending async
+ * error, if any, in the reply header. Returns 0 or -1 if the socket failed. */
+int session_reply(struct session *s, uint16_t opcode, uint32_t request_id, int status,
+                  const void *body, size_t body_len, const void *tail, uint64_t tail_len);
+void session_async_error(struct session *s, int status);
+/* Reads n bytes of the current request's tail. */
+int session_read_tail(struct session *s, void *buf, uint64_t n);
+void session_update_usage(struct session *s);
+
+/* Stage budget for H2D data in flight. */
+void session_stage_acquire(struct session *s, uint64_t n);
+void session_stage_release(struct session *s, uint64_t n);
+
+/* dispatch.c: handles one request whose fixed part is in `fixed`. Returns a
+ * hw_status, or -1 when the session must end. See dispatch.c for who replies. */
+int dispatch_request(struct session *s, const struct hipr_header *h,
+                     const struct hipr_op_info *info, const uint8_t *fixed);
+/* Drains every stream of the session on `device` (-1: all devices). */
+int session_drain(struct session *s, int device);
+/* Frees what the session holds, in dependency order. */
+void session_release_all(struct session *s);
+
+#endif

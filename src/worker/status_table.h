@@ -1,0 +1,41 @@
+/*
+ * status_table.h - what the supervisor knows about its sessions.
+ *
+ * A MAP_SHARED page set up before the first fork: each session process
+ * claims a slot at HELLO and keeps its device-memory use current there; the
+ * supervisor frees the slot when it reaps the process, so a session that was
+ * killed can never leave a stale entry behind. Any process may read it to
+ * answer WORKER_STATUS without asking the supervisor anything.
+ */
+#ifndef STATUS_TABLE_H
+#define STATUS_TABLE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct status_slot {
+    uint32_t pid;        /* 0 = free; claimed with a compare-and-swap */
+    uint32_t reserved;
+    uint64_t session_id;
+    uint64_t bytes_in_use;
+};
+
+struct status_table {
+    uint32_t max_sessions;
+    uint32_t reserved;
+    uint64_t mem_limit;
+    uint64_t sessions_served;
+    char backend[64];
+    struct status_slot slots[];
+};
+
+struct status_table *status_table_create(uint32_t max_sessions, uint64_t mem_limit,
+                                         const char *backend);
+void status_table_destroy(struct status_table *t);
+/* The claimed slot, or NULL when every slot is taken. */
+struct status_slot *status_table_claim(struct status_table *t, pid_t pid, uint64_t session_id);
+/* Frees the slot of a process that has exited; returns its bytes_in_use. */
+uint64_t status_table_release_pid(struct status_table *t, pid_t pid, uint64_t *session_id);
+uint32_t status_table_count(const struct status_table *t, uint64_t *bytes_total);
+
+#endif

@@ -1,0 +1,165 @@
+#include "supervisor.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hw_log.h"
+#include "hw_net.h"
+#include "session.h"
+#include "status_table.h"
+
+/* Connections still in their handshake count too, up to this many extra. */
+#define HANDSHAKE_SLACK 16
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+struct child {
+    pid_t pid;
+};
+
+static uint64_t new_session_id(uint64_t *counter)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    /* Unique per worker run and unlikely to repeat across restarts. */
+    return ((uint64_t)ts.tv_sec << 32 ^ (uint64_t)ts.tv_nsec << 8 ^ (uint64_t)getpid() << 40) +
+           ++*counter;
+}
+
+static void reap(struct status_table *table, struct child *kids, int nkids, int *live)
+{
+    int status;
+    pid_t pid;
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        uint64_t sid;
+        uint64_t bytes = status_table_release_pid(table, pid, &sid);
+        for (int i = 0; i < nkids; i++)
+            if (kids[i].pid == pid) {
+                kids[i].pid = 0;
+                (*live)--;
+            }
+        if (WIFSIGNALED(status))
+            hw_warn("session %016llx (pid %d) died from signal %d; %llu bytes reclaimed",
+                    (unsigned long long)sid, (int)pid, WTERMSIG(status),
+                    (unsigned long long)bytes);
+        else
+            hw_debug("session process %d exited with %d", (int)pid, WEXITSTATUS(status));
+    }
+}
+
+static int write_port_file(const char *path, int port)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "%d\n", port);
+    if (fclose(f) != 0)
+        return -1;
+    return rename(tmp, path); /* readers never see a partial file */
+}
+
+int supervisor_run(const struct worker_config *cfg)
+{
+    int lfd = -1, port = 0, rc = 1, live = 0;
+    int nkids = cfg->max_sessions + HANDSHAKE_SLACK;
+    uint64_t counter = 0;
+    struct child *kids = calloc((size_t)nkids, sizeof *kids);
+    struct status_table *table = status_table_create((uint32_t)cfg->max_sessions,
+                                                     cfg->mem_limit, cfg->backend);
+    if (!kids || !table) {
+        hw_error("out of memory");
+        goto out;
+    }
+    int err = hw_tcp_listen(cfg->bind, cfg->port, &lfd, &port);
+    if (err < 0) {
+        hw_error("cannot listen on %s:%d: %s", cfg->bind, cfg->port, strerror(-err));
+        goto out;
+    }
+    if (cfg->port_file && write_port_file(cfg->port_file, port) < 0) {
+        hw_error("cannot write %s: %s", cfg->port_file, strerror(errno));
+        goto out;
+    }
+
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    hw_info("listening on %s:%d (backend %s, max %d sessions, mem limit %llu)", cfg->bind, port,
+            cfg->backend, cfg->max_sessions, (unsigned long long)cfg->mem_limit);
+
+    while (!stop_requested) {
+        struct pollfd pfd = { .fd = lfd, .events = POLLIN };
+        int n = poll(&pfd, 1, 200); /* also the reaping period */
+        reap(table, kids, nkids, &live);
+        if (n <= 0)
+            continue;
+        int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (cfd < 0)
+            continue;
+        if (live >= nkids) {
+            hw_warn("too many connections (%d); closing a new one", live);
+            close(cfd);
+            continue;
+        }
+        hw_tcp_tune(cfd);
+        uint64_t sid = new_session_id(&counter);
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(lfd);
+            signal(SIGTERM, SIG_DFL);
+            signal(SIGINT, SIG_IGN); /* a terminal ^C goes to the supervisor */
+            _exit(session_main(cfd, cfg, table, sid));
+        }
+        close(cfd);
+        if (pid < 0) {
+            hw_error("fork: %s", strerror(errno));
+            continue;
+        }
+        for (int i = 0; i < nkids; i++)
+            if (!kids[i].pid) {
+                kids[i].pid = pid;
+                live++;
+                break;
+            }
+    }
+
+    hw_info("shutting down: ending %d session process(es)", live);
+    for (int i = 0; i < nkids; i++)
+        if (kids[i].pid)
+            kill(kids[i].pid, SIGTERM);
+    for (int waited = 0; live > 0 && waited < 100; waited++) {
+        reap(table, kids, nkids, &live);
+        if (live > 0)
+            usleep(50 * 1000);
+    }
+    for (int i = 0; i < nkids; i++)
+        if (kids[i].pid)
+            kill(kids[i].pid, SIGKILL);
+    while (live > 0 && waitpid(-1, NULL, 0) > 0)
+        live--;
+    rc = 0;
+out:
+    if (lfd >= 0)
+        close(lfd);
+    status_table_destroy(table);
+    free(kids);
+    return rc;
+}

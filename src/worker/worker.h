@@ -1,0 +1,18 @@
+/* worker.h - hip-worker configuration shared by the supervisor and sessions. */
+#ifndef WORKER_H
+#define WORKER_H
+
+#include <stdint.h>
+
+struct worker_config {
+    const char *bind;
+    int port;
+    const char *port_file;    /* write the bound port here (for --port 0) */
+    const char *backend;      /* cpu | cuda | hip | auto */
+    int max_sessions;
+    uint64_t mem_limit;       /* per session, bytes; 0 = the device's size */
+    int cpu_devices;
+    int handshake_timeout_ms;
+};
+
+#endif

@@ -76,7 +76,13 @@ static int emit_tally(label_set *s, const char *property, const value_tally *t) 
         return add_label(s, key, t->values[0]);
     }
     for (size_t i = 0; i < t->count; i++) {
-        snprintf(key, sizeof(key), "amd.com/gpu.%s.%s", property, t->values[i]);
+        /* The value becomes part of the key's name, which has the same
+         * 63-character limit: cut it to what is left after "gpu.<property>.". */
+        char cut[K8S_LABEL_VALUE_MAX + 1];
+        size_t room = K8S_LABEL_VALUE_MAX - strlen("gpu.") - strlen(property) - 1;
+        snprintf(cut, sizeof(cut), "%.*s", (int)room, t->values[i]);
+        k8s_label_value_sanitize(cut, cut, sizeof(cut));
+        snprintf(key, sizeof(key), "amd.com/gpu.%s.%s", property, cut);
         snprintf(count, sizeof(count), "%u", t->counts[i]);
         if (add_label(s, key, count) < 0) return -1;
     }

@@ -65,12 +65,15 @@ typedef uint8_t  hipr_b16_t[16];
 #define HIPR_STRUCT_FIELD_(t, n) hipr_##t##_t n;
 #define HIPR_FIELD_SIZE_(t, n) +HIPR_SIZE_##t
 #define HIPR_DECLARE_MSG_(name, FIELDS)                                         \
-    struct hipr_##name { FIELDS(HIPR_STRUCT_FIELD_) char hipr_unused_; };      \
+    struct hipr_##name { FIELDS(HIPR_STRUCT_FIELD_) };                         \
     enum { HIPR_##name##_SIZE = 0 FIELDS(HIPR_FIELD_SIZE_) };                  \
     size_t hipr_##name##_encode(uint8_t *out, const struct hipr_##name *m);    \
     int hipr_##name##_decode(const uint8_t *in, size_t len, struct hipr_##name *m);
 HIPR_MESSAGES(HIPR_DECLARE_MSG_)
 #undef HIPR_DECLARE_MSG_
+
+/* Opcodes with no fields in one direction use the empty message. */
+enum { HIPR_empty_SIZE = 0 };
 
 enum hipr_opcode {
 #define HIPR_OPCODE_ENUM_(NAME, num, req, rep, rcap, pcap, kind) HIPR_OP_##NAME = num,

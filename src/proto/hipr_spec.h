@@ -22,8 +22,6 @@
 
 /* ---- messages: HIPR_MSG_<name>(F) lists F(type, field) in wire order ---- */
 
-#define HIPR_MSG_EMPTY(F)
-
 #define HIPR_MSG_REPLY_HDR(F) \
     F(i32, status)            \
     F(i32, async_status)
@@ -280,8 +278,7 @@
     M(launch, HIPR_MSG_LAUNCH)                        \
     M(session_stats_rep, HIPR_MSG_SESSION_STATS_REP)  \
     M(worker_status_rep, HIPR_MSG_WORKER_STATUS_REP)  \
-    M(session_entry, HIPR_MSG_SESSION_ENTRY)          \
-    M(empty, HIPR_MSG_EMPTY)
+    M(session_entry, HIPR_MSG_SESSION_ENTRY)
 
 /* Caps on trailing data, in bytes. */
 #define HIPR_KiB (UINT64_C(1) << 10)

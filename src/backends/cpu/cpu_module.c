@@ -9,6 +9,7 @@
  * clients on a shared machine (docs/worker.md).
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <elf.h>
 #include <link.h>
 #include <stdio.h>
@@ -19,7 +20,6 @@
 
 #include "cpu_internal.h"
 #include "hw_log.h"
-#include "hw_net.h"
 
 #ifndef EM_AMDGPU
 #define EM_AMDGPU 224
@@ -50,6 +50,21 @@ static int classify_image(const void *image, size_t size)
     return HW_OK;
 }
 
+static int write_all(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
 int cpu_module_load(struct hw_backend *be, int dev, const void *image, size_t size,
                     struct hw_bmodule **out)
 {
@@ -62,7 +77,7 @@ int cpu_module_load(struct hw_backend *be, int dev, const void *image, size_t si
     if (dev < 0 || dev >= be->ndev)
         return HW_EDEVICE;
     fd = memfd_create("hipwire-module", MFD_CLOEXEC);
-    if (fd < 0 || hw_write_full(fd, image, size) < 0) {
+    if (fd < 0 || write_all(fd, image, size) < 0) {
         rc = HW_EOS;
         goto out;
     }

@@ -25,6 +25,7 @@ void __hipRegisterSurface(void **modules, void *var, char *hostVar, char *device
 void __hipRegisterTexture(void **modules, void *var, char *hostVar, char *deviceVar, int type, int norm, int ext);
 void __hipRegisterVar(void **modules, void *var, char *hostVar, char *deviceVar, int ext, size_t size, int constant, int global);
 void __hipUnregisterFatBinary(void **modules);
+hipError_t hipExtModuleLaunchKernel(hipFunction_t f, uint32_t globalWorkSizeX, uint32_t globalWorkSizeY, uint32_t globalWorkSizeZ, uint32_t localWorkSizeX, uint32_t localWorkSizeY, uint32_t localWorkSizeZ, size_t sharedMemBytes, hipStream_t hStream, void **kernelParams, void **extra, hipEvent_t startEvent, hipEvent_t stopEvent, uint32_t flags);
 void hipwire_get_proc_address(void);
 hipError_t hw_cxx__Z22hipCreateSurfaceObjectPP13__hip_surfacePK15hipResourceDesc(hipSurfaceObject_t *pSurfObject, const hipResourceDesc *pResDesc) __asm__("_Z22hipCreateSurfaceObjectPP13__hip_surfacePK15hipResourceDesc");
 hipError_t hw_cxx__Z23hipDestroySurfaceObjectP13__hip_surface(hipSurfaceObject_t surfaceObject) __asm__("_Z23hipDestroySurfaceObjectP13__hip_surface");
@@ -264,16 +265,6 @@ HW_EXPORT hipError_t hipDestroyTextureObject(hipTextureObject_t textureObject)
     return hw_api_unsupported("hipDestroyTextureObject");
 }
 
-HW_EXPORT hipError_t hipDeviceCanAccessPeer(int *canAccessPeer, int deviceId, int peerDeviceId)
-{
-    return hw_api_unsupported("hipDeviceCanAccessPeer");
-}
-
-HW_EXPORT hipError_t hipDeviceComputeCapability(int *major, int *minor, hipDevice_t device)
-{
-    return hw_api_unsupported("hipDeviceComputeCapability");
-}
-
 HW_EXPORT hipError_t hipDeviceDisablePeerAccess(int peerDeviceId)
 {
     return hw_api_unsupported("hipDeviceDisablePeerAccess");
@@ -282,16 +273,6 @@ HW_EXPORT hipError_t hipDeviceDisablePeerAccess(int peerDeviceId)
 HW_EXPORT hipError_t hipDeviceEnablePeerAccess(int peerDeviceId, unsigned int flags)
 {
     return hw_api_unsupported("hipDeviceEnablePeerAccess");
-}
-
-HW_EXPORT hipError_t hipDeviceGet(hipDevice_t *device, int ordinal)
-{
-    return hw_api_unsupported("hipDeviceGet");
-}
-
-HW_EXPORT hipError_t hipDeviceGetAttribute(int *pi, hipDeviceAttribute_t attr, int deviceId)
-{
-    return hw_api_unsupported("hipDeviceGetAttribute");
 }
 
 HW_EXPORT hipError_t hipDeviceGetByPCIBusId(int *device, const char *pciBusId)
@@ -319,11 +300,6 @@ HW_EXPORT hipError_t hipDeviceGetMemPool(hipMemPool_t *mem_pool, int device)
     return hw_api_unsupported("hipDeviceGetMemPool");
 }
 
-HW_EXPORT hipError_t hipDeviceGetName(char *name, int len, hipDevice_t device)
-{
-    return hw_api_unsupported("hipDeviceGetName");
-}
-
 HW_EXPORT hipError_t hipDeviceGetP2PAttribute(int *value, hipDeviceP2PAttr attr, int srcDevice, int dstDevice)
 {
     return hw_api_unsupported("hipDeviceGetP2PAttribute");
@@ -337,11 +313,6 @@ HW_EXPORT hipError_t hipDeviceGetPCIBusId(char *pciBusId, int len, int device)
 HW_EXPORT hipError_t hipDeviceGetSharedMemConfig(hipSharedMemConfig *pConfig)
 {
     return hw_api_unsupported("hipDeviceGetSharedMemConfig");
-}
-
-HW_EXPORT hipError_t hipDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
-{
-    return hw_api_unsupported("hipDeviceGetStreamPriorityRange");
 }
 
 HW_EXPORT hipError_t hipDeviceGetUuid(hipUUID *uuid, hipDevice_t device)
@@ -374,11 +345,6 @@ HW_EXPORT hipError_t hipDevicePrimaryCtxSetFlags(hipDevice_t dev, unsigned int f
     return hw_api_unsupported("hipDevicePrimaryCtxSetFlags");
 }
 
-HW_EXPORT hipError_t hipDeviceReset(void)
-{
-    return hw_api_unsupported("hipDeviceReset");
-}
-
 HW_EXPORT hipError_t hipDeviceSetCacheConfig(hipFuncCache_t cacheConfig)
 {
     return hw_api_unsupported("hipDeviceSetCacheConfig");
@@ -392,21 +358,6 @@ HW_EXPORT hipError_t hipDeviceSetMemPool(int device, hipMemPool_t mem_pool)
 HW_EXPORT hipError_t hipDeviceSetSharedMemConfig(hipSharedMemConfig config)
 {
     return hw_api_unsupported("hipDeviceSetSharedMemConfig");
-}
-
-HW_EXPORT hipError_t hipDeviceSynchronize(void)
-{
-    return hw_api_unsupported("hipDeviceSynchronize");
-}
-
-HW_EXPORT hipError_t hipDeviceTotalMem(size_t *bytes, hipDevice_t device)
-{
-    return hw_api_unsupported("hipDeviceTotalMem");
-}
-
-HW_EXPORT hipError_t hipDriverGetVersion(int *driverVersion)
-{
-    return hw_api_unsupported("hipDriverGetVersion");
 }
 
 HW_EXPORT hipError_t hipDrvMemcpy2DUnaligned(const hip_Memcpy2D *pCopy)
@@ -435,41 +386,6 @@ HW_EXPORT bool hipEnableActivityCallback(uint32_t op, bool enable)
     (void)hw_api_unsupported("hipEnableActivityCallback");
     memset(&hw_r, 0, sizeof(hw_r));
     return hw_r;
-}
-
-HW_EXPORT hipError_t hipEventCreate(hipEvent_t *event)
-{
-    return hw_api_unsupported("hipEventCreate");
-}
-
-HW_EXPORT hipError_t hipEventCreateWithFlags(hipEvent_t *event, unsigned flags)
-{
-    return hw_api_unsupported("hipEventCreateWithFlags");
-}
-
-HW_EXPORT hipError_t hipEventDestroy(hipEvent_t event)
-{
-    return hw_api_unsupported("hipEventDestroy");
-}
-
-HW_EXPORT hipError_t hipEventElapsedTime(float *ms, hipEvent_t start, hipEvent_t stop)
-{
-    return hw_api_unsupported("hipEventElapsedTime");
-}
-
-HW_EXPORT hipError_t hipEventQuery(hipEvent_t event)
-{
-    return hw_api_unsupported("hipEventQuery");
-}
-
-HW_EXPORT hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream)
-{
-    return hw_api_unsupported("hipEventRecord");
-}
-
-HW_EXPORT hipError_t hipEventSynchronize(hipEvent_t event)
-{
-    return hw_api_unsupported("hipEventSynchronize");
 }
 
 HW_EXPORT hipError_t hipExtGetLinkTypeAndHopCount(int device1, int device2, uint32_t *linktype, uint32_t *hopcount)
@@ -507,11 +423,6 @@ HW_EXPORT hipError_t hipExternalMemoryGetMappedBuffer(void **devPtr, hipExternal
     return hw_api_unsupported("hipExternalMemoryGetMappedBuffer");
 }
 
-HW_EXPORT hipError_t hipFree(void *ptr)
-{
-    return hw_api_unsupported("hipFree");
-}
-
 HW_EXPORT hipError_t hipFreeArray(hipArray *array)
 {
     return hw_api_unsupported("hipFreeArray");
@@ -522,24 +433,9 @@ HW_EXPORT hipError_t hipFreeAsync(void *dev_ptr, hipStream_t stream)
     return hw_api_unsupported("hipFreeAsync");
 }
 
-HW_EXPORT hipError_t hipFreeHost(void *ptr)
-{
-    return hw_api_unsupported("hipFreeHost");
-}
-
 HW_EXPORT hipError_t hipFreeMipmappedArray(hipMipmappedArray_t mipmappedArray)
 {
     return hw_api_unsupported("hipFreeMipmappedArray");
-}
-
-HW_EXPORT hipError_t hipFuncGetAttribute(int *value, hipFunction_attribute attrib, hipFunction_t hfunc)
-{
-    return hw_api_unsupported("hipFuncGetAttribute");
-}
-
-HW_EXPORT hipError_t hipFuncGetAttributes(struct hipFuncAttributes *attr, const void *func)
-{
-    return hw_api_unsupported("hipFuncGetAttributes");
 }
 
 HW_EXPORT hipError_t hipFuncSetAttribute(const void *func, hipFuncAttribute attr, int value)
@@ -573,54 +469,14 @@ HW_EXPORT const char *hipGetCmdName(uint32_t id)
     return "hipGetCmdName is not supported by hipwire";
 }
 
-HW_EXPORT hipError_t hipGetDevice(int *deviceId)
-{
-    return hw_api_unsupported("hipGetDevice");
-}
-
-HW_EXPORT hipError_t hipGetDeviceCount(int *count)
-{
-    return hw_api_unsupported("hipGetDeviceCount");
-}
-
 HW_EXPORT hipError_t hipGetDeviceFlags(unsigned int *flags)
 {
     return hw_api_unsupported("hipGetDeviceFlags");
 }
 
-HW_EXPORT hipError_t hipGetDeviceProperties(hipDeviceProp_t *prop, int deviceId)
-{
-    return hw_api_unsupported("hipGetDeviceProperties");
-}
-
-HW_EXPORT const char *hipGetErrorName(hipError_t hip_error)
-{
-    (void)hw_api_unsupported("hipGetErrorName");
-    return "hipGetErrorName is not supported by hipwire";
-}
-
-HW_EXPORT const char *hipGetErrorString(hipError_t hipError)
-{
-    (void)hw_api_unsupported("hipGetErrorString");
-    return "hipGetErrorString is not supported by hipwire";
-}
-
-HW_EXPORT hipError_t hipGetLastError(void)
-{
-    return hw_api_unsupported("hipGetLastError");
-}
-
 HW_EXPORT hipError_t hipGetMipmappedArrayLevel(hipArray_t *levelArray, hipMipmappedArray_const_t mipmappedArray, unsigned int level)
 {
     return hw_api_unsupported("hipGetMipmappedArrayLevel");
-}
-
-HW_EXPORT int hipGetStreamDeviceId(hipStream_t stream)
-{
-    int hw_r;
-    (void)hw_api_unsupported("hipGetStreamDeviceId");
-    memset(&hw_r, 0, sizeof(hw_r));
-    return hw_r;
 }
 
 HW_EXPORT hipError_t hipGetSymbolAddress(void **devPtr, const void *symbol)
@@ -978,16 +834,6 @@ HW_EXPORT hipError_t hipGraphicsUnregisterResource(hipGraphicsResource_t resourc
     return hw_api_unsupported("hipGraphicsUnregisterResource");
 }
 
-HW_EXPORT hipError_t hipHostAlloc(void **ptr, size_t size, unsigned int flags)
-{
-    return hw_api_unsupported("hipHostAlloc");
-}
-
-HW_EXPORT hipError_t hipHostFree(void *ptr)
-{
-    return hw_api_unsupported("hipHostFree");
-}
-
 HW_EXPORT hipError_t hipHostGetDevicePointer(void **devPtr, void *hstPtr, unsigned int flags)
 {
     return hw_api_unsupported("hipHostGetDevicePointer");
@@ -996,11 +842,6 @@ HW_EXPORT hipError_t hipHostGetDevicePointer(void **devPtr, void *hstPtr, unsign
 HW_EXPORT hipError_t hipHostGetFlags(unsigned int *flagsPtr, void *hostPtr)
 {
     return hw_api_unsupported("hipHostGetFlags");
-}
-
-HW_EXPORT hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags)
-{
-    return hw_api_unsupported("hipHostMalloc");
 }
 
 HW_EXPORT hipError_t hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned int flags)
@@ -1021,11 +862,6 @@ HW_EXPORT hipError_t hipImportExternalMemory(hipExternalMemory_t *extMem_out, co
 HW_EXPORT hipError_t hipImportExternalSemaphore(hipExternalSemaphore_t *extSem_out, const hipExternalSemaphoreHandleDesc *semHandleDesc)
 {
     return hw_api_unsupported("hipImportExternalSemaphore");
-}
-
-HW_EXPORT hipError_t hipInit(unsigned int flags)
-{
-    return hw_api_unsupported("hipInit");
 }
 
 HW_EXPORT void hipInitActivityCallback(void *id_callback, void *op_callback, void *arg)
@@ -1105,11 +941,6 @@ HW_EXPORT hipError_t hipLaunchKernel_spt(const void *function_address, dim3 numB
     return hw_api_unsupported("hipLaunchKernel_spt");
 }
 
-HW_EXPORT hipError_t hipMalloc(void **ptr, size_t size)
-{
-    return hw_api_unsupported("hipMalloc");
-}
-
 HW_EXPORT hipError_t hipMalloc3D(hipPitchedPtr *pitchedDevPtr, hipExtent extent)
 {
     return hw_api_unsupported("hipMalloc3D");
@@ -1133,11 +964,6 @@ HW_EXPORT hipError_t hipMallocAsync(void **dev_ptr, size_t size, hipStream_t str
 HW_EXPORT hipError_t hipMallocFromPoolAsync(void **dev_ptr, size_t size, hipMemPool_t mem_pool, hipStream_t stream)
 {
     return hw_api_unsupported("hipMallocFromPoolAsync");
-}
-
-HW_EXPORT hipError_t hipMallocHost(void **ptr, size_t size)
-{
-    return hw_api_unsupported("hipMallocHost");
 }
 
 HW_EXPORT hipError_t hipMallocManaged(void **dev_ptr, size_t size, unsigned int flags)
@@ -1208,11 +1034,6 @@ HW_EXPORT hipError_t hipMemGetAllocationGranularity(size_t *granularity, const h
 HW_EXPORT hipError_t hipMemGetAllocationPropertiesFromHandle(hipMemAllocationProp *prop, hipMemGenericAllocationHandle_t handle)
 {
     return hw_api_unsupported("hipMemGetAllocationPropertiesFromHandle");
-}
-
-HW_EXPORT hipError_t hipMemGetInfo(size_t *free, size_t *total)
-{
-    return hw_api_unsupported("hipMemGetInfo");
 }
 
 HW_EXPORT hipError_t hipMemImportFromShareableHandle(hipMemGenericAllocationHandle_t *handle, void *osHandle, hipMemAllocationHandleType shHandleType)
@@ -1325,21 +1146,6 @@ HW_EXPORT hipError_t hipMemUnmap(void *ptr, size_t size)
     return hw_api_unsupported("hipMemUnmap");
 }
 
-HW_EXPORT hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipMemcpy");
-}
-
-HW_EXPORT hipError_t hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipMemcpy2D");
-}
-
-HW_EXPORT hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemcpy2DAsync");
-}
-
 HW_EXPORT hipError_t hipMemcpy2DFromArray(void *dst, size_t dpitch, hipArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, hipMemcpyKind kind)
 {
     return hw_api_unsupported("hipMemcpy2DFromArray");
@@ -1390,11 +1196,6 @@ HW_EXPORT hipError_t hipMemcpy3D_spt(const struct hipMemcpy3DParms *p)
     return hw_api_unsupported("hipMemcpy3D_spt");
 }
 
-HW_EXPORT hipError_t hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemcpyAsync");
-}
-
 HW_EXPORT hipError_t hipMemcpyAsync_spt(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream)
 {
     return hw_api_unsupported("hipMemcpyAsync_spt");
@@ -1403,26 +1204,6 @@ HW_EXPORT hipError_t hipMemcpyAsync_spt(void *dst, const void *src, size_t sizeB
 HW_EXPORT hipError_t hipMemcpyAtoH(void *dst, hipArray *srcArray, size_t srcOffset, size_t count)
 {
     return hw_api_unsupported("hipMemcpyAtoH");
-}
-
-HW_EXPORT hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes)
-{
-    return hw_api_unsupported("hipMemcpyDtoD");
-}
-
-HW_EXPORT hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemcpyDtoDAsync");
-}
-
-HW_EXPORT hipError_t hipMemcpyDtoH(void *dst, hipDeviceptr_t src, size_t sizeBytes)
-{
-    return hw_api_unsupported("hipMemcpyDtoH");
-}
-
-HW_EXPORT hipError_t hipMemcpyDtoHAsync(void *dst, hipDeviceptr_t src, size_t sizeBytes, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemcpyDtoHAsync");
 }
 
 HW_EXPORT hipError_t hipMemcpyFromArray(void *dst, hipArray_const_t srcArray, size_t wOffset, size_t hOffset, size_t count, hipMemcpyKind kind)
@@ -1448,16 +1229,6 @@ HW_EXPORT hipError_t hipMemcpyFromSymbol_spt(void *dst, const void *symbol, size
 HW_EXPORT hipError_t hipMemcpyHtoA(hipArray *dstArray, size_t dstOffset, const void *srcHost, size_t count)
 {
     return hw_api_unsupported("hipMemcpyHtoA");
-}
-
-HW_EXPORT hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, void *src, size_t sizeBytes)
-{
-    return hw_api_unsupported("hipMemcpyHtoD");
-}
-
-HW_EXPORT hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, void *src, size_t sizeBytes, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemcpyHtoDAsync");
 }
 
 HW_EXPORT hipError_t hipMemcpyParam2D(const hip_Memcpy2D *pCopy)
@@ -1500,19 +1271,9 @@ HW_EXPORT hipError_t hipMemcpyToSymbol_spt(const void *symbol, const void *src, 
     return hw_api_unsupported("hipMemcpyToSymbol_spt");
 }
 
-HW_EXPORT hipError_t hipMemcpyWithStream(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemcpyWithStream");
-}
-
 HW_EXPORT hipError_t hipMemcpy_spt(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)
 {
     return hw_api_unsupported("hipMemcpy_spt");
-}
-
-HW_EXPORT hipError_t hipMemset(void *dst, int value, size_t sizeBytes)
-{
-    return hw_api_unsupported("hipMemset");
 }
 
 HW_EXPORT hipError_t hipMemset2D(void *dst, size_t pitch, int value, size_t width, size_t height)
@@ -1545,41 +1306,6 @@ HW_EXPORT hipError_t hipMemset3D_spt(hipPitchedPtr pitchedDevPtr, int value, hip
     return hw_api_unsupported("hipMemset3D_spt");
 }
 
-HW_EXPORT hipError_t hipMemsetAsync(void *dst, int value, size_t sizeBytes, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemsetAsync");
-}
-
-HW_EXPORT hipError_t hipMemsetD16(hipDeviceptr_t dest, unsigned short value, size_t count)
-{
-    return hw_api_unsupported("hipMemsetD16");
-}
-
-HW_EXPORT hipError_t hipMemsetD16Async(hipDeviceptr_t dest, unsigned short value, size_t count, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemsetD16Async");
-}
-
-HW_EXPORT hipError_t hipMemsetD32(hipDeviceptr_t dest, int value, size_t count)
-{
-    return hw_api_unsupported("hipMemsetD32");
-}
-
-HW_EXPORT hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int value, size_t count, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemsetD32Async");
-}
-
-HW_EXPORT hipError_t hipMemsetD8(hipDeviceptr_t dest, unsigned char value, size_t count)
-{
-    return hw_api_unsupported("hipMemsetD8");
-}
-
-HW_EXPORT hipError_t hipMemsetD8Async(hipDeviceptr_t dest, unsigned char value, size_t count, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemsetD8Async");
-}
-
 HW_EXPORT hipError_t hipMemset_spt(void *dst, int value, size_t sizeBytes)
 {
     return hw_api_unsupported("hipMemset_spt");
@@ -1600,39 +1326,9 @@ HW_EXPORT hipError_t hipMipmappedArrayGetLevel(hipArray_t *pLevelArray, hipMipma
     return hw_api_unsupported("hipMipmappedArrayGetLevel");
 }
 
-HW_EXPORT hipError_t hipModuleGetFunction(hipFunction_t *function, hipModule_t module, const char *kname)
-{
-    return hw_api_unsupported("hipModuleGetFunction");
-}
-
-HW_EXPORT hipError_t hipModuleGetGlobal(hipDeviceptr_t *dptr, size_t *bytes, hipModule_t hmod, const char *name)
-{
-    return hw_api_unsupported("hipModuleGetGlobal");
-}
-
 HW_EXPORT hipError_t hipModuleGetTexRef(textureReference **texRef, hipModule_t hmod, const char *name)
 {
     return hw_api_unsupported("hipModuleGetTexRef");
-}
-
-HW_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, hipStream_t stream, void **kernelParams, void **extra)
-{
-    return hw_api_unsupported("hipModuleLaunchKernel");
-}
-
-HW_EXPORT hipError_t hipModuleLoad(hipModule_t *module, const char *fname)
-{
-    return hw_api_unsupported("hipModuleLoad");
-}
-
-HW_EXPORT hipError_t hipModuleLoadData(hipModule_t *module, const void *image)
-{
-    return hw_api_unsupported("hipModuleLoadData");
-}
-
-HW_EXPORT hipError_t hipModuleLoadDataEx(hipModule_t *module, const void *image, unsigned int numOptions, hipJitOption *options, void **optionValues)
-{
-    return hw_api_unsupported("hipModuleLoadDataEx");
 }
 
 HW_EXPORT hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, hipFunction_t f, int blockSize, size_t dynSharedMemPerBlk)
@@ -1655,11 +1351,6 @@ HW_EXPORT hipError_t hipModuleOccupancyMaxPotentialBlockSizeWithFlags(int *gridS
     return hw_api_unsupported("hipModuleOccupancyMaxPotentialBlockSizeWithFlags");
 }
 
-HW_EXPORT hipError_t hipModuleUnload(hipModule_t module)
-{
-    return hw_api_unsupported("hipModuleUnload");
-}
-
 HW_EXPORT hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *f, int blockSize, size_t dynSharedMemPerBlk)
 {
     return hw_api_unsupported("hipOccupancyMaxActiveBlocksPerMultiprocessor");
@@ -1673,21 +1364,6 @@ HW_EXPORT hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *
 HW_EXPORT hipError_t hipOccupancyMaxPotentialBlockSize(int *gridSize, int *blockSize, const void *f, size_t dynSharedMemPerBlk, int blockSizeLimit)
 {
     return hw_api_unsupported("hipOccupancyMaxPotentialBlockSize");
-}
-
-HW_EXPORT hipError_t hipPeekAtLastError(void)
-{
-    return hw_api_unsupported("hipPeekAtLastError");
-}
-
-HW_EXPORT hipError_t hipPointerGetAttribute(void *data, hipPointer_attribute attribute, hipDeviceptr_t ptr)
-{
-    return hw_api_unsupported("hipPointerGetAttribute");
-}
-
-HW_EXPORT hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void *ptr)
-{
-    return hw_api_unsupported("hipPointerGetAttributes");
 }
 
 HW_EXPORT hipError_t hipProfilerStart(void)
@@ -1720,16 +1396,6 @@ HW_EXPORT hipError_t hipRemoveApiCallback(uint32_t id)
     return hw_api_unsupported("hipRemoveApiCallback");
 }
 
-HW_EXPORT hipError_t hipRuntimeGetVersion(int *runtimeVersion)
-{
-    return hw_api_unsupported("hipRuntimeGetVersion");
-}
-
-HW_EXPORT hipError_t hipSetDevice(int deviceId)
-{
-    return hw_api_unsupported("hipSetDevice");
-}
-
 HW_EXPORT hipError_t hipSetDeviceFlags(unsigned flags)
 {
     return hw_api_unsupported("hipSetDeviceFlags");
@@ -1760,26 +1426,6 @@ HW_EXPORT hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureM
     return hw_api_unsupported("hipStreamBeginCapture");
 }
 
-HW_EXPORT hipError_t hipStreamCreate(hipStream_t *stream)
-{
-    return hw_api_unsupported("hipStreamCreate");
-}
-
-HW_EXPORT hipError_t hipStreamCreateWithFlags(hipStream_t *stream, unsigned int flags)
-{
-    return hw_api_unsupported("hipStreamCreateWithFlags");
-}
-
-HW_EXPORT hipError_t hipStreamCreateWithPriority(hipStream_t *stream, unsigned int flags, int priority)
-{
-    return hw_api_unsupported("hipStreamCreateWithPriority");
-}
-
-HW_EXPORT hipError_t hipStreamDestroy(hipStream_t stream)
-{
-    return hw_api_unsupported("hipStreamDestroy");
-}
-
 HW_EXPORT hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph)
 {
     return hw_api_unsupported("hipStreamEndCapture");
@@ -1795,19 +1441,9 @@ HW_EXPORT hipError_t hipStreamGetCaptureInfo_v2(hipStream_t stream, hipStreamCap
     return hw_api_unsupported("hipStreamGetCaptureInfo_v2");
 }
 
-HW_EXPORT hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int *flags)
-{
-    return hw_api_unsupported("hipStreamGetFlags");
-}
-
 HW_EXPORT hipError_t hipStreamGetFlags_spt(hipStream_t stream, unsigned int *flags)
 {
     return hw_api_unsupported("hipStreamGetFlags_spt");
-}
-
-HW_EXPORT hipError_t hipStreamGetPriority(hipStream_t stream, int *priority)
-{
-    return hw_api_unsupported("hipStreamGetPriority");
 }
 
 HW_EXPORT hipError_t hipStreamGetPriority_spt(hipStream_t stream, int *priority)
@@ -1820,19 +1456,9 @@ HW_EXPORT hipError_t hipStreamIsCapturing(hipStream_t stream, hipStreamCaptureSt
     return hw_api_unsupported("hipStreamIsCapturing");
 }
 
-HW_EXPORT hipError_t hipStreamQuery(hipStream_t stream)
-{
-    return hw_api_unsupported("hipStreamQuery");
-}
-
 HW_EXPORT hipError_t hipStreamQuery_spt(hipStream_t stream)
 {
     return hw_api_unsupported("hipStreamQuery_spt");
-}
-
-HW_EXPORT hipError_t hipStreamSynchronize(hipStream_t stream)
-{
-    return hw_api_unsupported("hipStreamSynchronize");
 }
 
 HW_EXPORT hipError_t hipStreamSynchronize_spt(hipStream_t stream)
@@ -1843,11 +1469,6 @@ HW_EXPORT hipError_t hipStreamSynchronize_spt(hipStream_t stream)
 HW_EXPORT hipError_t hipStreamUpdateCaptureDependencies(hipStream_t stream, hipGraphNode_t *dependencies, size_t numDependencies, unsigned int flags)
 {
     return hw_api_unsupported("hipStreamUpdateCaptureDependencies");
-}
-
-HW_EXPORT hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags)
-{
-    return hw_api_unsupported("hipStreamWaitEvent");
 }
 
 HW_EXPORT hipError_t hipStreamWaitEvent_spt(hipStream_t stream, hipEvent_t event, unsigned int flags)
@@ -2108,7 +1729,7 @@ HW_EXPORT hipError_t hw_cxx__Z23hipDestroySurfaceObjectP13__hip_surface(hipSurfa
 
 HW_EXPORT hipError_t hw_cxx__Z24hipExtModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_j(hipFunction_t f, uint32_t globalWorkSizeX, uint32_t globalWorkSizeY, uint32_t globalWorkSizeZ, uint32_t localWorkSizeX, uint32_t localWorkSizeY, uint32_t localWorkSizeZ, size_t sharedMemBytes, hipStream_t hStream, void **kernelParams, void **extra, hipEvent_t startEvent, hipEvent_t stopEvent, uint32_t flags)
 {
-    return hw_api_unsupported("hipExtModuleLaunchKernel");
+    return hipExtModuleLaunchKernel(f, globalWorkSizeX, globalWorkSizeY, globalWorkSizeZ, localWorkSizeX, localWorkSizeY, localWorkSizeZ, sharedMemBytes, hStream, kernelParams, extra, startEvent, stopEvent, flags);
 }
 
 HW_EXPORT hipError_t hw_cxx__Z24hipHccModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_(hipFunction_t f, uint32_t globalWorkSizeX, uint32_t globalWorkSizeY, uint32_t globalWorkSizeZ, uint32_t localWorkSizeX, uint32_t localWorkSizeY, uint32_t localWorkSizeZ, size_t sharedMemBytes, hipStream_t hStream, void **kernelParams, void **extra, hipEvent_t startEvent, hipEvent_t stopEvent)
@@ -2219,6 +1840,7 @@ const struct hw_export hw_export_table[] = {
     {"hipExtLaunchKernel", "hip_4.2", (hw_export_fn)hipExtLaunchKernel},
     {"hipExtLaunchMultiKernelMultiDevice", "hip_4.2", (hw_export_fn)hipExtLaunchMultiKernelMultiDevice},
     {"hipExtMallocWithFlags", "hip_4.2", (hw_export_fn)hipExtMallocWithFlags},
+    {"hipExtModuleLaunchKernel", "hip_5.2", (hw_export_fn)hipExtModuleLaunchKernel},
     {"hipExtStreamCreateWithCUMask", "hip_4.2", (hw_export_fn)hipExtStreamCreateWithCUMask},
     {"hipExtStreamGetCUMask", "hip_4.2", (hw_export_fn)hipExtStreamGetCUMask},
     {"hipExternalMemoryGetMappedBuffer", "hip_4.3", (hw_export_fn)hipExternalMemoryGetMappedBuffer},

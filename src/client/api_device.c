@@ -1,0 +1,256 @@
+/*
+ * api_device.c - devices and versions. Everything but synchronize, reset
+ * and memory info is answered from what the worker sent at connect.
+ */
+#include <string.h>
+
+#include "client.h"
+
+static hipError_t check_device(struct hw_conn *c, int dev)
+{
+    return dev >= 0 && dev < c->device_count ? hipSuccess : hipErrorInvalidDevice;
+}
+
+HW_EXPORT hipError_t hipInit(unsigned int flags)
+{
+    hipError_t err;
+    if (flags != 0)
+        return hw_ret(hipErrorInvalidValue);
+    return hw_enter(&err) ? hipSuccess : hw_ret(err);
+}
+
+HW_EXPORT hipError_t hipDriverGetVersion(int *version)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_enter(&err);
+    if (!version)
+        return hw_ret(hipErrorInvalidValue);
+    if (!c)
+        return hw_ret(err);
+    /* The worker's runtime version, when it has one, else this header's. */
+    *version = c->driver_version ? c->driver_version : HIP_VERSION;
+    return hipSuccess;
+}
+
+HW_EXPORT hipError_t hipRuntimeGetVersion(int *version)
+{
+    if (!version)
+        return hw_ret(hipErrorInvalidValue);
+    /* The API this library implements is the one of the headers it was
+     * built against, whatever the worker runs. */
+    *version = HIP_VERSION;
+    return hipSuccess;
+}
+
+HW_EXPORT hipError_t hipGetDeviceCount(int *count)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_enter(&err);
+    if (!count)
+        return hw_ret(hipErrorInvalidValue);
+    if (!c)
+        return hw_ret(err);
+    *count = c->device_count;
+    return c->device_count ? hipSuccess : hw_ret(hipErrorNoDevice);
+}
+
+HW_EXPORT hipError_t hipGetDevice(int *device)
+{
+    if (!device)
+        return hw_ret(hipErrorInvalidValue);
+    *device = hw_current_device();
+    return hipSuccess;
+}
+
+HW_EXPORT hipError_t hipSetDevice(int device)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_enter(&err);
+    if (!c)
+        return hw_ret(err);
+    if ((err = check_device(c, device)) != hipSuccess)
+        return hw_ret(err);
+    hw_set_current_device(device);
+    return hipSuccess;
+}
+
+HW_EXPORT hipError_t hipDeviceGet(hipDevice_t *device, int ordinal)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_enter(&err);
+    if (!device)
+        return hw_ret(hipErrorInvalidValue);
+    if (!c)
+        return hw_ret(err);
+    if ((err = check_device(c, ordinal)) != hipSuccess)
+        return hw_ret(err);
+    *device = ordinal;
+    return hipSuccess;
+}
+
+HW_EXPORT hipError_t hipGetDeviceProperties(hipDeviceProp_t *prop, int device)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_enter(&err);
+    if (!prop)
+        return hw_ret(hipErrorInvalidValue);
+    if (!c)
+        return hw_ret(err);
+    if ((err = check_device(c, device)) != hipSuccess)
+        return hw_ret(err);
+    *prop = c->props[device];
+    return hipSuccess;
+}
+
+HW_EXPORT hipError_t hipDeviceGetAttribute(int *value, hipDeviceAttribute_t attr, int device)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_enter(&err);
+    if (!value)
+        return hw_ret(hipErrorInvalidValue);
+    if (!c)
+        return hw_ret(err);
+    if ((err = check_device(c, device)) != hipSuccess)
+        return hw_ret(err);
+    return hw_ret(hw_attribute_from_devinfo(&c->devs[device], attr, value));
+}
+
+HW_EXPORT hipError_t hipDeviceGetName(char *name, int len, hipDevice_t device)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_enter(&err);
+    if (!name || len <= 0)
+        return hw_ret(hipErrorInvalidValue);
+    if (!c)
+        return hw_ret(err);
+    if ((err = check_device(c, device)) != hipSuccess)
+        return hw_ret(err);
+    strncpy(name, c->props[device].name, (size_t)len - 1);
+    name[len - 1] = '\0';
+    return hipSuccess;
+}
+
+HW_EXPORT hipError_t hipDeviceTotalMem(size_t *bytes, hipDevice_t device)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_enter(&err);
+    if (!bytes)
+        return hw_ret(hipErrorInvalidValue);
+    if (!c)
+        return hw_ret(err);
+    if ((err = check_device(c, device)) != hipSuccess)
+        return hw_ret(err);
+    *bytes = c->props[device].totalGlobalMem;
+    return hipSuccess;
+}
+
+HW_EXPORT hipError_t hipDeviceComputeCapability(int *major, int *minor, hipDevice_t device)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_enter(&err);
+    if (!major || !minor)
+        return hw_ret(hipErrorInvalidValue);
+    if (!c)
+        return hw_ret(err);
+    if ((err = check_device(c, device)) != hipSuccess)
+        return hw_ret(err);
+    *major = c->props[device].major;
+    *minor = c->props[device].minor;
+    return hipSuccess;
+}
+
+HW_EXPORT hipError_t hipDeviceCanAccessPeer(int *can, int device, int peer)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_enter(&err);
+    if (!can)
+        return hw_ret(hipErrorInvalidValue);
+    if (!c)
+        return hw_ret(err);
+    if (check_device(c, device) != hipSuccess || check_device(c, peer) != hipSuccess)
+        return hw_ret(hipErrorInvalidDevice);
+    /* Peer copies are not forwarded yet; answer honestly. */
+    *can = 0;
+    return hipSuccess;
+}
+
+HW_EXPORT hipError_t hipDeviceGetStreamPriorityRange(int *least, int *greatest)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_enter(&err);
+    if (!c)
+        return hw_ret(err);
+    const struct hipr_devinfo *d = &c->devs[hw_current_device()];
+    if (least)
+        *least = d->stream_priority_low;
+    if (greatest)
+        *greatest = d->stream_priority_high;
+    return hipSuccess;
+}
+
+/* Synchronising calls also surface errors of earlier asynchronous work. */
+static hipError_t finish_sync(struct hw_conn *c, hipError_t err)
+{
+    if (err == hipSuccess)
+        err = hw_take_async_error(c);
+    return hw_ret(err);
+}
+
+HW_EXPORT hipError_t hipDeviceSynchronize(void)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_enter(&err);
+    if (!c)
+        return hw_ret(err);
+    struct hipr_device m = { .device = hw_current_device() };
+    uint8_t buf[HIPR_device_SIZE];
+    hipr_device_encode(buf, &m);
+    err = hw_call(c, HIPR_OP_DEVICE_SYNCHRONIZE, buf, sizeof buf, NULL, 0, NULL, 0, NULL, 0, NULL);
+    return finish_sync(c, err);
+}
+
+HW_EXPORT hipError_t hipDeviceReset(void)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_enter(&err);
+    if (!c)
+        return hw_ret(err);
+    int dev = hw_current_device();
+    struct hipr_device m = { .device = dev };
+    uint8_t buf[HIPR_device_SIZE];
+    hipr_device_encode(buf, &m);
+    err = hw_call(c, HIPR_OP_DEVICE_RESET, buf, sizeof buf, NULL, 0, NULL, 0, NULL, 0, NULL);
+    if (err == hipSuccess) {
+        /* The worker freed the device's allocations; forget them here too. */
+        struct hw_mem_range r;
+        for (;;) {
+            uint64_t victim = 0;
+            if (!hw_mem_first_of_device(dev, &victim))
+                break;
+            hw_mem_remove(victim, &r);
+        }
+    }
+    return finish_sync(c, err);
+}
+
+HW_EXPORT hipError_t hipMemGetInfo(size_t *free_bytes, size_t *total_bytes)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_enter(&err);
+    if (!c)
+        return hw_ret(err);
+    struct hipr_device m = { .device = hw_current_device() };
+    uint8_t buf[HIPR_device_SIZE], body[HIPR_mem_info_rep_SIZE];
+    hipr_device_encode(buf, &m);
+    err = hw_call(c, HIPR_OP_MEM_GET_INFO, buf, sizeof buf, NULL, 0, body, sizeof body, NULL, 0,
+                  NULL);
+    if (err != hipSuccess)
+        return hw_ret(err);
+    struct hipr_mem_info_rep r;
+    hipr_mem_info_rep_decode(body, sizeof body, &r);
+    if (free_bytes)
+        *free_bytes = (size_t)r.free;
+    if (total_bytes)
+        *total_bytes = (size_t)r.total;
+    return hipSuccess;
+}

@@ -1,0 +1,469 @@
+/*
+ * api_memory.c - allocation, copies and fills.
+ *
+ * Device pointers are the worker's real device addresses. H2D and D2D
+ * copies and fills are fire-and-forget (an H2D copy's bytes are on their way
+ * to the worker before the call returns, so the caller may reuse its buffer);
+ * D2H copies wait for their data, which the reply writes straight into the
+ * caller's buffer. hipHostMalloc memory is client memory: the worker cannot
+ * reach it, so copies from it are ordinary H2D copies.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "client.h"
+
+#define CHUNK HIPR_CAP_COPY_CHUNK
+
+HW_EXPORT hipError_t hipMalloc(void **ptr, size_t size)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_enter(&err);
+    if (!ptr)
+        return hw_ret(hipErrorInvalidValue);
+    if (!c)
+        return hw_ret(err);
+    if (size == 0) {
+        *ptr = NULL;
+        return hipSuccess;
+    }
+    int dev = hw_current_device();
+    struct hipr_malloc_req m = { .device = dev, .size = size };
+    uint8_t buf[HIPR_malloc_req_SIZE], body[HIPR_ptr_SIZE];
+    hipr_malloc_req_encode(buf, &m);
+    err = hw_call(c, HIPR_OP_MALLOC, buf, sizeof buf, NULL, 0, body, sizeof body, NULL, 0, NULL);
+    if (err != hipSuccess)
+        return hw_ret(err);
+    struct hipr_ptr r;
+    hipr_ptr_decode(body, sizeof body, &r);
+    struct hw_mem_range mr = { r.ptr, size, dev, HW_MEM_DEVICE, 0 };
+    if (hw_mem_add(&mr) < 0) {
+        uint8_t fb[HIPR_ptr_SIZE];
+        hipr_ptr_encode(fb, &r);
+        hw_post(c, HIPR_OP_FREE, fb, sizeof fb, NULL, 0);
+        return hw_ret(hipErrorOutOfMemory);
+    }
+    *ptr = (void *)(uintptr_t)r.ptr;
+    return hipSuccess;
+}
+
+HW_EXPORT hipError_t hipFree(void *ptr)
+{
+    hipError_t err;
+    struct hw_mem_range r;
+    if (!ptr)
+        return hipSuccess;
+    struct hw_conn *c = hw_enter(&err);
+    if (!c)
+        return hw_ret(err);
+    if (hw_mem_find((uint64_t)(uintptr_t)ptr, &r) < 0 || r.base != (uint64_t)(uintptr_t)ptr ||
+        r.kind != HW_MEM_DEVICE)
+        return hw_ret(hipErrorInvalidValue);
+    hw_mem_remove(r.base, &r);
+    struct hipr_ptr m = { .ptr = r.base };
+    uint8_t buf[HIPR_ptr_SIZE];
+    hipr_ptr_encode(buf, &m);
+    return hw_ret(hw_post(c, HIPR_OP_FREE, buf, sizeof buf, NULL, 0));
+}
+
+HW_EXPORT hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags)
+{
+    if (!ptr)
+        return hw_ret(hipErrorInvalidValue);
+    if (size == 0) {
+        *ptr = NULL;
+        return hipSuccess;
+    }
+    void *p = NULL;
+    if (posix_memalign(&p, 4096, size) != 0)
+        return hw_ret(hipErrorOutOfMemory);
+    struct hw_mem_range r = { (uint64_t)(uintptr_t)p, size, 0, HW_MEM_HOST, flags };
+    if (hw_mem_add(&r) < 0) {
+        free(p);
+        return hw_ret(hipErrorOutOfMemory);
+    }
+    *ptr = p;
+    return hipSuccess;
+}
+
+HW_EXPORT hipError_t hipHostAlloc(void **ptr, size_t size, unsigned int flags)
+{
+    return hipHostMalloc(ptr, size, flags);
+}
+
+HW_EXPORT hipError_t hipMallocHost(void **ptr, size_t size)
+{
+    return hipHostMalloc(ptr, size, 0);
+}
+
+HW_EXPORT hipError_t hipHostFree(void *ptr)
+{
+    struct hw_mem_range r;
+    if (!ptr)
+        return hipSuccess;
+    if (hw_mem_remove((uint64_t)(uintptr_t)ptr, &r) < 0 || r.kind != HW_MEM_HOST)
+        return hw_ret(hipErrorInvalidValue);
+    free(ptr);
+    return hipSuccess;
+}
+
+HW_EXPORT hipError_t hipFreeHost(void *ptr)
+{
+    return hipHostFree(ptr);
+}
+
+static int is_device(const void *p, uint64_t n)
+{
+    struct hw_mem_range r;
+    uint64_t a = (uint64_t)(uintptr_t)p;
+    return hw_mem_find(a, &r) == 0 && r.kind == HW_MEM_DEVICE && n <= r.size - (a - r.base);
+}
+
+static int looks_device(const void *p)
+{
+    struct hw_mem_range r;
+    return hw_mem_find((uint64_t)(uintptr_t)p, &r) == 0 && r.kind == HW_MEM_DEVICE;
+}
+
+/* Resolves hipMemcpyDefault and checks the pointers against the kind. */
+static hipError_t classify(const void *dst, const void *src, size_t n, hipMemcpyKind *kind)
+{
+    if (*kind == hipMemcpyDefault) {
+        int d = looks_device(dst), s = looks_device(src);
+        *kind = d ? (s ? hipMemcpyDeviceToDevice : hipMemcpyHostToDevice)
+                  : (s ? hipMemcpyDeviceToHost : hipMemcpyHostToHost);
+    }
+    switch (*kind) {
+    case hipMemcpyHostToDevice:
+        return is_device(dst, n) ? hipSuccess : hipErrorInvalidValue;
+    case hipMemcpyDeviceToHost:
+        return is_device(src, n) ? hipSuccess : hipErrorInvalidValue;
+    case hipMemcpyDeviceToDevice:
+        return is_device(dst, n) && is_device(src, n) ? hipSuccess : hipErrorInvalidValue;
+    case hipMemcpyHostToHost:
+        return hipSuccess;
+    default:
+        return hipErrorInvalidMemcpyDirection;
+    }
+}
+
+static hipError_t copy(void *dst, const void *src, size_t n, hipMemcpyKind kind,
+                       hipStream_t stream, int sync)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_enter(&err);
+    int dev;
+    if (!c)
+        return hw_ret(err);
+    if (n == 0)
+        return hipSuccess;
+    if (!dst || !src)
+        return hw_ret(hipErrorInvalidValue);
+    if ((err = classify(dst, src, n, &kind)) != hipSuccess)
+        return hw_ret(err);
+    uint64_t sid = hw_stream_wire_id(stream, &dev);
+    switch (kind) {
+    case hipMemcpyHostToDevice:
+        for (size_t off = 0; off < n && err == hipSuccess; off += CHUNK) {
+            size_t len = n - off < CHUNK ? n - off : CHUNK;
+            struct hipr_memcpy_h2d m = { .dst = (uint64_t)(uintptr_t)dst + off, .stream = sid };
+            uint8_t buf[HIPR_memcpy_h2d_SIZE];
+            hipr_memcpy_h2d_encode(buf, &m);
+            err = hw_post(c, HIPR_OP_MEMCPY_H2D, buf, sizeof buf, (const uint8_t *)src + off, len);
+        }
+        break;
+    case hipMemcpyDeviceToHost:
+        for (size_t off = 0; off < n && err == hipSuccess; off += CHUNK) {
+            size_t len = n - off < CHUNK ? n - off : CHUNK;
+            struct hipr_memcpy_d2h m = { .src = (uint64_t)(uintptr_t)src + off, .size = len,
+                                         .stream = sid };
+            uint8_t buf[HIPR_memcpy_d2h_SIZE];
+            uint64_t got = 0;
+            hipr_memcpy_d2h_encode(buf, &m);
+            err = hw_call(c, HIPR_OP_MEMCPY_D2H, buf, sizeof buf, NULL, 0, NULL, 0,
+                          (uint8_t *)dst + off, len, &got);
+            if (err == hipSuccess && got != len)
+                err = hipErrorLaunchFailure;
+        }
+        /* The data is here: like HIP, a D2H copy reports earlier async errors. */
+        if (err == hipSuccess && sync)
+            err = hw_take_async_error(c);
+        break;
+    case hipMemcpyDeviceToDevice: {
+        struct hipr_memcpy_d2d m = { .dst = (uint64_t)(uintptr_t)dst,
+                                     .src = (uint64_t)(uintptr_t)src, .size = n, .stream = sid };
+        uint8_t buf[HIPR_memcpy_d2d_SIZE];
+        hipr_memcpy_d2d_encode(buf, &m);
+        err = hw_post(c, HIPR_OP_MEMCPY_D2D, buf, sizeof buf, NULL, 0);
+        break;
+    }
+    default:
+        memmove(dst, src, n);
+        break;
+    }
+    return hw_ret(err);
+}
+
+HW_EXPORT hipError_t hipMemcpy(void *dst, const void *src, size_t n, hipMemcpyKind kind)
+{
+    return copy(dst, src, n, kind, NULL, 1);
+}
+
+HW_EXPORT hipError_t hipMemcpyWithStream(void *dst, const void *src, size_t n,
+                                         hipMemcpyKind kind, hipStream_t stream)
+{
+    return copy(dst, src, n, kind, stream, 1);
+}
+
+/* D2H is answered when its data arrives, so an async D2H completes before
+ * return: stronger than HIP promises, never weaker. */
+HW_EXPORT hipError_t hipMemcpyAsync(void *dst, const void *src, size_t n, hipMemcpyKind kind,
+                                    hipStream_t stream)
+{
+    return copy(dst, src, n, kind, stream, 0);
+}
+
+HW_EXPORT hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, void *src, size_t n)
+{
+    return copy(dst, src, n, hipMemcpyHostToDevice, NULL, 1);
+}
+
+HW_EXPORT hipError_t hipMemcpyDtoH(void *dst, hipDeviceptr_t src, size_t n)
+{
+    return copy(dst, src, n, hipMemcpyDeviceToHost, NULL, 1);
+}
+
+HW_EXPORT hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t n)
+{
+    return copy(dst, src, n, hipMemcpyDeviceToDevice, NULL, 1);
+}
+
+HW_EXPORT hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, void *src, size_t n,
+                                        hipStream_t stream)
+{
+    return copy(dst, src, n, hipMemcpyHostToDevice, stream, 0);
+}
+
+HW_EXPORT hipError_t hipMemcpyDtoHAsync(void *dst, hipDeviceptr_t src, size_t n,
+                                        hipStream_t stream)
+{
+    return copy(dst, src, n, hipMemcpyDeviceToHost, stream, 0);
+}
+
+HW_EXPORT hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t n,
+                                        hipStream_t stream)
+{
+    return copy(dst, src, n, hipMemcpyDeviceToDevice, stream, 0);
+}
+
+static hipError_t copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch,
+                          size_t width, size_t height, hipMemcpyKind kind, hipStream_t stream,
+                          int sync)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_enter(&err);
+    int dev;
+    if (!c)
+        return hw_ret(err);
+    if (width == 0 || height == 0)
+        return hipSuccess;
+    if (!dst || !src || width > dpitch || width > spitch)
+        return hw_ret(hipErrorInvalidValue);
+    if (height > (SIZE_MAX - width) / (dpitch > spitch ? dpitch : spitch))
+        return hw_ret(hipErrorInvalidValue);
+    size_t dspan = (height - 1) * dpitch + width, sspan = (height - 1) * spitch + width;
+    if ((err = classify(dst, src, 1, &kind)) != hipSuccess)
+        return hw_ret(err);
+    if ((kind == hipMemcpyHostToDevice || kind == hipMemcpyDeviceToDevice) && !is_device(dst, dspan))
+        return hw_ret(hipErrorInvalidValue);
+    if ((kind == hipMemcpyDeviceToHost || kind == hipMemcpyDeviceToDevice) && !is_device(src, sspan))
+        return hw_ret(hipErrorInvalidValue);
+    uint64_t sid = hw_stream_wire_id(stream, &dev);
+    /* Rows travel packed; a copy larger than one message goes in row bands. */
+    size_t band = CHUNK / width ? CHUNK / width : 1;
+    if (width > CHUNK)
+        return hw_ret(hipErrorInvalidValue);
+    for (size_t row = 0; row < height && err == hipSuccess; row += band) {
+        size_t rows = height - row < band ? height - row : band;
+        uint8_t *d = (uint8_t *)dst + row * dpitch;
+        const uint8_t *s = (const uint8_t *)src + row * spitch;
+        if (kind == hipMemcpyHostToDevice) {
+            uint8_t *packed = malloc(rows * width);
+            if (!packed)
+                return hw_ret(hipErrorOutOfMemory);
+            for (size_t i = 0; i < rows; i++)
+                memcpy(packed + i * width, s + i * spitch, width);
+            struct hipr_memcpy2d_h2d m = { .dst = (uint64_t)(uintptr_t)d, .dpitch = dpitch,
+                                           .width = width, .height = rows, .stream = sid };
+            uint8_t buf[HIPR_memcpy2d_h2d_SIZE];
+            hipr_memcpy2d_h2d_encode(buf, &m);
+            err = hw_post(c, HIPR_OP_MEMCPY2D_H2D, buf, sizeof buf, packed, rows * width);
+            free(packed);
+        } else if (kind == hipMemcpyDeviceToHost) {
+            uint8_t *packed = malloc(rows * width);
+            uint64_t got = 0;
+            if (!packed)
+                return hw_ret(hipErrorOutOfMemory);
+            struct hipr_memcpy2d_d2h m = { .src = (uint64_t)(uintptr_t)s, .spitch = spitch,
+                                           .width = width, .height = rows, .stream = sid };
+            uint8_t buf[HIPR_memcpy2d_d2h_SIZE];
+            hipr_memcpy2d_d2h_encode(buf, &m);
+            err = hw_call(c, HIPR_OP_MEMCPY2D_D2H, buf, sizeof buf, NULL, 0, NULL, 0, packed,
+                          rows * width, &got);
+            if (err == hipSuccess && got != rows * width)
+                err = hipErrorLaunchFailure;
+            for (size_t i = 0; err == hipSuccess && i < rows; i++)
+                memcpy(d + i * dpitch, packed + i * width, width);
+            free(packed);
+        } else if (kind == hipMemcpyDeviceToDevice) {
+            struct hipr_memcpy2d_d2d m = { .dst = (uint64_t)(uintptr_t)d, .dpitch = dpitch,
+                                           .src = (uint64_t)(uintptr_t)s, .spitch = spitch,
+                                           .width = width, .height = rows, .stream = sid };
+            uint8_t buf[HIPR_memcpy2d_d2d_SIZE];
+            hipr_memcpy2d_d2d_encode(buf, &m);
+            err = hw_post(c, HIPR_OP_MEMCPY2D_D2D, buf, sizeof buf, NULL, 0);
+        } else {
+            for (size_t i = 0; i < rows; i++)
+                memmove(d + i * dpitch, s + i * spitch, width);
+        }
+    }
+    if (err == hipSuccess && sync && kind == hipMemcpyDeviceToHost)
+        err = hw_take_async_error(c);
+    return hw_ret(err);
+}
+
+HW_EXPORT hipError_t hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                 size_t width, size_t height, hipMemcpyKind kind)
+{
+    return copy_2d(dst, dpitch, src, spitch, width, height, kind, NULL, 1);
+}
+
+HW_EXPORT hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                      size_t width, size_t height, hipMemcpyKind kind,
+                                      hipStream_t stream)
+{
+    return copy_2d(dst, dpitch, src, spitch, width, height, kind, stream, 0);
+}
+
+static hipError_t fill(void *dst, uint32_t value, uint32_t elem, size_t count, hipStream_t stream)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_enter(&err);
+    int dev;
+    if (!c)
+        return hw_ret(err);
+    if (count == 0)
+        return hipSuccess;
+    if (count > SIZE_MAX / elem || !is_device(dst, count * elem))
+        return hw_ret(hipErrorInvalidValue);
+    struct hipr_memset m = { .dst = (uint64_t)(uintptr_t)dst, .count = count,
+                             .stream = hw_stream_wire_id(stream, &dev), .value = value,
+                             .elem_size = elem };
+    uint8_t buf[HIPR_memset_SIZE];
+    hipr_memset_encode(buf, &m);
+    return hw_ret(hw_post(c, HIPR_OP_MEMSET, buf, sizeof buf, NULL, 0));
+}
+
+HW_EXPORT hipError_t hipMemset(void *dst, int value, size_t n)
+{
+    return fill(dst, (uint8_t)value, 1, n, NULL);
+}
+
+HW_EXPORT hipError_t hipMemsetAsync(void *dst, int value, size_t n, hipStream_t stream)
+{
+    return fill(dst, (uint8_t)value, 1, n, stream);
+}
+
+HW_EXPORT hipError_t hipMemsetD8(hipDeviceptr_t dst, unsigned char value, size_t count)
+{
+    return fill(dst, value, 1, count, NULL);
+}
+
+HW_EXPORT hipError_t hipMemsetD8Async(hipDeviceptr_t dst, unsigned char value, size_t count,
+                                      hipStream_t stream)
+{
+    return fill(dst, value, 1, count, stream);
+}
+
+HW_EXPORT hipError_t hipMemsetD16(hipDeviceptr_t dst, unsigned short value, size_t count)
+{
+    return fill(dst, value, 2, count, NULL);
+}
+
+HW_EXPORT hipError_t hipMemsetD16Async(hipDeviceptr_t dst, unsigned short value, size_t count,
+                                       hipStream_t stream)
+{
+    return fill(dst, value, 2, count, stream);
+}
+
+HW_EXPORT hipError_t hipMemsetD32(hipDeviceptr_t dst, int value, size_t count)
+{
+    return fill(dst, (uint32_t)value, 4, count, NULL);
+}
+
+HW_EXPORT hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int value, size_t count,
+                                       hipStream_t stream)
+{
+    return fill(dst, (uint32_t)value, 4, count, stream);
+}
+
+HW_EXPORT hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attr, const void *ptr)
+{
+    struct hw_mem_range r;
+    if (!attr || !ptr)
+        return hw_ret(hipErrorInvalidValue);
+    if (hw_mem_find((uint64_t)(uintptr_t)ptr, &r) < 0)
+        return hw_ret(hipErrorInvalidValue);
+    memset(attr, 0, sizeof *attr);
+    attr->device = r.device;
+    attr->allocationFlags = r.flags;
+    if (r.kind == HW_MEM_DEVICE) {
+        attr->memoryType = hipMemoryTypeDevice;
+        attr->devicePointer = (void *)ptr;
+    } else {
+        attr->memoryType = hipMemoryTypeHost;
+        attr->hostPointer = (void *)ptr;
+    }
+    return hipSuccess;
+}
+
+HW_EXPORT hipError_t hipPointerGetAttribute(void *data, hipPointer_attribute attribute,
+                                            hipDeviceptr_t ptr)
+{
+    struct hw_mem_range r;
+    if (!data || !ptr)
+        return hw_ret(hipErrorInvalidValue);
+    if (hw_mem_find((uint64_t)(uintptr_t)ptr, &r) < 0)
+        return hw_ret(hipErrorInvalidValue);
+    int device = r.kind == HW_MEM_DEVICE;
+    switch (attribute) {
+    case HIP_POINTER_ATTRIBUTE_MEMORY_TYPE:
+        *(unsigned *)data = device ? hipMemoryTypeDevice : hipMemoryTypeHost;
+        break;
+    case HIP_POINTER_ATTRIBUTE_DEVICE_POINTER:
+        *(void **)data = device ? ptr : NULL;
+        break;
+    case HIP_POINTER_ATTRIBUTE_HOST_POINTER:
+        *(void **)data = device ? NULL : ptr;
+        break;
+    case HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+        *(int *)data = r.device;
+        break;
+    case HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+        *(void **)data = (void *)(uintptr_t)r.base;
+        break;
+    case HIP_POINTER_ATTRIBUTE_RANGE_SIZE:
+        *(size_t *)data = (size_t)r.size;
+        break;
+    case HIP_POINTER_ATTRIBUTE_IS_MANAGED:
+    case HIP_POINTER_ATTRIBUTE_MAPPED:
+        *(int *)data = 0;
+        break;
+    case HIP_POINTER_ATTRIBUTE_BUFFER_ID:
+        *(unsigned long long *)data = r.base;
+        break;
+    default:
+        return hw_ret(hipErrorInvalidValue);
+    }
+    return hipSuccess;
+}

@@ -1,0 +1,406 @@
+/*
+ * api_module.c - code objects and launches.
+ *
+ * The worker reports each kernel's parameter layout when the function is
+ * looked up, so a launch packs kernelParams into one argument buffer here
+ * and sends it byte for byte: device pointers inside it are real device
+ * addresses and are never rewritten.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client.h"
+
+/* Functions handed out, so hipFuncGetAttributes can tell ours from others. */
+static pthread_mutex_t fn_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct hw_function **fns;
+static size_t nfns, capfns;
+
+static void remember_function(struct hw_function *f)
+{
+    pthread_mutex_lock(&fn_lock);
+    if (nfns == capfns) {
+        size_t cap = capfns ? capfns * 2 : 64;
+        struct hw_function **v = realloc(fns, cap * sizeof *v);
+        if (v) {
+            fns = v;
+            capfns = cap;
+        }
+    }
+    if (nfns < capfns)
+        fns[nfns++] = f;
+    pthread_mutex_unlock(&fn_lock);
+}
+
+int hw_function_known(const struct hw_function *f)
+{
+    int found = 0;
+    pthread_mutex_lock(&fn_lock);
+    for (size_t i = 0; i < nfns && !found; i++)
+        found = fns[i] == f;
+    pthread_mutex_unlock(&fn_lock);
+    return found;
+}
+
+static void forget_module_functions(const struct hw_module *m)
+{
+    pthread_mutex_lock(&fn_lock);
+    for (size_t i = 0; i < nfns;) {
+        if (fns[i]->module == m) {
+            free(fns[i]);
+            fns[i] = fns[--nfns];
+        } else {
+            i++;
+        }
+    }
+    pthread_mutex_unlock(&fn_lock);
+}
+
+static hipError_t load_image(hipModule_t *module, const void *image, size_t size)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_enter(&err);
+    if (!module || !image)
+        return hw_ret(hipErrorInvalidValue);
+    if (!c)
+        return hw_ret(err);
+    if (size == 0 || size > HIPR_CAP_MODULE)
+        return hw_ret(hipErrorInvalidImage);
+    struct hw_module *m = calloc(1, sizeof *m);
+    if (!m)
+        return hw_ret(hipErrorOutOfMemory);
+    m->device = hw_current_device();
+    struct hipr_module_load_req req = { .device = m->device };
+    uint8_t buf[HIPR_module_load_req_SIZE], body[HIPR_module_SIZE];
+    hipr_module_load_req_encode(buf, &req);
+    err = hw_call(c, HIPR_OP_MODULE_LOAD, buf, sizeof buf, image, size, body, sizeof body, NULL,
+                  0, NULL);
+    if (err != hipSuccess) {
+        free(m);
+        return hw_ret(err);
+    }
+    struct hipr_module r;
+    hipr_module_decode(body, sizeof body, &r);
+    m->id = r.module;
+    *module = (hipModule_t)m;
+    return hipSuccess;
+}
+
+HW_EXPORT hipError_t hipModuleLoadData(hipModule_t *module, const void *image)
+{
+    return load_image(module, image, hw_image_size(image));
+}
+
+HW_EXPORT hipError_t hipModuleLoadDataEx(hipModule_t *module, const void *image,
+                                         unsigned int numOptions, hipJitOption *options,
+                                         void **optionValues)
+{
+    /* JIT options tune compilation; images here are already compiled. */
+    (void)numOptions;
+    (void)options;
+    (void)optionValues;
+    return hipModuleLoadData(module, image);
+}
+
+HW_EXPORT hipError_t hipModuleLoad(hipModule_t *module, const char *fname)
+{
+    if (!module || !fname)
+        return hw_ret(hipErrorInvalidValue);
+    FILE *f = fopen(fname, "rb");
+    if (!f)
+        return hw_ret(hipErrorFileNotFound);
+    hipError_t err = hipErrorInvalidImage;
+    long size = -1;
+    void *image = NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (uint64_t)size <= HIPR_CAP_MODULE && (image = malloc((size_t)size)) &&
+        fread(image, 1, (size_t)size, f) == (size_t)size)
+        err = load_image(module, image, (size_t)size);
+    else
+        err = hw_ret(image || size <= 0 ? hipErrorInvalidImage : hipErrorOutOfMemory);
+    free(image);
+    fclose(f);
+    return err;
+}
+
+HW_EXPORT hipError_t hipModuleUnload(hipModule_t module)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_enter(&err);
+    if (!c)
+        return hw_ret(err);
+    if (!module)
+        return hw_ret(hipErrorInvalidResourceHandle);
+    struct hw_module *m = (struct hw_module *)module;
+    struct hipr_module req = { m->id };
+    uint8_t buf[HIPR_module_SIZE];
+    hipr_module_encode(buf, &req);
+    err = hw_post(c, HIPR_OP_MODULE_UNLOAD, buf, sizeof buf, NULL, 0);
+    forget_module_functions(m);
+    free(m);
+    return hw_ret(err);
+}
+
+HW_EXPORT hipError_t hipModuleGetFunction(hipFunction_t *function, hipModule_t module,
+                                          const char *name)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_enter(&err);
+    if (!function || !name)
+        return hw_ret(hipErrorInvalidValue);
+    if (!c)
+        return hw_ret(err);
+    if (!module)
+        return hw_ret(hipErrorInvalidResourceHandle);
+    size_t nlen = strlen(name);
+    if (nlen == 0 || nlen >= HIPR_CAP_NAME)
+        return hw_ret(hipErrorInvalidValue);
+    struct hw_module *m = (struct hw_module *)module;
+    struct hipr_module req = { m->id };
+    uint8_t buf[HIPR_module_SIZE], body[HIPR_function_rep_SIZE];
+    uint8_t *params = malloc(HIPR_CAP_PARAMS * 8);
+    uint64_t plen = 0;
+    if (!params)
+        return hw_ret(hipErrorOutOfMemory);
+    hipr_module_encode(buf, &req);
+    err = hw_call(c, HIPR_OP_MODULE_GET_FUNCTION, buf, sizeof buf, name, nlen, body, sizeof body,
+                  params, HIPR_CAP_PARAMS * 8, &plen);
+    if (err != hipSuccess) {
+        free(params);
+        return hw_ret(err == hipErrorNotFound ? hipErrorNotFound : err);
+    }
+    struct hipr_function_rep r;
+    hipr_function_rep_decode(body, sizeof body, &r);
+    if (r.param_count > HIPR_CAP_PARAMS || plen != (uint64_t)r.param_count * 8) {
+        free(params);
+        return hw_ret(hipErrorInvalidImage);
+    }
+    struct hw_function *f = calloc(1, sizeof *f + r.param_count * sizeof f->params[0]);
+    if (!f) {
+        free(params);
+        return hw_ret(hipErrorOutOfMemory);
+    }
+    f->id = r.function;
+    f->module = m;
+    f->info = r;
+    snprintf(f->name, sizeof f->name, "%s", name);
+    for (uint32_t i = 0; i < r.param_count; i++) {
+        f->params[i].offset = hipr_get_u32(params + 8 * i);
+        f->params[i].size = hipr_get_u32(params + 8 * i + 4);
+        if (f->params[i].offset > r.args_size ||
+            f->params[i].size > r.args_size - f->params[i].offset) {
+            free(f);
+            free(params);
+            return hw_ret(hipErrorInvalidImage);
+        }
+    }
+    free(params);
+    remember_function(f);
+    *function = (hipFunction_t)f;
+    return hipSuccess;
+}
+
+HW_EXPORT hipError_t hipModuleGetGlobal(hipDeviceptr_t *dptr, size_t *bytes, hipModule_t module,
+                                        const char *name)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_enter(&err);
+    if (!name)
+        return hw_ret(hipErrorInvalidValue);
+    if (!c)
+        return hw_ret(err);
+    if (!module)
+        return hw_ret(hipErrorInvalidResourceHandle);
+    size_t nlen = strlen(name);
+    if (nlen == 0 || nlen >= HIPR_CAP_NAME)
+        return hw_ret(hipErrorInvalidValue);
+    struct hw_module *m = (struct hw_module *)module;
+    struct hipr_module req = { m->id };
+    uint8_t buf[HIPR_module_SIZE], body[HIPR_global_rep_SIZE];
+    hipr_module_encode(buf, &req);
+    err = hw_call(c, HIPR_OP_MODULE_GET_GLOBAL, buf, sizeof buf, name, nlen, body, sizeof body,
+                  NULL, 0, NULL);
+    if (err != hipSuccess)
+        return hw_ret(err);
+    struct hipr_global_rep r;
+    hipr_global_rep_decode(body, sizeof body, &r);
+    /* Copies to the global are checked against the client table too. */
+    struct hw_mem_range mr;
+    if (hw_mem_find(r.ptr, &mr) < 0) {
+        struct hw_mem_range nr = { r.ptr, r.size, m->device, HW_MEM_DEVICE, 0 };
+        hw_mem_add(&nr);
+    }
+    if (dptr)
+        *dptr = (hipDeviceptr_t)(uintptr_t)r.ptr;
+    if (bytes)
+        *bytes = (size_t)r.size;
+    return hipSuccess;
+}
+
+/* Packs kernelParams (or takes the extra buffer) into one argument blob. */
+static hipError_t marshal(const struct hw_function *f, void **kernelParams, void **extra,
+                          uint8_t *out, size_t cap, size_t *len)
+{
+    if (kernelParams) {
+        if (f->info.args_size > cap)
+            return hipErrorInvalidValue;
+        memset(out, 0, f->info.args_size);
+        for (uint32_t i = 0; i < f->info.param_count; i++) {
+            if (!kernelParams[i])
+                return hipErrorInvalidValue;
+            memcpy(out + f->params[i].offset, kernelParams[i], f->params[i].size);
+        }
+        *len = f->info.args_size;
+        return hipSuccess;
+    }
+    if (extra) {
+        void *buf = NULL;
+        size_t size = 0;
+        int have_size = 0;
+        for (size_t i = 0; extra[i] != HIP_LAUNCH_PARAM_END; i += 2) {
+            if (i > 64)
+                return hipErrorInvalidValue;
+            if (extra[i] == HIP_LAUNCH_PARAM_BUFFER_POINTER)
+                buf = extra[i + 1];
+            else if (extra[i] == HIP_LAUNCH_PARAM_BUFFER_SIZE && extra[i + 1]) {
+                size = *(size_t *)extra[i + 1];
+                have_size = 1;
+            } else
+                return hipErrorInvalidValue;
+        }
+        if (!have_size || (size && !buf) || size > cap || size < f->info.args_size)
+            return hipErrorInvalidValue;
+        memcpy(out, buf, size);
+        *len = size;
+        return hipSuccess;
+    }
+    if (f->info.args_size != 0)
+        return hipErrorInvalidValue;
+    *len = 0;
+    return hipSuccess;
+}
+
+static hipError_t launch(hipFunction_t function, const uint32_t grid[3], const uint32_t block[3],
+                         unsigned shared, hipStream_t stream, void **kernelParams, void **extra,
+                         hipEvent_t start, hipEvent_t stop, uint32_t flags)
+{
+    hipError_t err;
+    int dev;
+    struct hw_conn *c = hw_enter(&err);
+    if (!c)
+        return hw_ret(err);
+    if (!function)
+        return hw_ret(hipErrorInvalidResourceHandle);
+    const struct hw_function *f = (const struct hw_function *)function;
+    if (!grid[0] || !grid[1] || !grid[2] || !block[0] || !block[1] || !block[2])
+        return hw_ret(hipErrorInvalidConfiguration);
+    uint8_t args[HIPR_CAP_KERNEL_ARGS];
+    size_t len = 0;
+    if ((err = marshal(f, kernelParams, extra, args, sizeof args, &len)) != hipSuccess)
+        return hw_ret(err);
+    struct hipr_launch m = {
+        .function = f->id,
+        .stream = hw_stream_wire_id(stream, &dev),
+        .start_event = start ? ((struct hw_event *)start)->id : 0,
+        .stop_event = stop ? ((struct hw_event *)stop)->id : 0,
+        .grid_x = grid[0], .grid_y = grid[1], .grid_z = grid[2],
+        .block_x = block[0], .block_y = block[1], .block_z = block[2],
+        .shared_mem = shared,
+        .flags = flags,
+    };
+    uint8_t buf[HIPR_launch_SIZE];
+    hipr_launch_encode(buf, &m);
+    return hw_ret(hw_post(c, HIPR_OP_LAUNCH, buf, sizeof buf, args, len));
+}
+
+HW_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX,
+                                           unsigned int gridDimY, unsigned int gridDimZ,
+                                           unsigned int blockDimX, unsigned int blockDimY,
+                                           unsigned int blockDimZ, unsigned int sharedMemBytes,
+                                           hipStream_t stream, void **kernelParams, void **extra)
+{
+    uint32_t grid[3] = { gridDimX, gridDimY, gridDimZ };
+    uint32_t block[3] = { blockDimX, blockDimY, blockDimZ };
+    return launch(f, grid, block, sharedMemBytes, stream, kernelParams, extra, NULL, NULL, 0);
+}
+
+/* hip_ext.h declares this for C++ only; the generated table exports the
+ * mangled name of the real library and forwards it here. */
+hipError_t hipExtModuleLaunchKernel(hipFunction_t f, uint32_t globalWorkSizeX,
+                                    uint32_t globalWorkSizeY, uint32_t globalWorkSizeZ,
+                                    uint32_t localWorkSizeX, uint32_t localWorkSizeY,
+                                    uint32_t localWorkSizeZ, size_t sharedMemBytes,
+                                    hipStream_t hStream, void **kernelParams, void **extra,
+                                    hipEvent_t startEvent, hipEvent_t stopEvent, uint32_t flags);
+
+HW_EXPORT hipError_t hipExtModuleLaunchKernel(hipFunction_t f, uint32_t globalWorkSizeX,
+                                              uint32_t globalWorkSizeY, uint32_t globalWorkSizeZ,
+                                              uint32_t localWorkSizeX, uint32_t localWorkSizeY,
+                                              uint32_t localWorkSizeZ, size_t sharedMemBytes,
+                                              hipStream_t hStream, void **kernelParams,
+                                              void **extra, hipEvent_t startEvent,
+                                              hipEvent_t stopEvent, uint32_t flags)
+{
+    /* The grid is given in work items; a partial last block rounds up. */
+    uint32_t block[3] = { localWorkSizeX, localWorkSizeY, localWorkSizeZ };
+    if (!block[0] || !block[1] || !block[2] || sharedMemBytes > UINT32_MAX)
+        return hw_ret(hipErrorInvalidConfiguration);
+    uint32_t grid[3] = { (globalWorkSizeX + block[0] - 1) / block[0],
+                         (globalWorkSizeY + block[1] - 1) / block[1],
+                         (globalWorkSizeZ + block[2] - 1) / block[2] };
+    return launch(f, grid, block, (unsigned)sharedMemBytes, hStream, kernelParams, extra,
+                  startEvent, stopEvent, flags);
+}
+
+static void fill_attributes(const struct hw_function *f, struct hipFuncAttributes *a)
+{
+    memset(a, 0, sizeof *a);
+    a->binaryVersion = f->info.binary_version;
+    a->constSizeBytes = (size_t)f->info.const_size_bytes;
+    a->localSizeBytes = (size_t)f->info.local_size_bytes;
+    a->maxDynamicSharedSizeBytes = f->info.max_dynamic_shared;
+    a->maxThreadsPerBlock = f->info.max_threads_per_block;
+    a->numRegs = f->info.num_regs;
+    a->ptxVersion = f->info.ptx_version;
+    a->sharedSizeBytes = (size_t)f->info.shared_size_bytes;
+}
+
+HW_EXPORT hipError_t hipFuncGetAttribute(int *value, hipFunction_attribute attrib,
+                                         hipFunction_t hfunc)
+{
+    if (!value)
+        return hw_ret(hipErrorInvalidValue);
+    const struct hw_function *f = (const struct hw_function *)hfunc;
+    if (!f || !hw_function_known(f))
+        return hw_ret(hipErrorInvalidResourceHandle);
+    struct hipFuncAttributes a;
+    fill_attributes(f, &a);
+    switch (attrib) {
+    case HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = a.maxThreadsPerBlock; break;
+    case HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *value = (int)a.sharedSizeBytes; break;
+    case HIP_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: *value = (int)a.constSizeBytes; break;
+    case HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *value = (int)a.localSizeBytes; break;
+    case HIP_FUNC_ATTRIBUTE_NUM_REGS: *value = a.numRegs; break;
+    case HIP_FUNC_ATTRIBUTE_PTX_VERSION: *value = a.ptxVersion; break;
+    case HIP_FUNC_ATTRIBUTE_BINARY_VERSION: *value = a.binaryVersion; break;
+    case HIP_FUNC_ATTRIBUTE_CACHE_MODE_CA: *value = 0; break;
+    case HIP_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *value = a.maxDynamicSharedSizeBytes; break;
+    case HIP_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *value = 0; break;
+    default:
+        return hw_ret(hipErrorInvalidValue);
+    }
+    return hipSuccess;
+}
+
+HW_EXPORT hipError_t hipFuncGetAttributes(struct hipFuncAttributes *attr, const void *func)
+{
+    if (!attr)
+        return hw_ret(hipErrorInvalidValue);
+    /* Accepts module functions; host stubs of fat binaries are not registered yet. */
+    const struct hw_function *f = func;
+    if (!f || !hw_function_known(f))
+        return hw_ret(hipErrorInvalidDeviceFunction);
+    fill_attributes(f, attr);
+    return hipSuccess;
+}

@@ -1,0 +1,292 @@
+/*
+ * api_stream.c - streams and events. Handles are chosen by the client, so
+ * creating, recording, waiting and destroying are all fire-and-forget; only
+ * synchronize, query and elapsed time wait for the worker.
+ */
+#include <stdlib.h>
+
+#include "client.h"
+
+static uint64_t next_id = HIPR_FIRST_STREAM_ID;
+
+uint64_t hw_new_handle_id(void)
+{
+    return __atomic_add_fetch(&next_id, 1, __ATOMIC_RELAXED);
+}
+
+uint64_t hw_stream_wire_id(hipStream_t s, int *dev)
+{
+    if (s == NULL || s == hipStreamPerThread) {
+        *dev = hw_current_device();
+        return (uint64_t)*dev;
+    }
+    const struct hw_stream *st = (const struct hw_stream *)s;
+    *dev = st->device;
+    return st->id;
+}
+
+static hipError_t finish_sync(struct hw_conn *c, hipError_t err)
+{
+    if (err == hipSuccess)
+        err = hw_take_async_error(c);
+    return hw_ret(err);
+}
+
+static hipError_t stream_create(hipStream_t *out, unsigned flags, int priority)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_enter(&err);
+    if (!out)
+        return hw_ret(hipErrorInvalidValue);
+    if (!c)
+        return hw_ret(err);
+    const struct hipr_devinfo *d = &c->devs[hw_current_device()];
+    /* Lower numbers are higher priority; clamp into the device's range as HIP does. */
+    if (priority < d->stream_priority_high)
+        priority = d->stream_priority_high;
+    if (priority > d->stream_priority_low)
+        priority = d->stream_priority_low;
+    struct hw_stream *st = calloc(1, sizeof *st);
+    if (!st)
+        return hw_ret(hipErrorOutOfMemory);
+    st->id = hw_new_handle_id();
+    st->device = hw_current_device();
+    st->flags = flags;
+    st->priority = priority;
+    struct hipr_stream_create m = { st->id, st->device, flags, priority };
+    uint8_t buf[HIPR_stream_create_SIZE];
+    hipr_stream_create_encode(buf, &m);
+    err = hw_post(c, HIPR_OP_STREAM_CREATE, buf, sizeof buf, NULL, 0);
+    if (err != hipSuccess) {
+        free(st);
+        return hw_ret(err);
+    }
+    *out = (hipStream_t)st;
+    return hipSuccess;
+}
+
+HW_EXPORT hipError_t hipStreamCreate(hipStream_t *stream)
+{
+    return stream_create(stream, hipStreamDefault, 0);
+}
+
+HW_EXPORT hipError_t hipStreamCreateWithFlags(hipStream_t *stream, unsigned int flags)
+{
+    return stream_create(stream, flags, 0);
+}
+
+HW_EXPORT hipError_t hipStreamCreateWithPriority(hipStream_t *stream, unsigned int flags,
+                                                 int priority)
+{
+    return stream_create(stream, flags, priority);
+}
+
+HW_EXPORT hipError_t hipStreamDestroy(hipStream_t stream)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_enter(&err);
+    if (!c)
+        return hw_ret(err);
+    if (!stream || stream == hipStreamPerThread)
+        return hw_ret(hipErrorInvalidHandle);
+    struct hw_stream *st = (struct hw_stream *)stream;
+    struct hipr_stream m = { st->id };
+    uint8_t buf[HIPR_stream_SIZE];
+    hipr_stream_encode(buf, &m);
+    err = hw_post(c, HIPR_OP_STREAM_DESTROY, buf, sizeof buf, NULL, 0);
+    free(st);
+    return hw_ret(err);
+}
+
+static hipError_t stream_call(uint16_t op, hipStream_t stream)
+{
+    hipError_t err;
+    int dev;
+    struct hw_conn *c = hw_enter(&err);
+    if (!c)
+        return hw_ret(err);
+    struct hipr_stream m = { hw_stream_wire_id(stream, &dev) };
+    uint8_t buf[HIPR_stream_SIZE];
+    hipr_stream_encode(buf, &m);
+    err = hw_call(c, op, buf, sizeof buf, NULL, 0, NULL, 0, NULL, 0, NULL);
+    if (op == HIPR_OP_STREAM_QUERY)
+        return err == hipErrorNotReady ? err : hw_ret(err); /* not-ready is not sticky */
+    return finish_sync(c, err);
+}
+
+HW_EXPORT hipError_t hipStreamSynchronize(hipStream_t stream)
+{
+    /* The legacy default stream waits for every blocking stream: that is a
+     * device synchronize. */
+    if (stream == NULL)
+        return hipDeviceSynchronize();
+    return stream_call(HIPR_OP_STREAM_SYNCHRONIZE, stream);
+}
+
+HW_EXPORT hipError_t hipStreamQuery(hipStream_t stream)
+{
+    return stream_call(HIPR_OP_STREAM_QUERY, stream);
+}
+
+HW_EXPORT hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags)
+{
+    hipError_t err;
+    int dev;
+    struct hw_conn *c = hw_enter(&err);
+    if (!c)
+        return hw_ret(err);
+    if (!event)
+        return hw_ret(hipErrorInvalidHandle);
+    struct hipr_stream_wait_event m = { hw_stream_wire_id(stream, &dev),
+                                        ((struct hw_event *)event)->id, flags };
+    uint8_t buf[HIPR_stream_wait_event_SIZE];
+    hipr_stream_wait_event_encode(buf, &m);
+    return hw_ret(hw_post(c, HIPR_OP_STREAM_WAIT_EVENT, buf, sizeof buf, NULL, 0));
+}
+
+HW_EXPORT hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int *flags)
+{
+    if (!flags)
+        return hw_ret(hipErrorInvalidValue);
+    *flags = (!stream || stream == hipStreamPerThread) ? hipStreamDefault
+                                                       : ((struct hw_stream *)stream)->flags;
+    return hipSuccess;
+}
+
+HW_EXPORT hipError_t hipStreamGetPriority(hipStream_t stream, int *priority)
+{
+    if (!priority)
+        return hw_ret(hipErrorInvalidValue);
+    *priority = (!stream || stream == hipStreamPerThread) ? 0
+                                                          : ((struct hw_stream *)stream)->priority;
+    return hipSuccess;
+}
+
+HW_EXPORT int hipGetStreamDeviceId(hipStream_t stream)
+{
+    int dev;
+    hw_stream_wire_id(stream, &dev);
+    return dev;
+}
+
+/* ---- events ---- */
+
+static hipError_t event_create(hipEvent_t *out, unsigned flags)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_enter(&err);
+    if (!out)
+        return hw_ret(hipErrorInvalidValue);
+    if (!c)
+        return hw_ret(err);
+    struct hw_event *ev = calloc(1, sizeof *ev);
+    if (!ev)
+        return hw_ret(hipErrorOutOfMemory);
+    ev->id = hw_new_handle_id();
+    ev->device = hw_current_device();
+    ev->flags = flags;
+    struct hipr_event_create m = { ev->id, ev->device, flags };
+    uint8_t buf[HIPR_event_create_SIZE];
+    hipr_event_create_encode(buf, &m);
+    err = hw_post(c, HIPR_OP_EVENT_CREATE, buf, sizeof buf, NULL, 0);
+    if (err != hipSuccess) {
+        free(ev);
+        return hw_ret(err);
+    }
+    *out = (hipEvent_t)ev;
+    return hipSuccess;
+}
+
+HW_EXPORT hipError_t hipEventCreate(hipEvent_t *event)
+{
+    return event_create(event, hipEventDefault);
+}
+
+HW_EXPORT hipError_t hipEventCreateWithFlags(hipEvent_t *event, unsigned flags)
+{
+    return event_create(event, flags);
+}
+
+HW_EXPORT hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream)
+{
+    hipError_t err;
+    int dev;
+    struct hw_conn *c = hw_enter(&err);
+    if (!c)
+        return hw_ret(err);
+    if (!event)
+        return hw_ret(hipErrorInvalidHandle);
+    struct hipr_event_record m = { ((struct hw_event *)event)->id,
+                                   hw_stream_wire_id(stream, &dev) };
+    uint8_t buf[HIPR_event_record_SIZE];
+    hipr_event_record_encode(buf, &m);
+    return hw_ret(hw_post(c, HIPR_OP_EVENT_RECORD, buf, sizeof buf, NULL, 0));
+}
+
+static hipError_t event_call(uint16_t op, hipEvent_t event)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_enter(&err);
+    if (!c)
+        return hw_ret(err);
+    if (!event)
+        return hw_ret(hipErrorInvalidHandle);
+    struct hipr_event m = { ((struct hw_event *)event)->id };
+    uint8_t buf[HIPR_event_SIZE];
+    hipr_event_encode(buf, &m);
+    err = hw_call(c, op, buf, sizeof buf, NULL, 0, NULL, 0, NULL, 0, NULL);
+    if (op == HIPR_OP_EVENT_QUERY)
+        return err == hipErrorNotReady ? err : hw_ret(err);
+    return finish_sync(c, err);
+}
+
+HW_EXPORT hipError_t hipEventSynchronize(hipEvent_t event)
+{
+    return event_call(HIPR_OP_EVENT_SYNCHRONIZE, event);
+}
+
+HW_EXPORT hipError_t hipEventQuery(hipEvent_t event)
+{
+    return event_call(HIPR_OP_EVENT_QUERY, event);
+}
+
+HW_EXPORT hipError_t hipEventElapsedTime(float *ms, hipEvent_t start, hipEvent_t stop)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_enter(&err);
+    if (!ms)
+        return hw_ret(hipErrorInvalidValue);
+    if (!c)
+        return hw_ret(err);
+    if (!start || !stop)
+        return hw_ret(hipErrorInvalidHandle);
+    struct hipr_event_elapsed_req m = { ((struct hw_event *)start)->id,
+                                        ((struct hw_event *)stop)->id };
+    uint8_t buf[HIPR_event_elapsed_req_SIZE], body[HIPR_event_elapsed_rep_SIZE];
+    hipr_event_elapsed_req_encode(buf, &m);
+    err = hw_call(c, HIPR_OP_EVENT_ELAPSED, buf, sizeof buf, NULL, 0, body, sizeof body, NULL, 0,
+                  NULL);
+    if (err != hipSuccess)
+        return err == hipErrorNotReady ? err : hw_ret(err);
+    struct hipr_event_elapsed_rep r;
+    hipr_event_elapsed_rep_decode(body, sizeof body, &r);
+    *ms = r.ms;
+    return hipSuccess;
+}
+
+HW_EXPORT hipError_t hipEventDestroy(hipEvent_t event)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_enter(&err);
+    if (!c)
+        return hw_ret(err);
+    if (!event)
+        return hw_ret(hipErrorInvalidHandle);
+    struct hw_event *ev = (struct hw_event *)event;
+    struct hipr_event m = { ev->id };
+    uint8_t buf[HIPR_event_SIZE];
+    hipr_event_encode(buf, &m);
+    err = hw_post(c, HIPR_OP_EVENT_DESTROY, buf, sizeof buf, NULL, 0);
+    free(ev);
+    return hw_ret(err);
+}

@@ -1,0 +1,155 @@
+/*
+ * client.h - internals of the proxy libamdhip64.
+ *
+ * One connection per process to a hip-worker. Application threads call in
+ * concurrently: asynchronous work is appended to a coalescing write buffer
+ * (one short lock, no round trip); synchronous calls register a waiter keyed
+ * by request_id, flush, and wait. Whichever waiting thread finds the socket
+ * unread becomes the reader and hands out replies to the others (leader and
+ * followers), so a lone caller never pays a thread switch and no lock is
+ * held across a round trip.
+ */
+#ifndef HW_CLIENT_H
+#define HW_CLIENT_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include <hip/hip_runtime_api.h>
+
+#include "export.h"
+#include "hipr.h"
+
+/* ---- connection ----------------------------------------------------------- */
+
+struct hw_conn {
+    int fd;
+    uint64_t session_id;
+    int device_count;
+    int runtime_version;
+    int driver_version;
+    char backend[64];
+    struct hipr_devinfo *devs;
+    hipDeviceProp_t *props;
+
+    pthread_mutex_t wlock;      /* write buffer and socket writes */
+    uint8_t *wbuf;
+    size_t wlen;
+    unsigned wops;
+    uint32_t next_request_id;
+
+    pthread_mutex_t rlock;      /* waiters and the reader role */
+    pthread_cond_t rcond;
+    int reader_active;
+    struct hw_waiter *waiters;
+    int broken;                 /* connection lost; every call fails */
+    int async_error;            /* deferred error reported by the worker */
+};
+
+/* A thread waiting for one reply. Body and tail land directly in the
+ * caller's buffers (tail: e.g. the destination of a D2H copy). */
+struct hw_waiter {
+    struct hw_waiter *next;
+    uint32_t request_id;
+    int done;
+    int status;
+    uint8_t *body;
+    size_t body_cap;
+    void *tail;
+    uint64_t tail_cap;
+    uint64_t tail_len;
+};
+
+/* The connection, connecting on first use. NULL when the worker cannot be
+ * reached; *err then says what to return (hipErrorNotInitialized). */
+struct hw_conn *hw_conn_get(hipError_t *err);
+
+/* Queues an asynchronous request (fire-and-forget). The tail is copied or
+ * sent before return, so the caller may reuse it at once. */
+hipError_t hw_post(struct hw_conn *c, uint16_t opcode, const void *fixed, size_t fixed_len,
+                   const void *tail, uint64_t tail_len);
+
+/* Sends a request and waits for its reply. body receives the reply's fixed
+ * part (body_cap bytes), tail up to tail_cap bytes (*tail_len set). Returns
+ * the worker's status, with any deferred error recorded on the side. */
+hipError_t hw_call(struct hw_conn *c, uint16_t opcode, const void *fixed, size_t fixed_len,
+                   const void *req_tail, uint64_t req_tail_len, void *body, size_t body_cap,
+                   void *tail, uint64_t tail_cap, uint64_t *tail_len);
+
+/* Sends what is buffered. */
+hipError_t hw_flush(struct hw_conn *c);
+
+/* Takes the deferred error the worker reported, if any (0 when none). */
+hipError_t hw_take_async_error(struct hw_conn *c);
+
+/* ---- per-thread state (HIP semantics: current device, last error) ------------ */
+
+int hw_current_device(void);
+void hw_set_current_device(int dev);
+/* Records err as the thread's last error (unless success) and returns it. */
+hipError_t hw_ret(hipError_t err);
+/* Starts a call: connects, returns the connection or NULL with *err set. */
+struct hw_conn *hw_enter(hipError_t *err);
+
+/* ---- handles ---------------------------------------------------------------- */
+
+struct hw_stream {
+    uint64_t id;
+    int device;
+    unsigned flags;
+    int priority;
+};
+
+struct hw_event {
+    uint64_t id;
+    int device;
+    unsigned flags;
+};
+
+struct hw_module {
+    uint64_t id;
+    int device;
+};
+
+struct hw_function {
+    uint64_t id;
+    struct hw_module *module;
+    struct hipr_function_rep info;
+    char name[128];
+    struct { uint32_t offset, size; } params[];
+};
+
+/* The wire id of a stream; NULL and hipStreamPerThread mean the current
+ * device's default stream. *dev gets the stream's device. */
+uint64_t hw_stream_wire_id(hipStream_t s, int *dev);
+uint64_t hw_new_handle_id(void);
+int hw_function_known(const struct hw_function *f);
+
+/* ---- client allocation table (hipMemcpyDefault, pointer attributes) --------- */
+
+enum hw_mem_kind { HW_MEM_DEVICE = 1, HW_MEM_HOST = 2 };
+
+struct hw_mem_range {
+    uint64_t base, size;
+    int device;
+    enum hw_mem_kind kind;
+    unsigned flags;
+};
+
+int hw_mem_add(const struct hw_mem_range *r);
+int hw_mem_remove(uint64_t base, struct hw_mem_range *out);
+/* The range holding ptr, copied to *out; 0 when found. */
+int hw_mem_find(uint64_t ptr, struct hw_mem_range *out);
+/* Base of some device allocation on dev; 1 when there is one. */
+int hw_mem_first_of_device(int dev, uint64_t *base);
+
+/* ---- misc -------------------------------------------------------------------- */
+
+/* Size of a code object image given only its address (ELF, clang offload
+ * bundle, CUDA fatbin, PTX text). 0 when the format is unknown. */
+size_t hw_image_size(const void *image);
+void hw_props_from_devinfo(const struct hipr_devinfo *d, hipDeviceProp_t *p);
+hipError_t hw_attribute_from_devinfo(const struct hipr_devinfo *d, hipDeviceAttribute_t attr,
+                                     int *value);
+
+#endif

@@ -1,0 +1,136 @@
+/*
+ * device_props.c - hipDeviceProp_t and hipDeviceGetAttribute, built from the
+ * device descriptions the worker sent at connect. Attribute numbering
+ * differs between HIP releases, so the wire carries named fields and the
+ * mapping to this header's enum happens here, at compile time.
+ */
+#include <string.h>
+
+#include "client.h"
+
+void hw_props_from_devinfo(const struct hipr_devinfo *d, hipDeviceProp_t *p)
+{
+    memset(p, 0, sizeof *p);
+    memcpy(p->name, d->name, sizeof p->name < sizeof d->name ? sizeof p->name : sizeof d->name);
+    p->name[sizeof p->name - 1] = '\0';
+    p->totalGlobalMem = (size_t)d->total_global_mem;
+    p->sharedMemPerBlock = (size_t)d->shared_mem_per_block;
+    p->regsPerBlock = d->regs_per_block;
+    p->warpSize = d->warp_size;
+    p->maxThreadsPerBlock = d->max_threads_per_block;
+    p->maxThreadsDim[0] = d->max_threads_dim_x;
+    p->maxThreadsDim[1] = d->max_threads_dim_y;
+    p->maxThreadsDim[2] = d->max_threads_dim_z;
+    p->maxGridSize[0] = d->max_grid_size_x;
+    p->maxGridSize[1] = d->max_grid_size_y;
+    p->maxGridSize[2] = d->max_grid_size_z;
+    p->clockRate = d->clock_rate_khz;
+    p->memoryClockRate = d->memory_clock_rate_khz;
+    p->memoryBusWidth = d->memory_bus_width;
+    p->totalConstMem = (size_t)d->total_const_mem;
+    p->major = d->major;
+    p->minor = d->minor;
+    p->multiProcessorCount = d->multiprocessor_count;
+    p->l2CacheSize = d->l2_cache_size;
+    p->maxThreadsPerMultiProcessor = d->max_threads_per_multiprocessor;
+    p->computeMode = d->compute_mode;
+    p->clockInstructionRate = d->clock_rate_khz;
+    p->concurrentKernels = d->concurrent_kernels;
+    p->pciDomainID = d->pci_domain_id;
+    p->pciBusID = d->pci_bus_id;
+    p->pciDeviceID = d->pci_device_id;
+    p->maxSharedMemoryPerMultiProcessor = (size_t)d->shared_mem_per_multiprocessor;
+    p->isMultiGpuBoard = d->is_multi_gpu_board;
+    p->canMapHostMemory = d->can_map_host_memory;
+    p->gcnArch = d->gcn_arch;
+    memcpy(p->gcnArchName, d->arch_name,
+           sizeof p->gcnArchName < sizeof d->arch_name ? sizeof p->gcnArchName
+                                                       : sizeof d->arch_name);
+    p->gcnArchName[sizeof p->gcnArchName - 1] = '\0';
+    p->integrated = d->integrated;
+    p->cooperativeLaunch = d->cooperative_launch;
+    p->memPitch = (size_t)d->mem_pitch;
+    p->textureAlignment = (size_t)d->texture_alignment;
+    p->ECCEnabled = d->ecc_enabled;
+    p->managedMemory = d->managed_memory;
+}
+
+hipError_t hw_attribute_from_devinfo(const struct hipr_devinfo *d, hipDeviceAttribute_t attr,
+                                     int *value)
+{
+    int v;
+    switch (attr) {
+    case hipDeviceAttributeEccEnabled: v = d->ecc_enabled; break;
+    case hipDeviceAttributeAsyncEngineCount: v = d->async_engine_count; break;
+    case hipDeviceAttributeCanMapHostMemory: v = d->can_map_host_memory; break;
+    case hipDeviceAttributeClockRate: v = d->clock_rate_khz; break;
+    case hipDeviceAttributeClockInstructionRate: v = d->clock_rate_khz; break;
+    case hipDeviceAttributeComputeMode: v = d->compute_mode; break;
+    case hipDeviceAttributeConcurrentKernels: v = d->concurrent_kernels; break;
+    case hipDeviceAttributeCooperativeLaunch: v = d->cooperative_launch; break;
+    case hipDeviceAttributeIntegrated: v = d->integrated; break;
+    case hipDeviceAttributeIsMultiGpuBoard: v = d->is_multi_gpu_board; break;
+    case hipDeviceAttributeL2CacheSize: v = d->l2_cache_size; break;
+    case hipDeviceAttributeComputeCapabilityMajor: v = d->major; break;
+    case hipDeviceAttributeComputeCapabilityMinor: v = d->minor; break;
+    case hipDeviceAttributeManagedMemory: v = d->managed_memory; break;
+    case hipDeviceAttributeMaxBlockDimX: v = d->max_threads_dim_x; break;
+    case hipDeviceAttributeMaxBlockDimY: v = d->max_threads_dim_y; break;
+    case hipDeviceAttributeMaxBlockDimZ: v = d->max_threads_dim_z; break;
+    case hipDeviceAttributeMaxGridDimX: v = d->max_grid_size_x; break;
+    case hipDeviceAttributeMaxGridDimY: v = d->max_grid_size_y; break;
+    case hipDeviceAttributeMaxGridDimZ: v = d->max_grid_size_z; break;
+    case hipDeviceAttributeMaxThreadsPerBlock: v = d->max_threads_per_block; break;
+    case hipDeviceAttributeMaxThreadsPerMultiProcessor: v = d->max_threads_per_multiprocessor; break;
+    case hipDeviceAttributeMaxPitch:
+        v = d->mem_pitch > INT32_MAX ? INT32_MAX : (int)d->mem_pitch;
+        break;
+    case hipDeviceAttributeMemoryBusWidth: v = d->memory_bus_width; break;
+    case hipDeviceAttributeMemoryClockRate: v = d->memory_clock_rate_khz; break;
+    case hipDeviceAttributeMultiprocessorCount: v = d->multiprocessor_count; break;
+    case hipDeviceAttributePhysicalMultiProcessorCount: v = d->multiprocessor_count; break;
+    case hipDeviceAttributePciBusId: v = d->pci_bus_id; break;
+    case hipDeviceAttributePciDeviceId: v = d->pci_device_id; break;
+    case hipDeviceAttributePciDomainID: v = d->pci_domain_id; break;
+    case hipDeviceAttributeMaxRegistersPerBlock: v = d->regs_per_block; break;
+    case hipDeviceAttributeMaxRegistersPerMultiprocessor: v = d->regs_per_multiprocessor; break;
+    case hipDeviceAttributeMaxSharedMemoryPerBlock:
+        v = (int)d->shared_mem_per_block;
+        break;
+    case hipDeviceAttributeSharedMemPerBlockOptin:
+        v = (int)d->shared_mem_per_block_optin;
+        break;
+    case hipDeviceAttributeSharedMemPerMultiprocessor:
+    case hipDeviceAttributeMaxSharedMemoryPerMultiprocessor:
+        v = (int)d->shared_mem_per_multiprocessor;
+        break;
+    case hipDeviceAttributeStreamPrioritiesSupported:
+        v = d->stream_priority_low != d->stream_priority_high;
+        break;
+    case hipDeviceAttributeTextureAlignment: v = (int)d->texture_alignment; break;
+    case hipDeviceAttributeTotalConstantMemory:
+        v = d->total_const_mem > INT32_MAX ? INT32_MAX : (int)d->total_const_mem;
+        break;
+    case hipDeviceAttributeTotalGlobalMem:
+        /* An int cannot hold it; HIP saturates the same way. */
+        v = d->total_global_mem > INT32_MAX ? INT32_MAX : (int)d->total_global_mem;
+        break;
+    case hipDeviceAttributeUnifiedAddressing: v = d->unified_addressing; break;
+    case hipDeviceAttributeWarpSize: v = d->warp_size; break;
+    case hipDeviceAttributeGcnArch: v = d->gcn_arch; break;
+    case hipDeviceAttributeKernelExecTimeout: v = 0; break;
+    case hipDeviceAttributeHostNativeAtomicSupported: v = 0; break;
+    case hipDeviceAttributeDirectManagedMemAccessFromHost: v = 0; break;
+    case hipDeviceAttributeConcurrentManagedAccess: v = 0; break;
+    case hipDeviceAttributePageableMemoryAccess: v = 0; break;
+    case hipDeviceAttributePageableMemoryAccessUsesHostPageTables: v = 0; break;
+    case hipDeviceAttributeCooperativeMultiDeviceLaunch: v = 0; break;
+    case hipDeviceAttributeIsLargeBar: v = 0; break;
+    case hipDeviceAttributeImageSupport: v = 0; break;
+    case hipDeviceAttributeMemoryPoolsSupported: v = 0; break;
+    default:
+        return hipErrorInvalidValue;
+    }
+    *value = v;
+    return hipSuccess;
+}

@@ -1,0 +1,97 @@
+/* CPU-device kernels used by the integration tests (hipwire/cpu_kernel.h). */
+#include <hipwire/cpu_kernel.h>
+
+struct vadd_args {
+    const float *a;
+    const float *b;
+    float *c;
+    int n;
+};
+
+static void vadd(const struct hipwire_cpu_ctx *ctx, const struct vadd_args *p)
+{
+    int i = (int)(ctx->block_idx.x * ctx->block_dim.x + ctx->thread_idx.x);
+    if (i < p->n)
+        p->c[i] = p->a[i] + p->b[i];
+}
+HIPWIRE_CPU_KERNEL(vadd, struct vadd_args, HIPWIRE_PARAM(struct vadd_args, a),
+                   HIPWIRE_PARAM(struct vadd_args, b), HIPWIRE_PARAM(struct vadd_args, c),
+                   HIPWIRE_PARAM(struct vadd_args, n));
+
+/* Sums each block's slice into out[block]; thread 0 does the block's work
+ * because the CPU device has no barriers (see the kernel ABI). */
+struct reduce_args {
+    const int *in;
+    long long *out;
+    int n;
+};
+
+static void block_sum(const struct hipwire_cpu_ctx *ctx, const struct reduce_args *p)
+{
+    if (ctx->thread_idx.x != 0)
+        return;
+    long long s = 0;
+    int start = (int)(ctx->block_idx.x * ctx->block_dim.x);
+    for (int i = start; i < start + (int)ctx->block_dim.x && i < p->n; i++)
+        s += p->in[i];
+    p->out[ctx->block_idx.x] = s;
+}
+HIPWIRE_CPU_KERNEL(block_sum, struct reduce_args, HIPWIRE_PARAM(struct reduce_args, in),
+                   HIPWIRE_PARAM(struct reduce_args, out), HIPWIRE_PARAM(struct reduce_args, n));
+
+/* Adds 1 to *counter once per launch: proves each launch ran exactly once. */
+struct count_args {
+    unsigned long long *counter;
+};
+
+static void count_once(const struct hipwire_cpu_ctx *ctx, const struct count_args *p)
+{
+    if (ctx->thread_idx.x == 0 && ctx->block_idx.x == 0)
+        (*p->counter)++;
+}
+HIPWIRE_CPU_KERNEL(count_once, struct count_args, HIPWIRE_PARAM(struct count_args, counter));
+
+/* Does nothing: measures launch overhead. */
+struct empty_args {
+    int unused;
+};
+
+static void empty(const struct hipwire_cpu_ctx *ctx, const struct empty_args *p)
+{
+    (void)ctx;
+    (void)p;
+}
+HIPWIRE_CPU_KERNEL(empty, struct empty_args, HIPWIRE_PARAM(struct empty_args, unused));
+
+/* Mixed scalar widths: checks the client lays out kernelParams at the
+ * offsets the worker reported (char, double, short, pointer). */
+struct mixed_args {
+    char c;
+    double d;
+    short s;
+    long long *out;
+};
+
+static void mixed(const struct hipwire_cpu_ctx *ctx, const struct mixed_args *p)
+{
+    if (ctx->thread_idx.x == 0)
+        *p->out = (long long)p->c * 1000000 + (long long)(p->d * 1000) + p->s;
+}
+HIPWIRE_CPU_KERNEL(mixed, struct mixed_args, HIPWIRE_PARAM(struct mixed_args, c),
+                   HIPWIRE_PARAM(struct mixed_args, d), HIPWIRE_PARAM(struct mixed_args, s),
+                   HIPWIRE_PARAM(struct mixed_args, out));
+
+/* Writes through a pointer argument without checking it: a "kernel fault". */
+struct poke_args {
+    int *where;
+};
+
+static void poke(const struct hipwire_cpu_ctx *ctx, const struct poke_args *p)
+{
+    (void)ctx;
+    *p->where = 42;
+}
+HIPWIRE_CPU_KERNEL(poke, struct poke_args, HIPWIRE_PARAM(struct poke_args, where));
+
+/* A __device__ global for hipModuleGetGlobal. */
+__attribute__((visibility("default"))) int hw_global_table[64] = { 7 };

@@ -190,7 +190,7 @@ static int reload_driver(void) {
 
 static int set_modes(amdgpu_system_t *sys, const set_request *rq) {
     bool targets[AMDGPU_MAX_GPUS], busy[AMDGPU_MAX_GPUS];
-    char err[512];
+    char err[1024];
     if (select_targets(sys, rq->gpu, targets) < 0) {
         fprintf(stderr, "hipwire: no GPU '%s' (have %u; use an index, a BDF or all)\n",
                 rq->gpu ? rq->gpu : "all", sys->gpu_count);

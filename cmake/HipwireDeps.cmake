@@ -1,5 +1,8 @@
-# Debian packages the build needs. Installed automatically when the build runs
-# as root; otherwise configuration stops with the exact apt-get line to run.
+# Debian packages the build and the tests need. When the build runs as root
+# they are installed if missing; otherwise configuration stops with the
+# exact apt-get line. -DHIPWIRE_INSTALL_DEPS=OFF skips this (machines without
+# apt, e.g. a GPU box where HIP headers are supplied through -DHIP_ROOT).
+option(HIPWIRE_INSTALL_DEPS "Install missing Debian packages at configure time" ON)
 set(HIPWIRE_DEBIAN_PACKAGES libamdhip64-dev hipcc python3 clang libclang-rt-14-dev)
 
 function(hipwire_missing_packages out)
@@ -15,7 +18,7 @@ function(hipwire_missing_packages out)
 endfunction()
 
 find_program(DPKG_QUERY dpkg-query)
-if(DPKG_QUERY)
+if(HIPWIRE_INSTALL_DEPS AND DPKG_QUERY)
   hipwire_missing_packages(HIPWIRE_MISSING)
   if(HIPWIRE_MISSING)
     string(REPLACE ";" " " pkgs "${HIPWIRE_MISSING}")
@@ -23,7 +26,7 @@ if(DPKG_QUERY)
     if(uid STREQUAL "0")
       message(STATUS "hipwire: installing missing Debian packages: ${pkgs}")
       execute_process(COMMAND apt-get update -qq)
-      execute_process(COMMAND env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ${HIPWIRE_MISSING}
+      execute_process(COMMAND env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ${HIPWIRE_MISSING}
         RESULT_VARIABLE rc)
       if(NOT rc EQUAL 0)
         message(FATAL_ERROR "hipwire: apt-get install ${pkgs} failed")
@@ -38,7 +41,7 @@ endif()
 set(HIP_ROOT "/usr" CACHE PATH "Prefix holding include/hip/hip_runtime_api.h")
 set(HIP_INCLUDE_DIR "${HIP_ROOT}/include")
 if(NOT EXISTS "${HIP_INCLUDE_DIR}/hip/hip_runtime_api.h")
-  message(FATAL_ERROR "hipwire: no HIP headers under ${HIP_ROOT} (set -DHIP_ROOT=)")
+  message(FATAL_ERROR "hipwire: no HIP headers under ${HIP_ROOT} (install libamdhip64-dev or set -DHIP_ROOT=)")
 endif()
 file(STRINGS "${HIP_INCLUDE_DIR}/hip/hip_version.h" _hv REGEX "#define HIP_VERSION_MAJOR")
 string(REGEX MATCH "[0-9]+" HIP_VERSION_MAJOR "${_hv}")

@@ -398,9 +398,13 @@ static void set_uuids(amdgpu_gpu_t *g)
     else
         snprintf(g->uuid, sizeof(g->uuid), "amdgpu-pci-%04" PRIx32
                  "-%02" PRIx32 "-%02" PRIx32, g->domain, g->bus, g->device);
+    /* A local copy: gcc -O2 cannot tell g->uuid from the partitions' own
+     * buffers and rejects the snprintf under -Werror=restrict. */
+    char base[sizeof(g->uuid)];
+    memcpy(base, g->uuid, sizeof base);
     for (uint32_t p = 0; p < g->partition_count; p++)
         snprintf(g->partitions[p].uuid, sizeof(g->partitions[p].uuid),
-                 "%.48s-p%" PRIu32, g->uuid, p);
+                 "%.48s-p%" PRIu32, base, p);
 }
 
 /* Build the GPU at sorted nodes [first, last). */

@@ -3,18 +3,16 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *const compute_modes[] = {"SPX", "DPX", "TPX", "QPX", "CPX"};
 static const char *const memory_modes[] = {"NPS1", "NPS2", "NPS3", "NPS4", "NPS6", "NPS8"};
 
 static int parse_mode(const char *in, char out[8], const char *const *modes, size_t n) {
-    char up[8];
-    size_t len = in ? strlen(in) : 0;
-    if (len == 0 || len >= sizeof(up)) return -1;
-    for (size_t i = 0; i <= len; i++) up[i] = (char)toupper((unsigned char)in[i]);
+    if (!in) return -1;
     for (size_t i = 0; i < n; i++) {
-        if (strcmp(up, modes[i]) == 0) {
-            memcpy(out, up, len + 1);
+        if (strcasecmp(in, modes[i]) == 0) {
+            memcpy(out, modes[i], strlen(modes[i]) + 1);
             return 0;
         }
     }

@@ -168,7 +168,8 @@ static int parse_template(const char *t, char compute[8], char memory[8])
         return -1;
     memcpy(compute, up, 3);
     compute[3] = '\0';
-    snprintf(memory, 8, "%s", up + 4);
+    /* up + 4 matched one of mm[], so it fits: at most "NPS8" and its NUL. */
+    memcpy(memory, up + 4, strlen(up + 4) + 1);
     return 0;
 }
 

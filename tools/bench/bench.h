@@ -1,0 +1,170 @@
+/*
+ * bench.h - hipwire-bench: what is measured, against what, and the results.
+ *
+ * Every measurement of the HIP side goes through a `struct bench_ops`, so the
+ * same code times the proxy (remote HIP over hipwire) and, on a GPU machine,
+ * the local runtime (a NATIVE column). The raw-socket reference is not an
+ * ops table: it is the transport hipwire itself runs on, measured in the same
+ * run so that every ratio compares like with like.
+ */
+#ifndef HIPWIRE_BENCH_H
+#define HIPWIRE_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- options ------------------------------------------------------------ */
+
+struct bench_options {
+    const char *worker;        /* HOST:PORT given with --worker, or NULL */
+    const char *spawn_worker;  /* hip-worker binary to start, or NULL */
+    const char *kernels;       /* CPU code object holding the `empty` kernel */
+    const char *json_path;     /* --json FILE, or NULL */
+    int quick;                 /* --quick: fewer repetitions, smaller sizes */
+};
+
+/* ---- the calls being timed ---------------------------------------------- */
+
+/*
+ * One implementation of the HIP-side calls. Every function returns 0 on
+ * success or the runtime's error code, which error_name() turns into text.
+ * A native CUDA (or native HIP) implementation fills the same table and is
+ * returned by bench_native_ops() (ops_native.c).
+ */
+struct bench_ops {
+    const char *name;  /* column label: "hipwire", "native" */
+    int (*init)(const struct bench_options *opt, char *why, size_t why_len);
+    void (*fini)(void);
+    const char *(*error_name)(int code);
+
+    /* Round-trip probes: each makes exactly one call. */
+    int (*local_query)(void);       /* answered in process: hipGetDevice */
+    int (*stream_query)(void);      /* hipStreamQuery(NULL) */
+    int (*mem_get_info)(void);      /* hipMemGetInfo */
+
+    /* Launches of a kernel that does nothing, on the default stream. */
+    int (*launch_empty)(void);
+    int (*device_synchronize)(void);
+
+    /* Memory and copies. Pinned means hipHostMalloc (cudaMallocHost). */
+    int (*device_alloc)(void **ptr, size_t size);
+    void (*device_free)(void *ptr);
+    int (*pinned_alloc)(void **ptr, size_t size);
+    void (*pinned_free)(void *ptr);
+    int (*copy_h2d)(void *dst, const void *src, size_t size);  /* hipMemcpy, blocking */
+    int (*copy_d2h)(void *dst, const void *src, size_t size);
+
+    /* A line describing the device, for the report header. */
+    void (*describe)(char *out, size_t out_len);
+};
+
+const struct bench_ops *bench_hip_ops(void);
+/* NULL until a native implementation is built in (see ops_native.c). */
+const struct bench_ops *bench_native_ops(void);
+
+/* ---- raw TCP reference (raw_tcp.c) --------------------------------------- */
+
+/* A forked loopback server: 24-byte echo, push (read N, ack 24 B) and pull
+ * (send N). Started before any HIP call so that no thread is forked. */
+struct raw_server {
+    int pid;
+    int port;
+};
+
+int raw_server_start(struct raw_server *srv);
+void raw_server_stop(struct raw_server *srv);
+int raw_connect(int port);                           /* fd, or -1 */
+int raw_echo(int fd);                                /* 0 when the 24 bytes came back */
+int raw_push(int fd, const void *buf, size_t size);  /* size bytes out, ack back */
+int raw_pull(int fd, void *buf, size_t size);        /* request out, size bytes back */
+/* Applies the socket options hipwire uses (TCP_NODELAY, 4 MiB buffers). */
+void raw_tune(int fd);
+
+/* ---- samples and statistics (stats.c) ------------------------------------- */
+
+uint64_t bench_now_ns(void);
+
+struct sample_set {
+    double *ns;   /* one duration per sample */
+    size_t n, cap;
+};
+
+int samples_reserve(struct sample_set *s, size_t cap);
+void samples_add(struct sample_set *s, double ns);
+void samples_free(struct sample_set *s);
+
+struct stats {
+    size_t n;
+    double min_us, p50_us, p99_us, mean_us, max_us;
+};
+
+/* Sorts the samples in place. */
+struct stats samples_stats(struct sample_set *s);
+
+/* ---- results ------------------------------------------------------------- */
+
+#define BENCH_MAX_TARGETS 2  /* hipwire, native */
+#define BENCH_MAX_SIZES   16
+
+enum latency_probe {
+    PROBE_LOCAL,
+    PROBE_STREAM_QUERY,
+    PROBE_MEM_INFO,
+    PROBE_DEVICE_SYNC, /* idle device: the floor under every H2D sample of section 3 */
+    PROBE_COUNT
+};
+enum copy_dir { DIR_H2D, DIR_D2H, DIR_COUNT };
+enum host_mem { MEM_PAGEABLE, MEM_PINNED, MEM_COUNT };
+
+struct launch_result {
+    int ok;
+    size_t launches;        /* per repetition */
+    int repetitions;
+    double enqueue_per_s;   /* median over repetitions */
+    double complete_per_s;
+};
+
+struct bench_results {
+    /* Environment, for the header. */
+    char date[32];
+    char host[256];
+    char cpu[128];
+    int cpus;
+    char build_type[32];
+    char device[BENCH_MAX_TARGETS][160];
+    int quick;
+
+    int ntargets;
+    const struct bench_ops *targets[BENCH_MAX_TARGETS];
+
+    /* 1. round trips */
+    int raw_rtt_ok;
+    struct stats raw_rtt;
+    int probe_ok[BENCH_MAX_TARGETS][PROBE_COUNT];
+    struct stats probe[BENCH_MAX_TARGETS][PROBE_COUNT];
+
+    /* 2. launches */
+    struct launch_result launch[BENCH_MAX_TARGETS];
+
+    /* 3. bandwidth, GB/s (1e9 bytes), < 0 when not measured */
+    size_t nsizes;
+    size_t sizes[BENCH_MAX_SIZES];
+    size_t iterations[BENCH_MAX_SIZES];
+    double raw_gbps[DIR_COUNT][BENCH_MAX_SIZES];
+    double gbps[BENCH_MAX_TARGETS][DIR_COUNT][MEM_COUNT][BENCH_MAX_SIZES];
+
+    int failures;  /* measurements that could not run */
+};
+
+/* Targets, as in the task that asked for this benchmark. */
+#define TARGET_SYNC_RTT_RATIO   1.3      /* sync call p50 <= 1.3 x raw p50 */
+#define TARGET_ENQUEUE_PER_S    500000.0
+#define TARGET_BW_RATIO         0.8      /* >= 80 % of raw ... */
+#define TARGET_BW_FROM_SIZE     (1u << 20) /* ... from 1 MiB up */
+
+extern const char *const bench_probe_names[PROBE_COUNT];
+
+void report_print(const struct bench_results *r);
+int report_write_json(const struct bench_results *r, const char *path);
+
+#endif

@@ -4,6 +4,7 @@
 #include "session.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -305,6 +306,17 @@ static void request_loop(struct session *s)
     }
 }
 
+static int session_fd = -1;
+
+/* SIGTERM from the supervisor's shutdown: stop reading; the request loop sees
+ * end of input and the session frees everything on its way out. */
+static void on_term(int sig)
+{
+    (void)sig;
+    if (session_fd >= 0)
+        shutdown(session_fd, SHUT_RD);
+}
+
 int session_main(int fd, const struct worker_config *cfg, struct status_table *table,
                  uint64_t session_id)
 {
@@ -312,6 +324,11 @@ int session_main(int fd, const struct worker_config *cfg, struct status_table *t
     memset(&s, 0, sizeof s);
     s.fd = fd;
     s.id = session_id;
+    session_fd = fd;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_term;
+    sigaction(SIGTERM, &sa, NULL);
     s.cfg = cfg;
     s.table = table;
     pthread_mutex_init(&s.send_lock, NULL);

@@ -124,7 +124,6 @@ int supervisor_run(const struct worker_config *cfg)
         pid_t pid = fork();
         if (pid == 0) {
             close(lfd);
-            signal(SIGTERM, SIG_DFL);
             signal(SIGINT, SIG_IGN); /* a terminal ^C goes to the supervisor */
             _exit(session_main(cfd, cfg, table, sid));
         }

@@ -1,0 +1,882 @@
+/*
+ * cuda_backend.c - the "cuda" backend: HIP work on NVIDIA GPUs through the
+ * CUDA driver API (docs/backend-cuda.md).
+ *
+ * Threads: every slot runs on the session's dispatch thread, which keeps the
+ * device's primary context current. Completions come from the driver's
+ * callback thread (cb_trampoline), which never calls CUDA. A watchdog thread
+ * probes the contexts while completions are pending, so that a context lost
+ * to a fault fails them instead of leaving a reply unsent for ever.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cuda_internal.h"
+#include "hw_log.h"
+
+#define SMALL_SLAB (64u * 1024)        /* copies up to this size use one small slab */
+#define SMALL_SLABS 256u               /* 16 MiB of small slabs at most */
+#define BIG_SLAB (4u * 1024 * 1024)    /* larger copies go in 4 MiB chunks */
+#define BIG_SLABS 32u                  /* 128 MiB in flight at most */
+#define WATCHDOG_MS 100
+
+/* The context the calling thread has current, so the common case of one
+ * device costs no driver call. Only the dispatch thread calls hwcu_use(). */
+static _Thread_local CUcontext tl_ctx;
+
+int hwcu_use(struct hw_backend *be, struct cu_dev *d)
+{
+    if (tl_ctx == d->ctx)
+        return HW_OK;
+    CUresult r = be->api.cuCtxSetCurrent(d->ctx);
+    if (r != HWCU_SUCCESS)
+        return hwcu_check(be, r);
+    tl_ctx = d->ctx;
+    return HW_OK;
+}
+
+static const char *cu_name(struct hw_backend *be, CUresult r)
+{
+    const char *s = NULL;
+    if (be->api.cuGetErrorName(r, &s) != HWCU_SUCCESS || !s)
+        s = "unknown CUresult";
+    return s;
+}
+
+static void flush_pending(struct hw_backend *be, int status);
+
+void hwcu_fail(struct hw_backend *be, CUresult r)
+{
+    int st = hwcu_status(r);
+    int expected = 0;
+    if (__atomic_compare_exchange_n(&be->dead, &expected, st, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
+        /* No cuGetErrorName here: this may run on the driver's callback
+         * thread, where CUDA calls are not allowed. */
+        hw_error("cuda: device context lost: CUresult %d (hipError %d); every later call fails",
+                 (int)r, st);
+        if (be->cfg.on_async_error)
+            be->cfg.on_async_error(be->cfg.ctx, st);
+    }
+    flush_pending(be, HWCU_DEAD(be));
+}
+
+int hwcu_check(struct hw_backend *be, CUresult r)
+{
+    if (r == HWCU_SUCCESS)
+        return HW_OK;
+    if (hwcu_is_sticky(r))
+        hwcu_fail(be, r);
+    return hwcu_status(r);
+}
+
+/* ---- pending completions ---------------------------------------------------- */
+
+static void list_add(struct hw_backend *be, struct cb_rec *r)
+{
+    r->next = &be->pending;
+    r->prev = be->pending.prev;
+    be->pending.prev->next = r;
+    be->pending.prev = r;
+    be->npending++;
+}
+
+static void list_del(struct hw_backend *be, struct cb_rec *r)
+{
+    r->prev->next = r->next;
+    r->next->prev = r->prev;
+    r->prev = r->next = r;
+    be->npending--;
+}
+
+static void slab_put_locked(struct hw_backend *be, struct slab_pool *pool, struct slab *sl)
+{
+    sl->next = pool->free;
+    pool->free = sl;
+    pthread_cond_broadcast(&be->slab_cond);
+}
+
+/* Runs each completion at most once: from the driver's callback, or from a
+ * flush after the context was lost, whichever comes first. */
+static void cb_complete(struct cb_rec *r, CUresult res)
+{
+    struct hw_backend *be = r->be;
+    int st = hwcu_status(res);
+    if (res != HWCU_SUCCESS) {
+        /* Runs on the driver's thread: no CUDA calls, so no flush of streams
+         * here beyond failing what is pending (hwcu_fail makes no CUDA call
+         * except cuGetErrorName, which only reads a table). */
+        hwcu_fail(be, hwcu_is_sticky(res) ? res : HWCU_ERROR_LAUNCH_FAILED);
+    }
+    pthread_mutex_lock(&be->lock);
+    int fire = !r->fired;
+    r->fired = 1;
+    list_del(be, r);
+    pthread_mutex_unlock(&be->lock);
+    if (fire) {
+        if (r->d2h_dst && st == HW_OK)
+            memcpy(r->d2h_dst, r->slab->p, r->d2h_len);
+        if (r->slab) {
+            pthread_mutex_lock(&be->lock);
+            slab_put_locked(be, r->pool, r->slab);
+            pthread_mutex_unlock(&be->lock);
+        }
+        if (r->fn)
+            r->fn(r->arg, st);
+    }
+    free(r);
+}
+
+static void cb_stream(CUstream s, CUresult status, void *ud)
+{
+    (void)s;
+    cb_complete(ud, status);
+}
+
+static void cb_host(void *ud)
+{
+    cb_complete(ud, HWCU_SUCCESS);
+}
+
+struct flushed {
+    hw_done_fn fn;
+    void *arg;
+};
+
+/* Fails every completion still pending. The records stay listed (the
+ * driver may still call back; cb_complete then only frees them); fn/arg are
+ * copied out under the lock because that call may free a record at once. */
+static void flush_pending(struct hw_backend *be, int status)
+{
+    pthread_mutex_lock(&be->lock);
+    struct flushed *v = calloc(be->npending ? be->npending : 1, sizeof *v);
+    size_t n = 0;
+    for (struct cb_rec *r = be->pending.next; r != &be->pending; r = r->next) {
+        if (r->fired)
+            continue;
+        r->fired = 1;
+        if (r->slab)
+            slab_put_locked(be, r->pool, r->slab);
+        if (!r->fn)
+            continue;
+        if (v) {
+            v[n].fn = r->fn;
+            v[n].arg = r->arg;
+            n++;
+        } else {
+            r->fn(r->arg, status); /* out of memory: better late under the lock than never */
+        }
+    }
+    pthread_mutex_unlock(&be->lock);
+    for (size_t i = 0; i < n; i++)
+        v[i].fn(v[i].arg, status);
+    free(v);
+}
+
+static struct cb_rec *rec_new(struct hw_backend *be, hw_done_fn fn, void *arg)
+{
+    struct cb_rec *r = calloc(1, sizeof *r);
+    if (r) {
+        r->be = be;
+        r->fn = fn;
+        r->arg = arg;
+    }
+    return r;
+}
+
+/* Queues r's completion behind the work already on s. On failure r is
+ * neither listed nor freed: the caller still owns it. */
+static int rec_enqueue(struct hw_backend *be, CUstream s, struct cb_rec *r)
+{
+    pthread_mutex_lock(&be->lock);
+    list_add(be, r);
+    pthread_mutex_unlock(&be->lock);
+    CUresult res = be->use_host_func ? be->api.cuLaunchHostFunc(s, cb_host, r)
+                                     : be->api.cuStreamAddCallback(s, cb_stream, r, 0);
+    if (res != HWCU_SUCCESS) {
+        pthread_mutex_lock(&be->lock);
+        list_del(be, r);
+        pthread_mutex_unlock(&be->lock);
+        return hwcu_check(be, res);
+    }
+    pthread_cond_signal(&be->wd_cond);
+    return HW_OK;
+}
+
+/* ---- pinned staging ---------------------------------------------------------- */
+
+static void deadline_in(struct timespec *ts, long ms)
+{
+    clock_gettime(CLOCK_REALTIME, ts);
+    ts->tv_nsec += (ms % 1000) * 1000000L;
+    ts->tv_sec += ms / 1000 + ts->tv_nsec / 1000000000L;
+    ts->tv_nsec %= 1000000000L;
+}
+
+/*
+ * A free slab, allocating one while the pool is below its cap. When all are
+ * in flight this waits for a copy to finish: the same back-pressure as the
+ * session's staging budget, bounded by DMA time, and cut short if the
+ * context is lost (the watchdog fails the copies holding the slabs).
+ */
+static int slab_get(struct hw_backend *be, struct slab_pool *pool, struct slab **out)
+{
+    pthread_mutex_lock(&be->lock);
+    while (!pool->free) {
+        int dead = HWCU_DEAD(be);
+        if (dead) {
+            pthread_mutex_unlock(&be->lock);
+            return dead;
+        }
+        if (pool->count < pool->max) {
+            pool->count++;
+            pthread_mutex_unlock(&be->lock);
+            struct slab *sl = malloc(sizeof *sl);
+            CUresult r = sl ? be->api.cuMemHostAlloc(&sl->p, pool->slab_size,
+                                                     HWCU_MEMHOSTALLOC_PORTABLE)
+                            : HWCU_ERROR_OUT_OF_MEMORY;
+            if (r != HWCU_SUCCESS) {
+                free(sl);
+                pthread_mutex_lock(&be->lock);
+                pool->count--;
+                pthread_mutex_unlock(&be->lock);
+                return hwcu_check(be, r);
+            }
+            *out = sl;
+            return HW_OK;
+        }
+        struct timespec ts;
+        deadline_in(&ts, 50);
+        pthread_cond_timedwait(&be->slab_cond, &be->lock, &ts);
+    }
+    *out = pool->free;
+    pool->free = pool->free->next;
+    pthread_mutex_unlock(&be->lock);
+    return HW_OK;
+}
+
+static void slab_put(struct hw_backend *be, struct slab_pool *pool, struct slab *sl)
+{
+    pthread_mutex_lock(&be->lock);
+    slab_put_locked(be, pool, sl);
+    pthread_mutex_unlock(&be->lock);
+}
+
+static void pool_free(struct hw_backend *be, struct slab_pool *pool)
+{
+    while (pool->free) {
+        struct slab *sl = pool->free;
+        pool->free = sl->next;
+        be->api.cuMemFreeHost(sl->p);
+        free(sl);
+    }
+}
+
+/* ---- watchdog ------------------------------------------------------------------ */
+
+/* While completions are pending, asks each context whether it still lives:
+ * a lost context answers any call with its sticky error. */
+static void *watchdog(void *arg)
+{
+    struct hw_backend *be = arg;
+    pthread_mutex_lock(&be->lock);
+    while (!be->wd_stop) {
+        struct timespec ts;
+        deadline_in(&ts, WATCHDOG_MS);
+        int rc = pthread_cond_timedwait(&be->wd_cond, &be->lock, &ts);
+        if (be->wd_stop)
+            break;
+        if (rc != ETIMEDOUT || be->npending == 0 || HWCU_DEAD(be))
+            continue;
+        pthread_mutex_unlock(&be->lock);
+        for (int i = 0; i < be->ndev && !HWCU_DEAD(be); i++) {
+            struct cu_dev *d = &be->devs[i];
+            CUresult r = be->api.cuCtxSetCurrent(d->ctx);
+            if (r == HWCU_SUCCESS)
+                r = be->api.cuStreamQuery(d->evq[0]);
+            if (hwcu_is_sticky(r))
+                hwcu_fail(be, r);
+        }
+        pthread_mutex_lock(&be->lock);
+    }
+    pthread_mutex_unlock(&be->lock);
+    return NULL;
+}
+
+/* ---- lifetime ------------------------------------------------------------------ */
+
+static void release_devices(struct hw_backend *be)
+{
+    for (int i = 0; i < be->ndev; i++) {
+        struct cu_dev *d = &be->devs[i];
+        if (!d->ctx)
+            continue;
+        if (be->api.cuCtxSetCurrent(d->ctx) == HWCU_SUCCESS)
+            for (int q = 0; q < HWCU_EVQ_STREAMS; q++)
+                if (d->evq[q])
+                    be->api.cuStreamDestroy(d->evq[q]);
+        be->api.cuDevicePrimaryCtxRelease(d->dev);
+    }
+    tl_ctx = NULL;
+    be->api.cuCtxSetCurrent(NULL);
+}
+
+static int cuda_open(const struct hw_backend_config *cfg, struct hw_backend **out)
+{
+    const char *why = NULL;
+    int rc;
+    struct hw_backend *be = calloc(1, sizeof *be);
+    if (!be)
+        return HW_ENOMEM;
+    be->cfg = *cfg;
+    rc = hwcu_api_load(&be->api, &why);
+    if (rc != HW_OK) {
+        hw_debug("cuda backend unavailable: %s", why);
+        free(be);
+        return rc;
+    }
+    const char *hf = getenv("HIPWIRE_CUDA_HOST_FUNC");
+    be->use_host_func =
+        !be->api.cuStreamAddCallback || (be->api.cuLaunchHostFunc && hf && hf[0] == '1');
+    be->api.cuDriverGetVersion(&be->driver_version);
+    int n = 0;
+    if ((rc = hwcu_status(be->api.cuDeviceGetCount(&n))) != HW_OK)
+        goto fail;
+    if (n > HIPR_CAP_DEVICES)
+        n = HIPR_CAP_DEVICES;
+    be->devs = calloc((size_t)n, sizeof *be->devs);
+    if (!be->devs) {
+        rc = HW_ENOMEM;
+        goto fail;
+    }
+    for (int i = 0; i < n; i++) {
+        struct cu_dev *d = &be->devs[i];
+        CUresult r;
+        d->index = i;
+        d->def.d = d;
+        d->def.s = HWCU_STREAM_LEGACY;
+        d->def.is_default = 1;
+        if ((r = be->api.cuDeviceGet(&d->dev, i)) != HWCU_SUCCESS)
+            goto cu_fail;
+        if ((r = be->api.cuDevicePrimaryCtxRetain(&d->ctx, d->dev)) != HWCU_SUCCESS) {
+            d->ctx = NULL;
+            goto cu_fail;
+        }
+        be->ndev = i + 1;
+        if ((r = be->api.cuCtxSetCurrent(d->ctx)) != HWCU_SUCCESS ||
+            (r = be->api.cuCtxGetStreamPriorityRange(&d->prio_least, &d->prio_greatest)) !=
+                HWCU_SUCCESS)
+            goto cu_fail;
+        for (int q = 0; q < HWCU_EVQ_STREAMS; q++)
+            if ((r = be->api.cuStreamCreateWithPriority(&d->evq[q], HWCU_STREAM_NON_BLOCKING,
+                                                        0)) != HWCU_SUCCESS)
+                goto cu_fail;
+        continue;
+cu_fail:
+        hw_warn("cuda: device %d: %s (%d)", i, cu_name(be, r), (int)r);
+        rc = hwcu_status(r);
+        goto fail;
+    }
+    tl_ctx = NULL;
+    be->small = (struct slab_pool){ .slab_size = SMALL_SLAB, .max = SMALL_SLABS };
+    be->big = (struct slab_pool){ .slab_size = BIG_SLAB, .max = BIG_SLABS };
+    be->pending.next = be->pending.prev = &be->pending;
+    pthread_mutex_init(&be->lock, NULL);
+    pthread_cond_init(&be->slab_cond, NULL);
+    pthread_cond_init(&be->wd_cond, NULL);
+    if (pthread_create(&be->wd, NULL, watchdog, be) != 0) {
+        pthread_mutex_destroy(&be->lock);
+        pthread_cond_destroy(&be->slab_cond);
+        pthread_cond_destroy(&be->wd_cond);
+        rc = HW_EOS;
+        goto fail;
+    }
+    be->wd_started = 1;
+    *out = be;
+    return HW_OK;
+fail:
+    release_devices(be);
+    free(be->devs);
+    free(be);
+    return rc;
+}
+
+static void cuda_close(struct hw_backend *be)
+{
+    for (int i = 0; i < be->ndev; i++)
+        if (!HWCU_DEAD(be) && hwcu_use(be, &be->devs[i]) == HW_OK)
+            hwcu_check(be, be->api.cuCtxSynchronize());
+    pthread_mutex_lock(&be->lock);
+    be->wd_stop = 1;
+    pthread_cond_signal(&be->wd_cond);
+    pthread_mutex_unlock(&be->lock);
+    if (be->wd_started)
+        pthread_join(be->wd, NULL);
+    if (HWCU_DEAD(be))
+        flush_pending(be, HWCU_DEAD(be));
+    pthread_mutex_lock(&be->lock);
+    /* Records the driver never called back (lost context only) are left
+     * allocated: the driver may still hold their addresses. */
+    unsigned left = be->npending;
+    pool_free(be, &be->small);
+    pool_free(be, &be->big);
+    pthread_mutex_unlock(&be->lock);
+    if (left)
+        hw_warn("cuda: closing with %u completion(s) the driver never reported", left);
+    release_devices(be);
+    if (!left) {
+        pthread_mutex_destroy(&be->lock);
+        pthread_cond_destroy(&be->slab_cond);
+        pthread_cond_destroy(&be->wd_cond);
+        free(be->devs);
+        free(be);
+    }
+}
+
+/* ---- devices ------------------------------------------------------------------- */
+
+static int cuda_device_count(struct hw_backend *be, int *count)
+{
+    *count = be->ndev;
+    return HW_OK;
+}
+
+static int attr(struct hw_backend *be, struct cu_dev *d, int a)
+{
+    int v = 0;
+    /* Attributes a driver has dropped (clock rates in CUDA 13) read as 0. */
+    if (be->api.cuDeviceGetAttribute(&v, a, d->dev) != HWCU_SUCCESS)
+        v = 0;
+    return v;
+}
+
+static int cuda_device_info(struct hw_backend *be, int dev, struct hipr_devinfo *p)
+{
+    if (dev < 0 || dev >= be->ndev)
+        return HW_EDEVICE;
+    struct cu_dev *d = &be->devs[dev];
+    struct hipr_devinfo di;
+    size_t total = 0;
+    CUresult r;
+    memset(&di, 0, sizeof di);
+    if ((r = be->api.cuDeviceGetName(di.name, (int)sizeof di.name - 1, d->dev)) != HWCU_SUCCESS ||
+        (r = be->api.cuDeviceTotalMem(&total, d->dev)) != HWCU_SUCCESS)
+        return hwcu_check(be, r);
+    if (be->api.cuDeviceGetUuid) {
+        CUuuid u;
+        if (be->api.cuDeviceGetUuid(&u, d->dev) == HWCU_SUCCESS)
+            memcpy(di.uuid, u.bytes, sizeof di.uuid);
+    }
+    di.major = attr(be, d, HWCU_DA_COMPUTE_CAPABILITY_MAJOR);
+    di.minor = attr(be, d, HWCU_DA_COMPUTE_CAPABILITY_MINOR);
+    snprintf(di.arch_name, sizeof di.arch_name, "sm_%d%d", di.major, di.minor);
+    /* gcnArch is AMD's integer arch id; the nearest honest value is the
+     * compute capability in the same style (sm_90 -> 900). */
+    di.gcn_arch = di.major * 100 + di.minor * 10;
+    di.total_global_mem = total;
+    di.shared_mem_per_block = (uint64_t)attr(be, d, HWCU_DA_MAX_SHARED_MEMORY_PER_BLOCK);
+    di.shared_mem_per_block_optin =
+        (uint64_t)attr(be, d, HWCU_DA_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+    di.shared_mem_per_multiprocessor =
+        (uint64_t)attr(be, d, HWCU_DA_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
+    di.total_const_mem = (uint64_t)attr(be, d, HWCU_DA_TOTAL_CONSTANT_MEMORY);
+    di.mem_pitch = (uint64_t)attr(be, d, HWCU_DA_MAX_PITCH);
+    di.texture_alignment = (uint64_t)attr(be, d, HWCU_DA_TEXTURE_ALIGNMENT);
+    di.regs_per_block = attr(be, d, HWCU_DA_MAX_REGISTERS_PER_BLOCK);
+    di.regs_per_multiprocessor = attr(be, d, HWCU_DA_MAX_REGISTERS_PER_MULTIPROCESSOR);
+    di.warp_size = attr(be, d, HWCU_DA_WARP_SIZE);
+    di.max_threads_per_block = attr(be, d, HWCU_DA_MAX_THREADS_PER_BLOCK);
+    di.max_threads_dim_x = attr(be, d, HWCU_DA_MAX_BLOCK_DIM_X);
+    di.max_threads_dim_y = attr(be, d, HWCU_DA_MAX_BLOCK_DIM_Y);
+    di.max_threads_dim_z = attr(be, d, HWCU_DA_MAX_BLOCK_DIM_Z);
+    di.max_grid_size_x = attr(be, d, HWCU_DA_MAX_GRID_DIM_X);
+    di.max_grid_size_y = attr(be, d, HWCU_DA_MAX_GRID_DIM_Y);
+    di.max_grid_size_z = attr(be, d, HWCU_DA_MAX_GRID_DIM_Z);
+    di.clock_rate_khz = attr(be, d, HWCU_DA_CLOCK_RATE);
+    di.memory_clock_rate_khz = attr(be, d, HWCU_DA_MEMORY_CLOCK_RATE);
+    di.memory_bus_width = attr(be, d, HWCU_DA_GLOBAL_MEMORY_BUS_WIDTH);
+    di.multiprocessor_count = attr(be, d, HWCU_DA_MULTIPROCESSOR_COUNT);
+    di.l2_cache_size = attr(be, d, HWCU_DA_L2_CACHE_SIZE);
+    di.max_threads_per_multiprocessor = attr(be, d, HWCU_DA_MAX_THREADS_PER_MULTIPROCESSOR);
+    di.compute_mode = attr(be, d, HWCU_DA_COMPUTE_MODE);
+    di.concurrent_kernels = attr(be, d, HWCU_DA_CONCURRENT_KERNELS);
+    di.pci_domain_id = attr(be, d, HWCU_DA_PCI_DOMAIN_ID);
+    di.pci_bus_id = attr(be, d, HWCU_DA_PCI_BUS_ID);
+    di.pci_device_id = attr(be, d, HWCU_DA_PCI_DEVICE_ID);
+    di.integrated = attr(be, d, HWCU_DA_INTEGRATED);
+    di.can_map_host_memory = attr(be, d, HWCU_DA_CAN_MAP_HOST_MEMORY);
+    di.ecc_enabled = attr(be, d, HWCU_DA_ECC_ENABLED);
+    di.async_engine_count = attr(be, d, HWCU_DA_ASYNC_ENGINE_COUNT);
+    di.unified_addressing = attr(be, d, HWCU_DA_UNIFIED_ADDRESSING);
+    di.managed_memory = attr(be, d, HWCU_DA_MANAGED_MEMORY);
+    di.cooperative_launch = attr(be, d, HWCU_DA_COOPERATIVE_LAUNCH);
+    di.is_multi_gpu_board = attr(be, d, HWCU_DA_MULTI_GPU_BOARD);
+    di.stream_priority_low = d->prio_least;
+    di.stream_priority_high = d->prio_greatest;
+    *p = di;
+    return HW_OK;
+}
+
+static void cuda_versions(struct hw_backend *be, int *runtime, int *driver)
+{
+    /* No CUDA runtime is involved: both are the driver's CUDA version
+     * (e.g. 13000), in CUDA's encoding. */
+    *runtime = be->driver_version;
+    *driver = be->driver_version;
+}
+
+static int cuda_mem_info(struct hw_backend *be, int dev, uint64_t *free_out, uint64_t *total_out)
+{
+    size_t f = 0, t = 0;
+    int rc;
+    if (dev < 0 || dev >= be->ndev)
+        return HW_EDEVICE;
+    if ((rc = hwcu_use(be, &be->devs[dev])) != HW_OK)
+        return rc;
+    if ((rc = hwcu_check(be, be->api.cuMemGetInfo(&f, &t))) != HW_OK)
+        return rc;
+    *free_out = f;
+    *total_out = t;
+    return HW_OK;
+}
+
+/* ---- memory -------------------------------------------------------------------- */
+
+static int cuda_mem_alloc(struct hw_backend *be, int dev, uint64_t size, uint64_t *dptr_out)
+{
+    CUdeviceptr p = 0;
+    int rc;
+    if (dev < 0 || dev >= be->ndev)
+        return HW_EDEVICE;
+    if (size > SIZE_MAX)
+        return HW_ENOMEM;
+    if ((rc = hwcu_use(be, &be->devs[dev])) != HW_OK)
+        return rc;
+    if ((rc = hwcu_check(be, be->api.cuMemAlloc(&p, (size_t)size))) != HW_OK)
+        return rc;
+    *dptr_out = p;
+    return HW_OK;
+}
+
+static int cuda_mem_free(struct hw_backend *be, int dev, uint64_t dptr, uint64_t size)
+{
+    int rc;
+    (void)size;
+    if (dev < 0 || dev >= be->ndev)
+        return HW_EDEVICE;
+    if ((rc = hwcu_use(be, &be->devs[dev])) != HW_OK)
+        return rc;
+    return hwcu_check(be, be->api.cuMemFree((CUdeviceptr)dptr));
+}
+
+/* ---- streams ------------------------------------------------------------------- */
+
+static int cuda_stream_default(struct hw_backend *be, int dev, struct hw_bstream **out)
+{
+    if (dev < 0 || dev >= be->ndev)
+        return HW_EDEVICE;
+    *out = &be->devs[dev].def;
+    return HW_OK;
+}
+
+static int cuda_stream_create(struct hw_backend *be, int dev, uint32_t flags, int priority,
+                              struct hw_bstream **out)
+{
+    int rc;
+    if (dev < 0 || dev >= be->ndev)
+        return HW_EDEVICE;
+    struct cu_dev *d = &be->devs[dev];
+    if ((rc = hwcu_use(be, d)) != HW_OK)
+        return rc;
+    /* HIP and CUDA agree: lower is more urgent; out-of-range values clamp. */
+    if (priority > d->prio_least)
+        priority = d->prio_least;
+    if (priority < d->prio_greatest)
+        priority = d->prio_greatest;
+    struct hw_bstream *s = calloc(1, sizeof *s);
+    if (!s)
+        return HW_ENOMEM;
+    /* hipStreamNonBlocking and CU_STREAM_NON_BLOCKING are both 0x1. */
+    rc = hwcu_check(be, be->api.cuStreamCreateWithPriority(
+                            &s->s, flags & HWCU_STREAM_NON_BLOCKING, priority));
+    if (rc != HW_OK) {
+        free(s);
+        return rc;
+    }
+    s->d = d;
+    *out = s;
+    return HW_OK;
+}
+
+static void cuda_stream_destroy(struct hw_backend *be, struct hw_bstream *s)
+{
+    if (s->is_default)
+        return;
+    /* The driver defers the release until the stream's work is done. */
+    if (hwcu_use(be, s->d) == HW_OK)
+        hwcu_check(be, be->api.cuStreamDestroy(s->s));
+    free(s);
+}
+
+static int cuda_stream_query(struct hw_backend *be, struct hw_bstream *s)
+{
+    int rc;
+    if ((rc = hwcu_use(be, s->d)) != HW_OK)
+        return rc;
+    CUresult r = be->api.cuStreamQuery(s->s);
+    return r == HWCU_ERROR_NOT_READY ? HW_ENOTREADY : hwcu_check(be, r);
+}
+
+static int cuda_stream_callback(struct hw_backend *be, struct hw_bstream *s, hw_done_fn fn,
+                                void *arg)
+{
+    int rc;
+    if ((rc = HWCU_DEAD(be)) != 0 || (rc = hwcu_use(be, s->d)) != HW_OK)
+        return rc;
+    struct cb_rec *r = rec_new(be, fn, arg);
+    if (!r)
+        return HW_ENOMEM;
+    if ((rc = rec_enqueue(be, s->s, r)) != HW_OK)
+        free(r);
+    return rc;
+}
+
+/* ---- copies and fills ----------------------------------------------------------- */
+
+static struct slab_pool *pool_for(struct hw_backend *be, uint64_t n)
+{
+    return n <= SMALL_SLAB ? &be->small : &be->big;
+}
+
+/* Queues one staged chunk: the copy, then the completion that returns its
+ * slab (and for D2H moves the data on to dst). */
+static int staged_chunk(struct hw_backend *be, struct hw_bstream *s, struct slab_pool *pool,
+                        struct slab *sl, CUresult copy_result, void *d2h_dst, size_t len)
+{
+    if (copy_result != HWCU_SUCCESS) {
+        slab_put(be, pool, sl);
+        return hwcu_check(be, copy_result);
+    }
+    struct cb_rec *r = rec_new(be, NULL, NULL);
+    int rc = r ? HW_OK : HW_ENOMEM;
+    if (r) {
+        r->slab = sl;
+        r->pool = pool;
+        r->d2h_dst = d2h_dst;
+        r->d2h_len = len;
+        rc = rec_enqueue(be, s->s, r);
+        if (rc != HW_OK)
+            free(r);
+    }
+    /* Without its completion the slab may still be read by the queued
+     * copy, so it is given up rather than reused. */
+    return rc;
+}
+
+static int cuda_memcpy_h2d(struct hw_backend *be, struct hw_bstream *s, uint64_t dst,
+                           const void *src, uint64_t n, hw_done_fn release, void *release_arg)
+{
+    int rc;
+    if ((rc = HWCU_DEAD(be)) != 0 || (rc = hwcu_use(be, s->d)) != HW_OK)
+        return rc;
+    struct slab_pool *pool = pool_for(be, n);
+    /* The data is copied into pinned slabs so the DMA is truly asynchronous
+     * (a pageable source would make the driver wait for the stream); src
+     * is not needed after that, so it is released before returning. */
+    for (uint64_t off = 0; off < n;) {
+        size_t len = (size_t)(n - off < pool->slab_size ? n - off : pool->slab_size);
+        struct slab *sl;
+        if ((rc = slab_get(be, pool, &sl)) != HW_OK)
+            return rc;
+        memcpy(sl->p, (const uint8_t *)src + off, len);
+        CUresult r = be->api.cuMemcpyHtoDAsync((CUdeviceptr)(dst + off), sl->p, len, s->s);
+        if ((rc = staged_chunk(be, s, pool, sl, r, NULL, len)) != HW_OK)
+            return rc;
+        off += len;
+    }
+    if (release)
+        release(release_arg, HW_OK);
+    return HW_OK;
+}
+
+static int cuda_memcpy_d2h(struct hw_backend *be, struct hw_bstream *s, void *dst, uint64_t src,
+                           uint64_t n)
+{
+    int rc;
+    if ((rc = HWCU_DEAD(be)) != 0 || (rc = hwcu_use(be, s->d)) != HW_OK)
+        return rc;
+    struct slab_pool *pool = pool_for(be, n);
+    /* Into pinned slabs (a pageable destination would make the driver
+     * block until the copy is done); the completion moves each chunk to dst,
+     * ahead of any later stream_callback on s. */
+    for (uint64_t off = 0; off < n;) {
+        size_t len = (size_t)(n - off < pool->slab_size ? n - off : pool->slab_size);
+        struct slab *sl;
+        if ((rc = slab_get(be, pool, &sl)) != HW_OK)
+            return rc;
+        CUresult r = be->api.cuMemcpyDtoHAsync(sl->p, (CUdeviceptr)(src + off), len, s->s);
+        if ((rc = staged_chunk(be, s, pool, sl, r, (uint8_t *)dst + off, len)) != HW_OK)
+            return rc;
+        off += len;
+    }
+    return HW_OK;
+}
+
+static int cuda_memcpy_d2d(struct hw_backend *be, struct hw_bstream *s, uint64_t dst, uint64_t src,
+                           uint64_t n)
+{
+    int rc;
+    if ((rc = HWCU_DEAD(be)) != 0 || (rc = hwcu_use(be, s->d)) != HW_OK)
+        return rc;
+    return hwcu_check(be, be->api.cuMemcpyDtoDAsync((CUdeviceptr)dst, (CUdeviceptr)src,
+                                                    (size_t)n, s->s));
+}
+
+static int cuda_memset(struct hw_backend *be, struct hw_bstream *s, uint64_t dst, uint32_t value,
+                       uint32_t elem_size, uint64_t count)
+{
+    int rc;
+    CUresult r;
+    if ((rc = HWCU_DEAD(be)) != 0 || (rc = hwcu_use(be, s->d)) != HW_OK)
+        return rc;
+    switch (elem_size) {
+    case 1: r = be->api.cuMemsetD8Async(dst, (unsigned char)value, (size_t)count, s->s); break;
+    case 2: r = be->api.cuMemsetD16Async(dst, (unsigned short)value, (size_t)count, s->s); break;
+    case 4: r = be->api.cuMemsetD32Async(dst, value, (size_t)count, s->s); break;
+    default: return HW_EINVAL;
+    }
+    return hwcu_check(be, r);
+}
+
+/* ---- events -------------------------------------------------------------------- */
+
+static int cuda_event_create(struct hw_backend *be, int dev, uint32_t flags,
+                             struct hw_bevent **out)
+{
+    int rc;
+    if (dev < 0 || dev >= be->ndev)
+        return HW_EDEVICE;
+    if ((rc = hwcu_use(be, &be->devs[dev])) != HW_OK)
+        return rc;
+    struct hw_bevent *e = calloc(1, sizeof *e);
+    if (!e)
+        return HW_ENOMEM;
+    /* hipEventBlockingSync/DisableTiming/Interprocess (1/2/4) are CUDA's
+     * values; HIP-only bits (release-to-device/system) have no meaning here. */
+    rc = hwcu_check(be, be->api.cuEventCreate(&e->e, flags & 0x7u));
+    if (rc != HW_OK) {
+        free(e);
+        return rc;
+    }
+    e->d = &be->devs[dev];
+    *out = e;
+    return HW_OK;
+}
+
+static void cuda_event_destroy(struct hw_backend *be, struct hw_bevent *e)
+{
+    if (hwcu_use(be, e->d) == HW_OK)
+        hwcu_check(be, be->api.cuEventDestroy(e->e));
+    free(e);
+}
+
+static int cuda_event_record(struct hw_backend *be, struct hw_bevent *e, struct hw_bstream *s)
+{
+    int rc;
+    if ((rc = HWCU_DEAD(be)) != 0 || (rc = hwcu_use(be, s->d)) != HW_OK)
+        return rc;
+    return hwcu_check(be, be->api.cuEventRecord(e->e, s->s));
+}
+
+static int cuda_event_query(struct hw_backend *be, struct hw_bevent *e)
+{
+    int rc;
+    if ((rc = hwcu_use(be, e->d)) != HW_OK)
+        return rc;
+    CUresult r = be->api.cuEventQuery(e->e);
+    return r == HWCU_ERROR_NOT_READY ? HW_ENOTREADY : hwcu_check(be, r);
+}
+
+/* The completion waits on an internal stream for the event, so the
+ * dispatch thread never waits and the event's own stream is not touched. */
+static int cuda_event_callback(struct hw_backend *be, struct hw_bevent *e, hw_done_fn fn,
+                               void *arg)
+{
+    int rc;
+    struct cu_dev *d = e->d;
+    if ((rc = HWCU_DEAD(be)) != 0 || (rc = hwcu_use(be, d)) != HW_OK)
+        return rc;
+    CUstream q = d->evq[d->evq_next++ % HWCU_EVQ_STREAMS];
+    if ((rc = hwcu_check(be, be->api.cuStreamWaitEvent(q, e->e, 0))) != HW_OK)
+        return rc;
+    struct cb_rec *r = rec_new(be, fn, arg);
+    if (!r)
+        return HW_ENOMEM;
+    if ((rc = rec_enqueue(be, q, r)) != HW_OK)
+        free(r);
+    return rc;
+}
+
+static int cuda_event_elapsed(struct hw_backend *be, struct hw_bevent *start,
+                              struct hw_bevent *stop, float *ms_out)
+{
+    int rc;
+    float ms = 0;
+    if ((rc = hwcu_use(be, stop->d)) != HW_OK)
+        return rc;
+    CUresult r = be->api.cuEventElapsedTime(&ms, start->e, stop->e);
+    if (r == HWCU_ERROR_NOT_READY)
+        return HW_ENOTREADY;
+    if ((rc = hwcu_check(be, r)) != HW_OK)
+        return rc;
+    *ms_out = ms;
+    return HW_OK;
+}
+
+static int cuda_stream_wait_event(struct hw_backend *be, struct hw_bstream *s,
+                                  struct hw_bevent *e)
+{
+    int rc;
+    if ((rc = HWCU_DEAD(be)) != 0 || (rc = hwcu_use(be, s->d)) != HW_OK)
+        return rc;
+    return hwcu_check(be, be->api.cuStreamWaitEvent(s->s, e->e, 0));
+}
+
+const struct hw_backend_ops hw_cuda_backend_ops = {
+    .size = sizeof(struct hw_backend_ops),
+    .abi_version = HW_BACKEND_ABI_VERSION,
+    .name = "cuda",
+    .open = cuda_open,
+    .close = cuda_close,
+    .device_count = cuda_device_count,
+    .device_info = cuda_device_info,
+    .versions = cuda_versions,
+    .mem_info = cuda_mem_info,
+    .mem_alloc = cuda_mem_alloc,
+    .mem_free = cuda_mem_free,
+    .host_ptr = NULL, /* device memory is not host-addressable */
+    .stream_default = cuda_stream_default,
+    .stream_create = cuda_stream_create,
+    .stream_destroy = cuda_stream_destroy,
+    .stream_query = cuda_stream_query,
+    .stream_callback = cuda_stream_callback,
+    .memcpy_h2d = cuda_memcpy_h2d,
+    .memcpy_d2h = cuda_memcpy_d2h,
+    .memcpy_d2d = cuda_memcpy_d2d,
+    .memset = cuda_memset,
+    .event_create = cuda_event_create,
+    .event_destroy = cuda_event_destroy,
+    .event_record = cuda_event_record,
+    .event_query = cuda_event_query,
+    .event_callback = cuda_event_callback,
+    .event_elapsed = cuda_event_elapsed,
+    .stream_wait_event = cuda_stream_wait_event,
+    .module_load = hwcu_module_load,
+    .module_unload = hwcu_module_unload,
+    .module_function = hwcu_module_function,
+    .module_global = hwcu_module_global,
+    .launch = hwcu_launch,
+};

@@ -1,0 +1,120 @@
+/* cuda_internal.h - shared state of the cuda backend. */
+#ifndef HW_CUDA_INTERNAL_H
+#define HW_CUDA_INTERNAL_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "cuda_api.h"
+
+/* Internal streams per device that event_callback waits on, so one slow
+ * event does not hold back the callbacks of unrelated events. */
+#define HWCU_EVQ_STREAMS 4
+
+struct cu_dev;
+
+struct hw_bstream {
+    struct cu_dev *d;
+    CUstream s;
+    int is_default;
+};
+
+struct hw_bevent {
+    struct cu_dev *d;
+    CUevent e;
+};
+
+struct hw_bfunction {
+    struct hw_bfunction *next;
+    CUfunction f;
+    uint32_t nparams;
+    uint32_t args_size;
+    struct hw_param *params;
+};
+
+struct hw_bmodule {
+    struct cu_dev *d;
+    CUmodule m;
+    struct hw_bfunction *funcs; /* freed with the module */
+};
+
+struct cu_dev {
+    int index;
+    CUdevice dev;
+    CUcontext ctx;             /* the primary context, retained at open */
+    struct hw_bstream def;     /* the legacy null stream */
+    CUstream evq[HWCU_EVQ_STREAMS];
+    unsigned evq_next;
+    int prio_least, prio_greatest;
+};
+
+/* Pinned staging memory: fixed-size slabs from cuMemHostAlloc, reused. */
+struct slab {
+    struct slab *next;
+    void *p;
+};
+
+struct slab_pool {
+    size_t slab_size;
+    unsigned max, count;
+    struct slab *free;
+};
+
+/* One completion the driver will report: a stream callback, or the end of
+ * one staged copy chunk. Lives on the backend's pending list until the
+ * driver's callback has run, so a lost context can fail it (flush). */
+struct cb_rec {
+    struct cb_rec *prev, *next;
+    struct hw_backend *be;
+    hw_done_fn fn;
+    void *arg;
+    struct slab *slab;
+    struct slab_pool *pool;
+    void *d2h_dst;   /* D2H chunk: copy slab -> d2h_dst on success */
+    size_t d2h_len;
+    int fired;       /* fn/slab already handed out (under be->lock) */
+};
+
+struct hw_backend {
+    struct hwcu_api api;
+    struct hw_backend_config cfg;
+    int ndev;
+    struct cu_dev *devs;
+    int driver_version;
+    int use_host_func; /* cuLaunchHostFunc instead of cuStreamAddCallback */
+
+    pthread_mutex_t lock; /* pools, pending list, watchdog state */
+    pthread_cond_t slab_cond;
+    struct slab_pool small, big;
+    struct cb_rec pending; /* list head */
+    unsigned npending;
+
+    int dead; /* first sticky status, 0 while the contexts are healthy */
+
+    pthread_t wd;
+    pthread_cond_t wd_cond;
+    int wd_stop, wd_started;
+};
+
+/* Makes d's context current on the calling thread. */
+int hwcu_use(struct hw_backend *be, struct cu_dev *d);
+/* CUresult -> status; a sticky error also fails the whole backend (hwcu_fail). */
+int hwcu_check(struct hw_backend *be, CUresult r);
+/* The first sticky error: reported once, every pending completion failed. */
+void hwcu_fail(struct hw_backend *be, CUresult r);
+#define HWCU_DEAD(be) __atomic_load_n(&(be)->dead, __ATOMIC_ACQUIRE)
+
+/* cuda_module.c */
+int hwcu_module_load(struct hw_backend *be, int dev, const void *image, size_t size,
+                     struct hw_bmodule **out);
+void hwcu_module_unload(struct hw_backend *be, struct hw_bmodule *m);
+int hwcu_module_function(struct hw_backend *be, struct hw_bmodule *m, const char *name,
+                         struct hw_bfunction **out, struct hw_func_info *info_out);
+int hwcu_module_global(struct hw_backend *be, struct hw_bmodule *m, const char *name,
+                       uint64_t *dptr_out, uint64_t *size_out);
+int hwcu_launch(struct hw_backend *be, struct hw_bstream *s, struct hw_bfunction *f,
+                const uint32_t grid[3], const uint32_t block[3], uint32_t shared_mem,
+                const void *args, uint32_t args_size, uint32_t flags);
+
+#endif

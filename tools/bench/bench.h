@@ -21,6 +21,7 @@ struct bench_options {
     const char *kernels;       /* CPU code object holding the `empty` kernel */
     const char *json_path;     /* --json FILE, or NULL */
     int quick;                 /* --quick: fewer repetitions, smaller sizes */
+    int only_section;          /* --section N: run one section (profiling); 0 = all */
 };
 
 /* ---- the calls being timed ---------------------------------------------- */
@@ -133,6 +134,7 @@ struct bench_results {
     char build_type[32];
     char device[BENCH_MAX_TARGETS][160];
     int quick;
+    int only_section;
 
     int ntargets;
     const struct bench_ops *targets[BENCH_MAX_TARGETS];

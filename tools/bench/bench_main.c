@@ -379,10 +379,13 @@ static void measure_bandwidth(struct bench_results *r, int raw_fd)
     }
 
     /* Per size: the two raw directions, then each target's four copies. */
-    size_t budget = r->quick ? (size_t)32 << 20 : (size_t)512 << 20;
+    /* About 1 GiB per probe and size (at least 6 transfers) in a full run:
+     * fewer samples left single large transfers swinging by +-30 % on a
+     * shared 2-core VM. */
+    size_t budget = r->quick ? (size_t)32 << 20 : (size_t)1 << 30;
     for (size_t i = 0; i < r->nsizes; i++) {
         size_t size = r->sizes[i];
-        size_t iters = clamp_size(budget / size, r->quick ? 3 : 4, r->quick ? 200 : 2000);
+        size_t iters = clamp_size(budget / size, r->quick ? 3 : 6, r->quick ? 200 : 2000);
         struct copy_ctx ctx[2 + BENCH_MAX_TARGETS * 4];
         struct probe probes[2 + BENCH_MAX_TARGETS * 4];
         int where[2 + BENCH_MAX_TARGETS * 4][3]; /* target, dir, mem */
@@ -410,7 +413,8 @@ static void measure_bandwidth(struct bench_results *r, int raw_fd)
                 }
         }
         /* One untimed transfer each: first-touch page faults are not bandwidth. */
-        run_interleaved(probes, np, iters, iters < 4 ? iters : 4, 1);
+        /* One transfer of each probe per round: the finest interleaving. */
+        run_interleaved(probes, np, iters, iters, 1);
         r->iterations[i] = iters;
         for (int p = 0; p < np; p++) {
             int t = where[p][0], d = where[p][1], m = where[p][2];
@@ -475,7 +479,8 @@ static void usage(FILE *out)
             "  --kernels PATH       CPU code object with the `empty` kernel\n"
             "                       (default $HIPWIRE_KERNELS, else %s)\n"
             "  --quick              fewer repetitions and sizes up to 16 MiB (~10 s)\n"
-            "  --json FILE          also write the results as JSON\n",
+            "  --json FILE          also write the results as JSON\n"
+            "  --section N          run only section 1, 2 or 3 (for profiling)\n",
             HIPWIRE_BENCH_DEFAULT_KERNELS);
 }
 
@@ -494,6 +499,12 @@ static int parse_args(int argc, char **argv, struct bench_options *opt)
                 return -1;
             }
             *dst = argv[++i];
+        } else if (!strcmp(a, "--section") && i + 1 < argc) {
+            opt->only_section = atoi(argv[++i]);
+            if (opt->only_section < 1 || opt->only_section > 3) {
+                fprintf(stderr, "hipwire-bench: --section takes 1, 2 or 3\n");
+                return -1;
+            }
         } else if (!strcmp(a, "--quick")) {
             opt->quick = 1;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -570,12 +581,18 @@ int main(int argc, char **argv)
     r.nsizes = opt.quick ? 7 : sizeof full_sizes / sizeof full_sizes[0];
     memcpy(r.sizes, full_sizes, r.nsizes * sizeof r.sizes[0]);
 
-    if (r.ntargets > 0) {
+    r.only_section = opt.only_section;
+    int run_all = opt.only_section == 0;
+    if (r.ntargets > 0 && (run_all || opt.only_section == 1)) {
         fprintf(stderr, "hipwire-bench: 1/3 round trips...\n");
         measure_round_trips(&r, raw_fd);
+    }
+    if (r.ntargets > 0 && (run_all || opt.only_section == 2)) {
         fprintf(stderr, "hipwire-bench: 2/3 kernel launches...\n");
         for (int t = 0; t < r.ntargets; t++)
             measure_launches(&r, t);
+    }
+    if (r.ntargets > 0 && (run_all || opt.only_section == 3)) {
         fprintf(stderr, "hipwire-bench: 3/3 copy bandwidth...\n");
         measure_bandwidth(&r, raw_fd);
     }

@@ -202,10 +202,14 @@ static void print_targets(const struct bench_results *r)
 void report_print(const struct bench_results *r)
 {
     print_header(r);
-    print_round_trips(r);
-    print_launches(r);
-    print_bandwidth(r);
-    print_targets(r);
+    if (r->only_section == 0 || r->only_section == 1)
+        print_round_trips(r);
+    if (r->only_section == 0 || r->only_section == 2)
+        print_launches(r);
+    if (r->only_section == 0 || r->only_section == 3)
+        print_bandwidth(r);
+    if (r->only_section == 0)
+        print_targets(r);
 }
 
 /* ---- JSON ------------------------------------------------------------------ */

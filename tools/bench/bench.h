@@ -132,6 +132,7 @@ struct bench_results {
     char cpu[128];
     int cpus;
     char build_type[32];
+    char loadavg[64];   /* at the start: other work on the machine skews everything */
     char device[BENCH_MAX_TARGETS][160];
     int quick;
     int only_section;

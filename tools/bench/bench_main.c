@@ -465,6 +465,13 @@ static void describe_machine(struct bench_results *r)
     if (f)
         fclose(f);
     snprintf(r->build_type, sizeof r->build_type, "%s", HIPWIRE_BENCH_BUILD_TYPE);
+    snprintf(r->loadavg, sizeof r->loadavg, "unknown");
+    f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fgets(r->loadavg, sizeof r->loadavg, f))
+            r->loadavg[strcspn(r->loadavg, "\n")] = '\0';
+        fclose(f);
+    }
 }
 
 /* ---- main ----------------------------------------------------------------- */

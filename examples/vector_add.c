@@ -73,6 +73,8 @@ int main(int argc, char **argv)
         bad += c[i] != a[i] + b[i];
     printf("vector_add: %d elements, kernel %.3f ms on the device, %s\n", n, ms,
            bad ? "WRONG RESULTS" : "all results correct");
+    CHECK(hipEventDestroy(start));
+    CHECK(hipEventDestroy(stop));
     CHECK(hipModuleUnload(mod));
     CHECK(hipFree(da));
     CHECK(hipFree(db));

@@ -43,17 +43,14 @@ int hw_function_known(const struct hw_function *f)
     return found;
 }
 
+/* Functions of an unloaded module stay allocated as tombstones: a stale
+ * hipFunction_t then fails cleanly instead of reading freed memory. */
 static void forget_module_functions(const struct hw_module *m)
 {
     pthread_mutex_lock(&fn_lock);
-    for (size_t i = 0; i < nfns;) {
-        if (fns[i]->module == m) {
-            free(fns[i]);
-            fns[i] = fns[--nfns];
-        } else {
-            i++;
-        }
-    }
+    for (size_t i = 0; i < nfns; i++)
+        if (fns[i]->module == m)
+            fns[i]->module = NULL;
     pthread_mutex_unlock(&fn_lock);
 }
 
@@ -293,6 +290,8 @@ static hipError_t launch(hipFunction_t function, const uint32_t grid[3], const u
     if (!function)
         return hw_ret(hipErrorInvalidResourceHandle);
     const struct hw_function *f = (const struct hw_function *)function;
+    if (!f->module)
+        return hw_ret(hipErrorInvalidResourceHandle); /* its module was unloaded */
     if (!grid[0] || !grid[1] || !grid[2] || !block[0] || !block[1] || !block[2])
         return hw_ret(hipErrorInvalidConfiguration);
     uint8_t args[HIPR_CAP_KERNEL_ARGS];

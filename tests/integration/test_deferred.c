@@ -35,13 +35,23 @@ int main(void)
     CHECK_EQ(hipGetLastError(), hipErrorInvalidConfiguration);
     CHECK_EQ(hipGetLastError(), hipSuccess);
 
-    /* A launch on a destroyed stream fails on the worker; the error comes back
-     * with the next stream synchronize. */
+    /* A function runs only on its module's device: the worker refuses a
+     * launch on another device's stream, and the stream's next synchronize
+     * reports it. */
     HIP_CHECK(hipModuleLaunchKernel(vadd, 1, 1, 1, 16, 1, 1, 0, s, args, NULL));
     HIP_CHECK(hipStreamSynchronize(s));
+    hipStream_t other;
+    HIP_CHECK(hipSetDevice(1));
+    HIP_CHECK(hipStreamCreate(&other));
+    HIP_CHECK(hipSetDevice(0));
+    HIP_CHECK(hipModuleLaunchKernel(vadd, 1, 1, 1, 16, 1, 1, 0, other, args, NULL));
+    HIP_EXPECT(hipStreamSynchronize(other), hipErrorInvalidHandle);
+    HIP_CHECK(hipStreamDestroy(other));
+
+    /* After hipModuleUnload a stale function handle fails at once. */
     HIP_CHECK(hipModuleUnload(m));
-    HIP_CHECK(hipModuleLaunchKernel(vadd, 1, 1, 1, 16, 1, 1, 0, s, args, NULL));
-    HIP_EXPECT(hipStreamSynchronize(s), hipErrorInvalidHandle);
+    HIP_EXPECT(hipModuleLaunchKernel(vadd, 1, 1, 1, 16, 1, 1, 0, s, args, NULL),
+               hipErrorInvalidResourceHandle);
     HIP_CHECK(hipStreamDestroy(s));
     HIP_CHECK(hipFree(a));
     HIP_CHECK(hipDeviceSynchronize());

@@ -53,7 +53,7 @@ int hwcu_api_load(struct hwcu_api *api, const char **why)
     if (r != HWCU_SUCCESS) {
         *why = r == HWCU_ERROR_NO_DEVICE ? "cuInit: no CUDA-capable device"
                : r == HWCU_ERROR_STUB_LIBRARY ? "cuInit: libcuda.so.1 is the toolkit's stub"
-               : r == HWCU_ERROR_INSUFFICIENT_DRIVER ? "cuInit: driver older than the runtime"
+               : r == HWCU_ERROR_CALL_REQUIRES_NEWER_DRIVER ? "cuInit: driver too old"
                                                      : "cuInit failed";
         return HW_ENODEV;
     }
@@ -95,7 +95,7 @@ int hwcu_status(CUresult r)
     case HWCU_ERROR_NOT_INITIALIZED:
     case HWCU_ERROR_DEINITIALIZED: return HW_ENOTINIT;
     case HWCU_ERROR_STUB_LIBRARY:
-    case HWCU_ERROR_INSUFFICIENT_DRIVER:
+    case HWCU_ERROR_CALL_REQUIRES_NEWER_DRIVER:
     case HWCU_ERROR_NO_DEVICE:
     case HWCU_ERROR_SYSTEM_DRIVER_MISMATCH:
     case HWCU_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: return HW_ENODEV;

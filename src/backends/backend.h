@@ -143,6 +143,7 @@ struct hw_backend_ops {
 /* Registered backends, in the order `--backend auto` tries them. */
 const struct hw_backend_ops *hw_backend_find(const char *name);
 extern const struct hw_backend_ops hw_cpu_backend_ops;
+extern const struct hw_backend_ops hw_hip_backend_ops;
 extern const struct hw_backend_ops hw_cuda_backend_ops;
 
 #endif

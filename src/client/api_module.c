@@ -403,3 +403,26 @@ HW_EXPORT hipError_t hipFuncGetAttributes(struct hipFuncAttributes *attr, const 
     fill_attributes(f, attr);
     return hipSuccess;
 }
+
+/*
+ * hipwire extension, not HIP API: the parameter layout of a function, as the
+ * worker reported it. A hip-worker whose hip backend has loaded this proxy
+ * (a relay in front of another worker) asks for it here instead of reading
+ * AMD code-object metadata. pairs receives count (offset, size) pairs, up to
+ * cap. Returns 0, or -1 for an unknown function or too small a buffer.
+ */
+HW_EXPORT int hipwire_function_params(hipFunction_t function, uint32_t *count,
+                                      uint32_t *args_size, uint32_t *pairs, uint32_t cap)
+{
+    const struct hw_function *f = (const struct hw_function *)function;
+    if (!f || !count || !args_size || !pairs || !hw_function_known(f) ||
+        f->info.param_count > cap)
+        return -1;
+    for (uint32_t i = 0; i < f->info.param_count; i++) {
+        pairs[2 * i] = f->params[i].offset;
+        pairs[2 * i + 1] = f->params[i].size;
+    }
+    *count = f->info.param_count;
+    *args_size = f->info.args_size;
+    return 0;
+}

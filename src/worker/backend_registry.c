@@ -4,6 +4,7 @@
 #include "backend.h"
 
 static const struct hw_backend_ops *const registry[] = {
+    &hw_hip_backend_ops,
     &hw_cuda_backend_ops,
     &hw_cpu_backend_ops,
 };

@@ -110,10 +110,13 @@ static int probe_backend(const struct worker_config *cfg)
             }
             if (rc == HW_OK)
                 ops->close(be);
-            hw_log(strcmp(cfg->backend, "auto") == 0 ? HW_LOG_DEBUG : HW_LOG_ERROR,
-                   "backend %s: no usable device (status %d)", name, rc == HW_OK ? HW_ENODEV : rc);
-            if (strcmp(cfg->backend, "auto") != 0)
+            if (strcmp(cfg->backend, "auto") != 0) {
+                hw_error("backend %s: %s", name,
+                         rc == HW_OK || rc == HW_ENODEV ? "no device found (no GPU, driver or runtime)"
+                                                        : "failed to initialise");
                 _exit(3);
+            }
+            hw_debug("backend %s: no usable device (status %d)", name, rc == HW_OK ? HW_ENODEV : rc);
         }
         _exit(3);
     }

@@ -1,0 +1,604 @@
+/*
+ * hip_backend.c - the "hip" backend: runs a session's work on AMD GPUs
+ * through the HIP runtime, loaded at run time.
+ *
+ * Completion: the ops table wants a callback when queued work finishes, and
+ * the only primitive every HIP runtime (and hipwire's own proxy, for the
+ * relay) offers for that is an event. A stream callback records an event on
+ * the stream and hands it to the completion thread, which waits for events
+ * in the order they were queued and runs the callbacks; the dispatch thread
+ * never waits.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "hip_api.h"
+#include "hw_log.h"
+
+struct hw_bstream {
+    hipStream_t s; /* NULL: the device's legacy default stream */
+    int dev;
+};
+
+struct hw_bevent {
+    hipEvent_t ev;
+    int dev;
+    int pending;   /* completion entries still referring to it */
+    int destroyed; /* freed by the completion thread once pending is 0 */
+};
+
+struct hw_bmodule {
+    hipModule_t mod;
+    int dev;
+    struct hw_bfunction *functions;
+};
+
+struct hw_bfunction {
+    struct hw_bfunction *next;
+    hipFunction_t fn;
+    struct hw_param *params;
+};
+
+struct completion {
+    struct completion *next;
+    struct hw_bevent *event; /* waited for, then released */
+    int owns_event;          /* created for this completion */
+    hw_done_fn fn;
+    void *arg;
+};
+
+struct hw_backend {
+    struct hw_backend_config cfg;
+    struct hw_hip_api api;
+    int ndev;
+    struct hw_bstream *defaults;
+
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    struct completion *head, *tail;
+    int stopping;
+    pthread_t thread;
+};
+
+static int st(hipError_t e)
+{
+    return (int)e; /* hw_status values are hipError_t values */
+}
+
+static int use(struct hw_backend *be, int dev)
+{
+    return st(be->api.hipSetDevice(dev));
+}
+
+static void release_event(struct hw_backend *be, struct hw_bevent *e)
+{
+    pthread_mutex_lock(&be->lock);
+    int free_it = --e->pending == 0 && e->destroyed;
+    pthread_mutex_unlock(&be->lock);
+    if (free_it) {
+        be->api.hipEventDestroy(e->ev);
+        free(e);
+    }
+}
+
+static void *completion_main(void *arg)
+{
+    struct hw_backend *be = arg;
+    pthread_mutex_lock(&be->lock);
+    for (;;) {
+        while (!be->head && !be->stopping)
+            pthread_cond_wait(&be->cond, &be->lock);
+        struct completion *c = be->head;
+        if (!c)
+            break;
+        be->head = c->next;
+        if (!be->head)
+            be->tail = NULL;
+        pthread_mutex_unlock(&be->lock);
+        use(be, c->event->dev);
+        int status = st(be->api.hipEventSynchronize(c->event->ev));
+        if (status != HW_OK && be->cfg.on_async_error)
+            be->cfg.on_async_error(be->cfg.ctx, status);
+        c->fn(c->arg, status);
+        if (c->owns_event)
+            c->event->destroyed = 1;
+        release_event(be, c->event);
+        free(c);
+        pthread_mutex_lock(&be->lock);
+    }
+    pthread_mutex_unlock(&be->lock);
+    return NULL;
+}
+
+static int enqueue_completion(struct hw_backend *be, struct hw_bevent *e, int owns,
+                              hw_done_fn fn, void *arg)
+{
+    struct completion *c = calloc(1, sizeof *c);
+    if (!c)
+        return HW_ENOMEM;
+    c->event = e;
+    c->owns_event = owns;
+    c->fn = fn;
+    c->arg = arg;
+    pthread_mutex_lock(&be->lock);
+    e->pending++;
+    if (be->tail)
+        be->tail->next = c;
+    else
+        be->head = c;
+    be->tail = c;
+    pthread_cond_signal(&be->cond);
+    pthread_mutex_unlock(&be->lock);
+    return HW_OK;
+}
+
+static int hip_open(const struct hw_backend_config *cfg, struct hw_backend **out)
+{
+    char why[256];
+    struct hw_backend *be = calloc(1, sizeof *be);
+    if (!be)
+        return HW_ENOMEM;
+    be->cfg = *cfg;
+    if (hw_hip_api_load(&be->api, why, sizeof why) < 0) {
+        hw_debug("hip backend: %s", why);
+        free(be);
+        return HW_ENODEV;
+    }
+    int n = 0;
+    if (be->api.hipInit(0) != hipSuccess || be->api.hipGetDeviceCount(&n) != hipSuccess || n <= 0) {
+        hw_debug("hip backend: the HIP runtime reports no device");
+        free(be);
+        return HW_ENODEV;
+    }
+    be->ndev = n;
+    be->defaults = calloc((size_t)n, sizeof *be->defaults);
+    if (!be->defaults)
+        goto fail;
+    for (int i = 0; i < n; i++)
+        be->defaults[i].dev = i;
+    pthread_mutex_init(&be->lock, NULL);
+    pthread_cond_init(&be->cond, NULL);
+    if (pthread_create(&be->thread, NULL, completion_main, be) != 0)
+        goto fail;
+    *out = be;
+    return HW_OK;
+fail:
+    free(be->defaults);
+    free(be);
+    return HW_ENOMEM;
+}
+
+static void hip_close(struct hw_backend *be)
+{
+    pthread_mutex_lock(&be->lock);
+    be->stopping = 1;
+    pthread_cond_signal(&be->cond);
+    pthread_mutex_unlock(&be->lock);
+    pthread_join(be->thread, NULL);
+    hw_hip_api_unload(&be->api);
+    free(be->defaults);
+    free(be);
+}
+
+static int hip_device_count(struct hw_backend *be, int *count)
+{
+    *count = be->ndev;
+    return HW_OK;
+}
+
+static int hip_device_info(struct hw_backend *be, int dev, struct hipr_devinfo *d)
+{
+    hipDeviceProp_t p;
+    int lo = 0, hi = 0;
+    if (dev < 0 || dev >= be->ndev)
+        return HW_EDEVICE;
+    int rc = st(be->api.hipGetDeviceProperties(&p, dev));
+    if (rc != HW_OK)
+        return rc;
+    use(be, dev);
+    be->api.hipDeviceGetStreamPriorityRange(&lo, &hi);
+    memset(d, 0, sizeof *d);
+    memcpy(d->name, p.name, sizeof d->name - 1);
+    memcpy(d->arch_name, p.gcnArchName, sizeof d->arch_name - 1);
+    d->total_global_mem = p.totalGlobalMem;
+    d->shared_mem_per_block = p.sharedMemPerBlock;
+    d->shared_mem_per_block_optin = p.sharedMemPerBlock;
+    d->shared_mem_per_multiprocessor = p.maxSharedMemoryPerMultiProcessor;
+    d->total_const_mem = p.totalConstMem;
+    d->mem_pitch = p.memPitch;
+    d->texture_alignment = p.textureAlignment;
+    d->regs_per_block = p.regsPerBlock;
+    d->regs_per_multiprocessor = p.regsPerBlock;
+    d->warp_size = p.warpSize;
+    d->max_threads_per_block = p.maxThreadsPerBlock;
+    d->max_threads_dim_x = p.maxThreadsDim[0];
+    d->max_threads_dim_y = p.maxThreadsDim[1];
+    d->max_threads_dim_z = p.maxThreadsDim[2];
+    d->max_grid_size_x = p.maxGridSize[0];
+    d->max_grid_size_y = p.maxGridSize[1];
+    d->max_grid_size_z = p.maxGridSize[2];
+    d->clock_rate_khz = p.clockRate;
+    d->memory_clock_rate_khz = p.memoryClockRate;
+    d->memory_bus_width = p.memoryBusWidth;
+    d->major = p.major;
+    d->minor = p.minor;
+    d->multiprocessor_count = p.multiProcessorCount;
+    d->l2_cache_size = p.l2CacheSize;
+    d->max_threads_per_multiprocessor = p.maxThreadsPerMultiProcessor;
+    d->compute_mode = p.computeMode;
+    d->concurrent_kernels = p.concurrentKernels;
+    d->pci_domain_id = p.pciDomainID;
+    d->pci_bus_id = p.pciBusID;
+    d->pci_device_id = p.pciDeviceID;
+    d->integrated = p.integrated;
+    d->can_map_host_memory = 0; /* client memory is never device-mapped */
+    d->ecc_enabled = p.ECCEnabled;
+    d->managed_memory = p.managedMemory;
+    d->cooperative_launch = p.cooperativeLaunch;
+    d->is_multi_gpu_board = p.isMultiGpuBoard;
+    d->stream_priority_low = lo;
+    d->stream_priority_high = hi;
+    d->gcn_arch = p.gcnArch;
+    return HW_OK;
+}
+
+static void hip_versions(struct hw_backend *be, int *runtime, int *driver)
+{
+    *runtime = *driver = 0;
+    be->api.hipRuntimeGetVersion(runtime);
+    be->api.hipDriverGetVersion(driver);
+}
+
+static int hip_mem_info(struct hw_backend *be, int dev, uint64_t *free_out, uint64_t *total_out)
+{
+    size_t fr, tot;
+    int rc = use(be, dev);
+    if (rc == HW_OK)
+        rc = st(be->api.hipMemGetInfo(&fr, &tot));
+    if (rc != HW_OK)
+        return rc;
+    *free_out = fr;
+    *total_out = tot;
+    return HW_OK;
+}
+
+static int hip_mem_alloc(struct hw_backend *be, int dev, uint64_t size, uint64_t *dptr_out)
+{
+    void *p = NULL;
+    int rc = use(be, dev);
+    if (rc == HW_OK)
+        rc = st(be->api.hipMalloc(&p, (size_t)size));
+    if (rc != HW_OK)
+        return rc;
+    *dptr_out = (uint64_t)(uintptr_t)p;
+    return HW_OK;
+}
+
+static int hip_mem_free(struct hw_backend *be, int dev, uint64_t dptr, uint64_t size)
+{
+    (void)size;
+    int rc = use(be, dev);
+    return rc == HW_OK ? st(be->api.hipFree((void *)(uintptr_t)dptr)) : rc;
+}
+
+static int hip_stream_default(struct hw_backend *be, int dev, struct hw_bstream **out)
+{
+    if (dev < 0 || dev >= be->ndev)
+        return HW_EDEVICE;
+    *out = &be->defaults[dev];
+    return HW_OK;
+}
+
+static int hip_stream_create(struct hw_backend *be, int dev, uint32_t flags, int priority,
+                             struct hw_bstream **out)
+{
+    struct hw_bstream *s = calloc(1, sizeof *s);
+    if (!s)
+        return HW_ENOMEM;
+    int rc = use(be, dev);
+    if (rc == HW_OK)
+        rc = st(be->api.hipStreamCreateWithPriority(&s->s, flags, priority));
+    if (rc != HW_OK) {
+        free(s);
+        return rc;
+    }
+    s->dev = dev;
+    *out = s;
+    return HW_OK;
+}
+
+static void hip_stream_destroy(struct hw_backend *be, struct hw_bstream *s)
+{
+    use(be, s->dev);
+    be->api.hipStreamDestroy(s->s); /* HIP lets queued work finish */
+    free(s);
+}
+
+static int hip_stream_query(struct hw_backend *be, struct hw_bstream *s)
+{
+    use(be, s->dev);
+    return st(be->api.hipStreamQuery(s->s));
+}
+
+static int new_event(struct hw_backend *be, int dev, unsigned flags, struct hw_bevent **out)
+{
+    struct hw_bevent *e = calloc(1, sizeof *e);
+    if (!e)
+        return HW_ENOMEM;
+    int rc = use(be, dev);
+    if (rc == HW_OK)
+        rc = st(be->api.hipEventCreateWithFlags(&e->ev, flags));
+    if (rc != HW_OK) {
+        free(e);
+        return rc;
+    }
+    e->dev = dev;
+    e->pending = 1; /* the creator's reference */
+    *out = e;
+    return HW_OK;
+}
+
+static int hip_stream_callback(struct hw_backend *be, struct hw_bstream *s, hw_done_fn fn,
+                               void *arg)
+{
+    struct hw_bevent *e;
+    int rc = new_event(be, s->dev, hipEventDisableTiming, &e);
+    if (rc != HW_OK)
+        return rc;
+    rc = st(be->api.hipEventRecord(e->ev, s->s));
+    if (rc == HW_OK)
+        rc = enqueue_completion(be, e, 1, fn, arg);
+    /* Drop the creator's reference; the completion holds its own. */
+    if (rc != HW_OK)
+        e->destroyed = 1;
+    pthread_mutex_lock(&be->lock);
+    int free_it = --e->pending == 0;
+    pthread_mutex_unlock(&be->lock);
+    if (free_it) {
+        be->api.hipEventDestroy(e->ev);
+        free(e);
+    }
+    return rc;
+}
+
+static int hip_memcpy_h2d(struct hw_backend *be, struct hw_bstream *s, uint64_t dst,
+                          const void *src, uint64_t n, hw_done_fn release, void *release_arg)
+{
+    use(be, s->dev);
+    int rc = st(be->api.hipMemcpyHtoDAsync((hipDeviceptr_t)(uintptr_t)dst, (void *)src,
+                                           (size_t)n, s->s));
+    if (rc != HW_OK)
+        return rc;
+    return release ? hip_stream_callback(be, s, release, release_arg) : HW_OK;
+}
+
+static int hip_memcpy_d2h(struct hw_backend *be, struct hw_bstream *s, void *dst, uint64_t src,
+                          uint64_t n)
+{
+    use(be, s->dev);
+    return st(be->api.hipMemcpyDtoHAsync(dst, (hipDeviceptr_t)(uintptr_t)src, (size_t)n, s->s));
+}
+
+static int hip_memcpy_d2d(struct hw_backend *be, struct hw_bstream *s, uint64_t dst, uint64_t src,
+                          uint64_t n)
+{
+    use(be, s->dev);
+    return st(be->api.hipMemcpyDtoDAsync((hipDeviceptr_t)(uintptr_t)dst,
+                                         (hipDeviceptr_t)(uintptr_t)src, (size_t)n, s->s));
+}
+
+static int hip_memset(struct hw_backend *be, struct hw_bstream *s, uint64_t dst, uint32_t value,
+                      uint32_t elem_size, uint64_t count)
+{
+    hipDeviceptr_t p = (hipDeviceptr_t)(uintptr_t)dst;
+    use(be, s->dev);
+    switch (elem_size) {
+    case 1: return st(be->api.hipMemsetD8Async(p, (unsigned char)value, (size_t)count, s->s));
+    case 2: return st(be->api.hipMemsetD16Async(p, (unsigned short)value, (size_t)count, s->s));
+    case 4: return st(be->api.hipMemsetD32Async(p, (int)value, (size_t)count, s->s));
+    default: return HW_EINVAL;
+    }
+}
+
+static int hip_event_create(struct hw_backend *be, int dev, uint32_t flags, struct hw_bevent **out)
+{
+    return new_event(be, dev, flags, out);
+}
+
+static void hip_event_destroy(struct hw_backend *be, struct hw_bevent *e)
+{
+    pthread_mutex_lock(&be->lock);
+    e->destroyed = 1;
+    pthread_mutex_unlock(&be->lock);
+    release_event(be, e);
+}
+
+static int hip_event_record(struct hw_backend *be, struct hw_bevent *e, struct hw_bstream *s)
+{
+    use(be, s->dev);
+    return st(be->api.hipEventRecord(e->ev, s->s));
+}
+
+static int hip_event_query(struct hw_backend *be, struct hw_bevent *e)
+{
+    use(be, e->dev);
+    return st(be->api.hipEventQuery(e->ev));
+}
+
+static int hip_event_callback(struct hw_backend *be, struct hw_bevent *e, hw_done_fn fn, void *arg)
+{
+    return enqueue_completion(be, e, 0, fn, arg);
+}
+
+static int hip_event_elapsed(struct hw_backend *be, struct hw_bevent *a, struct hw_bevent *b,
+                             float *ms_out)
+{
+    float ms = 0;
+    use(be, a->dev);
+    int rc = st(be->api.hipEventElapsedTime(&ms, a->ev, b->ev));
+    if (rc == HW_OK)
+        *ms_out = ms;
+    return rc;
+}
+
+static int hip_stream_wait_event(struct hw_backend *be, struct hw_bstream *s, struct hw_bevent *e)
+{
+    use(be, s->dev);
+    return st(be->api.hipStreamWaitEvent(s->s, e->ev, 0));
+}
+
+static int hip_module_load(struct hw_backend *be, int dev, const void *image, size_t size,
+                           struct hw_bmodule **out)
+{
+    (void)size; /* the runtime sizes the image from its own headers */
+    struct hw_bmodule *m = calloc(1, sizeof *m);
+    if (!m)
+        return HW_ENOMEM;
+    int rc = use(be, dev);
+    if (rc == HW_OK)
+        rc = st(be->api.hipModuleLoadData(&m->mod, image));
+    if (rc != HW_OK) {
+        free(m);
+        return rc;
+    }
+    m->dev = dev;
+    *out = m;
+    return HW_OK;
+}
+
+static void hip_module_unload(struct hw_backend *be, struct hw_bmodule *m)
+{
+    while (m->functions) {
+        struct hw_bfunction *f = m->functions;
+        m->functions = f->next;
+        free(f->params);
+        free(f);
+    }
+    use(be, m->dev);
+    be->api.hipModuleUnload(m->mod);
+    free(m);
+}
+
+static int hip_module_function(struct hw_backend *be, struct hw_bmodule *m, const char *name,
+                               struct hw_bfunction **out, struct hw_func_info *info)
+{
+    uint32_t count = 0, args_size = 0;
+    uint32_t *pairs = NULL;
+    hipFunction_t fn;
+    use(be, m->dev);
+    int rc = st(be->api.hipModuleGetFunction(&fn, m->mod, name));
+    if (rc != HW_OK)
+        return rc;
+    /* The parameter layout: from the next hipwire worker when relaying.
+     * Reading it from AMD code-object metadata is not wired in yet. */
+    if (!be->api.hipwire_function_params)
+        return HW_ENOTSUP;
+    pairs = calloc(2 * HIPR_CAP_PARAMS, sizeof *pairs);
+    if (!pairs)
+        return HW_ENOMEM;
+    if (be->api.hipwire_function_params(fn, &count, &args_size, pairs, HIPR_CAP_PARAMS) != 0 ||
+        count > HIPR_CAP_PARAMS) {
+        free(pairs);
+        return HW_EIMAGE;
+    }
+    struct hw_bfunction *f = calloc(1, sizeof *f);
+    struct hw_param *params = calloc(count ? count : 1, sizeof *params);
+    if (!f || !params) {
+        free(f);
+        free(params);
+        free(pairs);
+        return HW_ENOMEM;
+    }
+    for (uint32_t i = 0; i < count; i++)
+        params[i] = (struct hw_param){ pairs[2 * i], pairs[2 * i + 1] };
+    free(pairs);
+    f->fn = fn;
+    f->params = params;
+    f->next = m->functions;
+    m->functions = f;
+
+    memset(info, 0, sizeof *info);
+    info->param_count = count;
+    info->args_size = args_size;
+    info->params = params;
+    int v = 0;
+#define ATTR_(a, field) \
+    if (be->api.hipFuncGetAttribute(&v, a, fn) == hipSuccess) info->field = v;
+    ATTR_(HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, max_threads_per_block)
+    ATTR_(HIP_FUNC_ATTRIBUTE_NUM_REGS, num_regs)
+    ATTR_(HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, shared_size_bytes)
+    ATTR_(HIP_FUNC_ATTRIBUTE_CONST_SIZE_BYTES, const_size_bytes)
+    ATTR_(HIP_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, local_size_bytes)
+    ATTR_(HIP_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, max_dynamic_shared)
+    ATTR_(HIP_FUNC_ATTRIBUTE_PTX_VERSION, ptx_version)
+    ATTR_(HIP_FUNC_ATTRIBUTE_BINARY_VERSION, binary_version)
+#undef ATTR_
+    *out = f;
+    return HW_OK;
+}
+
+static int hip_module_global(struct hw_backend *be, struct hw_bmodule *m, const char *name,
+                             uint64_t *dptr_out, uint64_t *size_out)
+{
+    hipDeviceptr_t p;
+    size_t size;
+    use(be, m->dev);
+    int rc = st(be->api.hipModuleGetGlobal(&p, &size, m->mod, name));
+    if (rc != HW_OK)
+        return rc;
+    *dptr_out = (uint64_t)(uintptr_t)p;
+    *size_out = size;
+    return HW_OK;
+}
+
+static int hip_launch(struct hw_backend *be, struct hw_bstream *s, struct hw_bfunction *f,
+                      const uint32_t grid[3], const uint32_t block[3], uint32_t shared_mem,
+                      const void *args, uint32_t args_size, uint32_t flags)
+{
+    (void)flags;
+    size_t size = args_size;
+    /* The packed buffer is passed as is; HIP copies it before returning. */
+    void *extra[] = { HIP_LAUNCH_PARAM_BUFFER_POINTER, (void *)args, HIP_LAUNCH_PARAM_BUFFER_SIZE,
+                      &size, HIP_LAUNCH_PARAM_END };
+    use(be, s->dev);
+    return st(be->api.hipModuleLaunchKernel(f->fn, grid[0], grid[1], grid[2], block[0], block[1],
+                                            block[2], shared_mem, s->s, NULL, extra));
+}
+
+const struct hw_backend_ops hw_hip_backend_ops = {
+    .size = sizeof(struct hw_backend_ops),
+    .abi_version = HW_BACKEND_ABI_VERSION,
+    .name = "hip",
+    .open = hip_open,
+    .close = hip_close,
+    .device_count = hip_device_count,
+    .device_info = hip_device_info,
+    .versions = hip_versions,
+    .mem_info = hip_mem_info,
+    .mem_alloc = hip_mem_alloc,
+    .mem_free = hip_mem_free,
+    .host_ptr = NULL,
+    .stream_default = hip_stream_default,
+    .stream_create = hip_stream_create,
+    .stream_destroy = hip_stream_destroy,
+    .stream_query = hip_stream_query,
+    .stream_callback = hip_stream_callback,
+    .memcpy_h2d = hip_memcpy_h2d,
+    .memcpy_d2h = hip_memcpy_d2h,
+    .memcpy_d2d = hip_memcpy_d2d,
+    .memset = hip_memset,
+    .event_create = hip_event_create,
+    .event_destroy = hip_event_destroy,
+    .event_record = hip_event_record,
+    .event_query = hip_event_query,
+    .event_callback = hip_event_callback,
+    .event_elapsed = hip_event_elapsed,
+    .stream_wait_event = hip_stream_wait_event,
+    .module_load = hip_module_load,
+    .module_unload = hip_module_unload,
+    .module_function = hip_module_function,
+    .module_global = hip_module_global,
+    .launch = hip_launch,
+};

@@ -472,7 +472,7 @@ const hw_cob_entry *hw_cob_bundle_find(const hw_cob_bundle *b,
         return NULL;
     size_t qp = proc_len(target_id);
     const hw_cob_entry *best = NULL;
-    int best_score = -1;
+    int best_score = -1000000;
     for (uint32_t k = 0; k < b->nentries; k++) {
         const hw_cob_entry *e = &b->entries[k];
         if (!e->is_amdgcn || e->size == 0)
@@ -480,7 +480,9 @@ const hw_cob_entry *hw_cob_bundle_find(const hw_cob_bundle *b,
         const char *id = e->target_id;
         if (proc_len(id) != qp || strncmp(id, target_id, qp) != 0)
             continue;
-        /* Each feature the entry pins must not contradict the query. */
+        /* Each feature the entry pins must not contradict the query. A pin
+         * the query agrees with scores; one the query leaves open costs, so
+         * a plain "gfx90a" prefers the entry built for any mode. */
         int score = 0;
         bool ok = true;
         const char *c = strchr(id, ':');
@@ -493,8 +495,8 @@ const hw_cob_entry *hw_cob_bundle_find(const hw_cob_bundle *b,
                 char have = feature_setting(target_id, f, l - 1);
                 if (have && have != want)
                     ok = false;
-                else if (have == want)
-                    score++;
+                else
+                    score += have == want ? 2 : -1;
             }
             c = next;
         }

@@ -8,6 +8,10 @@
 #ifndef HW_HIP_API_H
 #define HW_HIP_API_H
 
+/* The backend talks to AMD's runtime whatever compiler builds the worker. */
+#ifndef __HIP_PLATFORM_AMD__
+#define __HIP_PLATFORM_AMD__
+#endif
 #include <hip/hip_runtime_api.h>
 
 /* X(name): every function the backend resolves; all are required. */

@@ -1,0 +1,23 @@
+#!/bin/sh
+# Configures, builds and runs hipwire's GPU tests (docs/gpu-testing.md).
+#   tests/gpu/run.sh [BUILD_DIR] [extra cmake -D options...]
+# Builds only what the GPU tests need, so it works on a GPU box that lacks
+# the packages other components want. Exit status is ctest's.
+set -eu
+src=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$src/build-gpu}
+[ $# -gt 0 ] && shift
+jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+cmake -S "$src" -B "$build" -DHIPWIRE_INSTALL_DEPS=OFF "$@"
+cmake --build "$build" -j "$jobs" --target hip-worker with_worker gpu_check test_vadd \
+  test_gpu_basic test_gpu_overlap test_gpu_events test_gpu_copy1g test_gpu_fault
+if cmake --build "$build" --target help | grep -q hipwire_gpu_kernels; then
+  cmake --build "$build" --target hipwire_gpu_kernels
+fi
+if cmake --build "$build" --target help | grep -q test_cuda_decls; then
+  cmake --build "$build" --target test_cuda_decls
+  extra='|cuda_decls'
+else
+  extra=''
+fi
+cd "$build" && ctest -R "^(gpu_.*$extra)\$" --output-on-failure ${CTEST_FLAGS:-}

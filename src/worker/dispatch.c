@@ -117,6 +117,8 @@ int session_drain(struct session *s, int device)
     return HW_OK;
 }
 
+static int device_idle(struct session *s, int device);
+
 /* ---- replies sent on completion ----------------------------------------- */
 
 struct pending {
@@ -224,6 +226,11 @@ HANDLER(DEVICE_SYNCHRONIZE)
     hipr_device_decode(fixed, HIPR_device_SIZE, &m);
     if (m.device < 0 || m.device >= s->device_count)
         return HW_EDEVICE;
+    /* Nothing queued: answer now instead of a trip through every stream. */
+    if (device_idle(s, m.device)) {
+        session_reply(s, h->opcode, h->request_id, HW_OK, NULL, 0, NULL, 0);
+        return HW_OK;
+    }
     struct pending *p = pending_new(s, h);
     if (!p)
         return HW_ENOMEM;
@@ -451,8 +458,13 @@ static int d2h_common(struct session *s, const struct hipr_header *h, uint64_t s
         return HW_ENOMEM;
     p->len = n;
     if (rows <= 1 && HW_BACKEND_HAS(s->ops, host_ptr)) {
-        /* Sent straight from device memory when the stream reaches it. */
+        /* Sent straight from device memory: now if nothing queued on the
+         * device could still write it, else when the stream reaches it. */
         p->data = n ? s->ops->host_ptr(s->be, src) : NULL;
+        if (device_idle(s, sdev)) {
+            pending_done(p, HW_OK);
+            return HW_OK;
+        }
     } else if (n) {
         uint8_t *buf = malloc(n);
         if (!buf) {

@@ -66,11 +66,58 @@ static void on_backend_async_error(void *ctx, int status)
     session_async_error(ctx, status);
 }
 
+#define RBUF_SIZE (64 * 1024)
+
+int session_read(struct session *s, void *buf, uint64_t n)
+{
+    uint8_t *out = buf;
+    size_t have = s->rlen - s->rpos;
+    size_t take = n < have ? (size_t)n : have;
+    memcpy(out, s->rbuf + s->rpos, take);
+    s->rpos += take;
+    out += take;
+    n -= take;
+    if (n == 0)
+        return 0;
+    /* Large reads go straight to their destination (device memory, say). */
+    if (n >= RBUF_SIZE / 2)
+        return hw_read_full(s->fd, out, (size_t)n);
+    s->rpos = s->rlen = 0;
+    while (s->rlen < n) {
+        ssize_t r = recv(s->fd, s->rbuf + s->rlen, RBUF_SIZE - s->rlen, 0);
+        if (r == 0) {
+            errno = 0;
+            return -1;
+        }
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        s->rlen += (size_t)r;
+    }
+    memcpy(out, s->rbuf, (size_t)n);
+    s->rpos = (size_t)n;
+    return 0;
+}
+
+static int session_discard(struct session *s, uint64_t n)
+{
+    uint8_t sink[4096];
+    while (n > 0) {
+        size_t chunk = n < sizeof sink ? (size_t)n : sizeof sink;
+        if (session_read(s, sink, chunk) < 0)
+            return -1;
+        n -= chunk;
+    }
+    return 0;
+}
+
 int session_read_tail(struct session *s, void *buf, uint64_t n)
 {
     if (n > s->tail_left)
         return -1;
-    if (hw_read_full(s->fd, buf, (size_t)n) < 0)
+    if (session_read(s, buf, n) < 0)
         return -1;
     s->tail_left -= n;
     return 0;
@@ -179,7 +226,7 @@ static int handshake(struct session *s)
     const struct hipr_op_info *info;
     struct hipr_hello_req req;
 
-    if (hw_read_full(s->fd, buf, HIPR_HEADER_SIZE) < 0)
+    if (session_read(s, buf, HIPR_HEADER_SIZE) < 0)
         return -1;
     hipr_header_decode(buf, &h);
     enum hipr_check c = hipr_check_request(&h, &info);
@@ -195,8 +242,8 @@ static int handshake(struct session *s)
         hw_warn("rejecting connection: first request is %s, not HELLO", info->name);
         return -1;
     }
-    if (hw_read_full(s->fd, buf + HIPR_HEADER_SIZE, HIPR_hello_req_SIZE) < 0 ||
-        hw_discard(s->fd, h.payload_length - HIPR_hello_req_SIZE) < 0)
+    if (session_read(s, buf + HIPR_HEADER_SIZE, HIPR_hello_req_SIZE) < 0 ||
+        session_discard(s, h.payload_length - HIPR_hello_req_SIZE) < 0)
         return -1;
     hipr_hello_req_decode(buf + HIPR_HEADER_SIZE, HIPR_hello_req_SIZE, &req);
     if (req.flags & HIPR_HELLO_STATUS_ONLY) {
@@ -265,7 +312,7 @@ static void request_loop(struct session *s)
     const struct hipr_op_info *info;
 
     for (;;) {
-        if (hw_read_full(s->fd, hbuf, sizeof hbuf) < 0) {
+        if (session_read(s, hbuf, sizeof hbuf) < 0) {
             if (errno)
                 hw_info("session %016llx: connection lost: %s", (unsigned long long)s->id,
                         strerror(errno));
@@ -278,7 +325,7 @@ static void request_loop(struct session *s)
         if (c == HIPR_EOPCODE && h.magic == HIPR_MAGIC && h.version == HIPR_VERSION &&
             h.payload_length <= UNKNOWN_OP_SKIP_MAX) {
             /* A newer client's call this worker lacks: refuse it, keep the session. */
-            if (hw_discard(s->fd, h.payload_length) < 0)
+            if (session_discard(s, h.payload_length) < 0)
                 return;
             if (!(h.flags & HIPR_FLAG_NO_REPLY))
                 session_reply(s, h.opcode, h.request_id, HW_ENOTSUP, NULL, 0, NULL, 0);
@@ -293,12 +340,12 @@ static void request_loop(struct session *s)
             return;
         }
         if (info->request_size > sizeof fixed ||
-            hw_read_full(s->fd, fixed, info->request_size) < 0)
+            session_read(s, fixed, info->request_size) < 0)
             return;
         s->tail_left = h.payload_length - info->request_size;
         int rc = dispatch_request(s, &h, info, fixed);
         /* Whatever a handler left unread (after an early error) is skipped. */
-        if (s->tail_left && hw_discard(s->fd, s->tail_left) < 0)
+        if (s->tail_left && session_discard(s, s->tail_left) < 0)
             return;
         s->tail_left = 0;
         if (rc < 0 || s->send_failed)
@@ -331,6 +378,11 @@ int session_main(int fd, const struct worker_config *cfg, struct status_table *t
     sigaction(SIGTERM, &sa, NULL);
     s.cfg = cfg;
     s.table = table;
+    s.rbuf = malloc(RBUF_SIZE);
+    if (!s.rbuf) {
+        close(fd);
+        return 1;
+    }
     pthread_mutex_init(&s.send_lock, NULL);
     pthread_mutex_init(&s.stage_lock, NULL);
     pthread_cond_init(&s.stage_cond, NULL);
@@ -354,5 +406,6 @@ int session_main(int fd, const struct worker_config *cfg, struct status_table *t
     /* Wake a client blocked on a reply before the process goes away. */
     shutdown(fd, SHUT_RDWR);
     close(fd);
+    free(s.rbuf);
     return hs < 0 ? 1 : 0;
 }

@@ -61,6 +61,11 @@ struct session {
 
     uint64_t tail_left;        /* unread tail bytes of the current request */
 
+    /* Requests are read through this buffer: a burst of small fire-and-forget
+     * requests costs one recv, not three per request. */
+    uint8_t *rbuf;
+    size_t rpos, rlen;
+
     /* H2D data staged for queued copies, bounded so a flood slows the client
      * (TCP backpressure) instead of growing the worker. */
     pthread_mutex_t stage_lock;
@@ -80,6 +85,8 @@ int session_reply(struct session *s, uint16_t opcode, uint32_t request_id, int s
 void session_async_error(struct session *s, int status);
 /* Reads n bytes of the current request's tail. */
 int session_read_tail(struct session *s, void *buf, uint64_t n);
+/* Reads n bytes of the request stream (through the read buffer). */
+int session_read(struct session *s, void *buf, uint64_t n);
 void session_update_usage(struct session *s);
 
 /* Stage budget for H2D data in flight. */

@@ -58,6 +58,8 @@ static void cpu_close(struct hw_backend *be)
         while (d->streams) {
             struct hw_bstream *s = d->streams;
             d->streams = s->next_in_dev;
+            if (s->work_init)
+                pthread_cond_destroy(&s->work);
             free(s);
         }
         pthread_mutex_destroy(&d->lock);
@@ -247,7 +249,7 @@ static void cpu_stream_destroy(struct hw_backend *be, struct hw_bstream *s)
      * the device list for reuse. */
     pthread_mutex_lock(&s->dev->lock);
     s->live = 0;
-    pthread_cond_broadcast(&s->dev->changed);
+    pthread_cond_signal(&s->work);
     pthread_mutex_unlock(&s->dev->lock);
 }
 
@@ -344,7 +346,7 @@ static void cpu_event_destroy(struct hw_backend *be, struct hw_bevent *e)
      * application destroy an event whose record is pending. */
     pthread_mutex_lock(&e->dev->lock);
     while (e->done_gen < e->record_gen)
-        pthread_cond_wait(&e->dev->changed, &e->dev->lock);
+        cpu_wait_completion(e->dev);
     struct cb_node *cbs = e->callbacks;
     pthread_mutex_unlock(&e->dev->lock);
     while (cbs) {

@@ -70,6 +70,8 @@ struct hw_bstream {
     int live;         /* 0 once destroyed; the struct is reused, never freed early */
     int thread_running;
     pthread_t thread;
+    pthread_cond_t work;  /* signalled when an idle stream gets work */
+    int work_init;
     struct cpu_op *head, *tail;
     uint64_t submitted; /* seq of the last op queued */
     uint64_t completed; /* seq of the last op finished */
@@ -99,7 +101,8 @@ struct cpu_device {
      * completion on the device goes through them, which keeps the
      * cross-stream dependency waits simple. */
     pthread_mutex_t lock;
-    pthread_cond_t changed;
+    pthread_cond_t changed;     /* broadcast on completions, if anyone waits */
+    int waiters;                /* threads waiting on `changed` */
     struct hw_bstream *streams; /* default stream first */
     uint64_t allocated;
     uint64_t total;
@@ -124,6 +127,8 @@ struct hw_bmodule {
 };
 
 /* cpu_stream.c */
+/* Waits on d->changed for a completion; called with d->lock held. */
+void cpu_wait_completion(struct cpu_device *d);
 int cpu_stream_start(struct hw_bstream *s);
 void cpu_stream_stop_all(struct cpu_device *d);
 /* Queues op on s (takes ownership). Adds the legacy default-stream

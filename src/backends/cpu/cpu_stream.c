@@ -130,6 +130,13 @@ static int deps_done(const struct cpu_op *op)
     return 1;
 }
 
+void cpu_wait_completion(struct cpu_device *d)
+{
+    d->waiters++;
+    pthread_cond_wait(&d->changed, &d->lock);
+    d->waiters--;
+}
+
 static void *stream_main(void *arg)
 {
     struct hw_bstream *s = arg;
@@ -138,12 +145,12 @@ static void *stream_main(void *arg)
     pthread_mutex_lock(&d->lock);
     for (;;) {
         while (!s->head && s->live)
-            pthread_cond_wait(&d->changed, &d->lock);
+            pthread_cond_wait(&s->work, &d->lock);
         if (!s->head)
             break; /* destroyed and drained */
         struct cpu_op *op = s->head;
         while (!deps_done(op))
-            pthread_cond_wait(&d->changed, &d->lock);
+            cpu_wait_completion(d);
         pthread_mutex_unlock(&d->lock);
         execute(d, op);
         pthread_mutex_lock(&d->lock);
@@ -151,9 +158,13 @@ static void *stream_main(void *arg)
         if (!s->head)
             s->tail = NULL;
         s->completed = op->seq;
-        pthread_cond_broadcast(&d->changed);
-        /* Free outside the lock would be nicer, but ops are small. */
+        /* A wake-up per op costs more than the op for small work: only when
+         * someone waits for a completion. */
+        if (d->waiters)
+            pthread_cond_broadcast(&d->changed);
+        pthread_mutex_unlock(&d->lock);
         free(op);
+        pthread_mutex_lock(&d->lock);
     }
     pthread_mutex_unlock(&d->lock);
     return NULL;
@@ -161,6 +172,10 @@ static void *stream_main(void *arg)
 
 int cpu_stream_start(struct hw_bstream *s)
 {
+    if (!s->thread_running && !s->live && !s->work_init) {
+        pthread_cond_init(&s->work, NULL);
+        s->work_init = 1;
+    }
     s->live = 1;
     if (pthread_create(&s->thread, NULL, stream_main, s) != 0) {
         s->live = 0;
@@ -173,9 +188,10 @@ int cpu_stream_start(struct hw_bstream *s)
 void cpu_stream_stop_all(struct cpu_device *d)
 {
     pthread_mutex_lock(&d->lock);
-    for (struct hw_bstream *s = d->streams; s; s = s->next_in_dev)
+    for (struct hw_bstream *s = d->streams; s; s = s->next_in_dev) {
         s->live = 0;
-    pthread_cond_broadcast(&d->changed);
+        pthread_cond_signal(&s->work);
+    }
     pthread_mutex_unlock(&d->lock);
     for (struct hw_bstream *s = d->streams; s; s = s->next_in_dev)
         if (s->thread_running) {
@@ -192,19 +208,18 @@ void cpu_stream_stop_all(struct cpu_device *d)
 int cpu_stream_submit(struct hw_bstream *s, struct cpu_op *op)
 {
     struct cpu_device *d = s->dev;
-    unsigned nstreams = 0;
 
     pthread_mutex_lock(&d->lock);
-    for (struct hw_bstream *t = d->streams; t; t = t->next_in_dev)
-        nstreams++;
     if (!s->live) {
         pthread_mutex_unlock(&d->lock);
         free(op);
         return HW_EHANDLE;
     }
     if (s->is_default || s->blocking) {
-        /* Ops carry room for the deps only when they may need them. */
-        unsigned need = op->ndeps + nstreams;
+        unsigned need = op->ndeps;
+        for (struct hw_bstream *t = d->streams; t; t = t->next_in_dev)
+            need += t != s && t->live && t->completed < t->submitted &&
+                    (s->is_default ? t->blocking : t->is_default);
         if (op->cap_deps < need) {
             struct cpu_op *grown = realloc(op, sizeof *op + need * sizeof(struct cpu_dep));
             if (!grown) {
@@ -215,20 +230,19 @@ int cpu_stream_submit(struct hw_bstream *s, struct cpu_op *op)
             op = grown;
             op->cap_deps = need;
         }
-        unsigned base = op->ndeps;
         for (struct hw_bstream *t = d->streams; t; t = t->next_in_dev) {
             if (t == s || !t->live || t->completed >= t->submitted)
                 continue;
             if (s->is_default ? t->blocking : t->is_default) {
-                op->deps[base].stream = t;
-                op->deps[base].seq = t->submitted;
-                base++;
+                op->deps[op->ndeps].stream = t;
+                op->deps[op->ndeps].seq = t->submitted;
+                op->ndeps++;
             }
         }
-        op->ndeps = base;
     }
     op->seq = ++s->submitted;
     op->next = NULL;
+    int was_idle = s->head == NULL;
     if (s->tail)
         s->tail->next = op;
     else
@@ -239,7 +253,8 @@ int cpu_stream_submit(struct hw_bstream *s, struct cpu_op *op)
         e->stream = s;
         e->seq = op->seq;
     }
-    pthread_cond_broadcast(&d->changed);
+    if (was_idle)
+        pthread_cond_signal(&s->work);
     pthread_mutex_unlock(&d->lock);
     return HW_OK;
 }

@@ -256,7 +256,9 @@ HANDLER(DEVICE_RESET)
     hipr_device_decode(fixed, HIPR_device_SIZE, &m);
     if (m.device < 0 || m.device >= s->device_count)
         return HW_EDEVICE;
-    session_drain(s, m.device);
+    /* Every device: a copy queued on another device's stream may still read
+     * this device's memory. */
+    session_drain(s, -1);
     for (size_t i = s->allocs.len; i-- > 0;) {
         struct alloc_range r = s->allocs.v[i];
         if (r.device == m.device && r.kind == ALLOC_MALLOC &&
@@ -329,8 +331,9 @@ HANDLER(FREE)
     const struct alloc_range *found = alloc_table_find(&s->allocs, m.ptr, 0);
     if (!found || found->base != m.ptr || found->kind != ALLOC_MALLOC)
         return HW_EINVAL;
-    /* hipFree waits for the device, so no queued work still uses the memory. */
-    session_drain(s, found->device);
+    /* hipFree waits for the device; all of them here, since work queued on
+     * another device's stream may address this memory too. */
+    session_drain(s, -1);
     alloc_table_remove(&s->allocs, m.ptr, &r);
     free_allocation(s, &r);
     session_update_usage(s);
@@ -908,7 +911,7 @@ HANDLER(MODULE_UNLOAD)
     struct s_module *mod = handle_map_del(&s->modules, m.module);
     if (!mod)
         return HW_EHANDLE;
-    session_drain(s, mod->device); /* queued launches may still run its code */
+    session_drain(s, -1); /* queued work may still run its code or touch its globals */
     unload_module(s, m.module, mod);
     return HW_OK;
 }

@@ -71,12 +71,16 @@ int main(void)
     pid_t ph = fork();
     if (ph == 0) {
         gpu_require();
-        _exit(healthy());
+        int rc = healthy();
+        fflush(stdout); /* _exit skips stdio's buffers */
+        _exit(rc);
     }
     pid_t pf = fork();
     if (pf == 0) {
         gpu_require();
-        _exit(faulter());
+        int rc = faulter();
+        fflush(stdout);
+        _exit(rc);
     }
     int sh = 0, sf = 0;
     waitpid(pf, &sf, 0);

@@ -154,7 +154,7 @@ static void pending_done(void *arg, int status)
     int st = __atomic_load_n(&p->status, __ATOMIC_RELAXED);
     session_reply(p->s, p->opcode, p->request_id, st, NULL, 0, st == HW_OK ? p->data : NULL,
                   st == HW_OK ? p->len : 0);
-    free(p->to_free);
+    session_buf_put(p->s, p->to_free);
     free(p);
 }
 
@@ -163,7 +163,7 @@ static void stage_done(void *arg, int status)
     struct pending *p = arg; /* reused as a staging record */
     (void)status;
     session_stage_release(p->s, p->len);
-    free(p->to_free);
+    session_buf_put(p->s, p->to_free);
     free(p);
 }
 
@@ -375,10 +375,10 @@ static int h2d_common(struct session *s, struct hw_bstream *bs, int dev, uint64_
     }
     session_stage_acquire(s, n);
     struct pending *rec = calloc(1, sizeof *rec);
-    uint8_t *buf = malloc(n);
+    uint8_t *buf = session_buf_get(s, n);
     if (!rec || !buf) {
         free(rec);
-        free(buf);
+        session_buf_put(s, buf);
         session_stage_release(s, n);
         return HW_ENOMEM;
     }
@@ -469,7 +469,7 @@ static int d2h_common(struct session *s, const struct hipr_header *h, uint64_t s
             return HW_OK;
         }
     } else if (n) {
-        uint8_t *buf = malloc(n);
+        uint8_t *buf = session_buf_get(s, n);
         if (!buf) {
             free(p);
             return HW_ENOMEM;
@@ -480,7 +480,7 @@ static int d2h_common(struct session *s, const struct hipr_header *h, uint64_t s
             if (rc != HW_OK) {
                 if (i > 0)
                     session_drain(s, sdev);
-                free(buf);
+                session_buf_put(s, buf);
                 free(p);
                 return rc;
             }
@@ -489,7 +489,7 @@ static int d2h_common(struct session *s, const struct hipr_header *h, uint64_t s
     rc = s->ops->stream_callback(s->be, bs, pending_done, p);
     if (rc != HW_OK) {
         session_drain(s, sdev);
-        free(p->to_free);
+        session_buf_put(s, p->to_free);
         free(p);
     }
     return rc;

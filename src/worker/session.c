@@ -129,6 +129,77 @@ void session_update_usage(struct session *s)
         __atomic_store_n(&s->slot->bytes_in_use, s->allocs.malloc_bytes, __ATOMIC_RELEASE);
 }
 
+#define BUF_CACHE_MAX (256 * HIPR_MiB)
+#define BUF_ALIGN 64
+
+struct buf_hdr {
+    uint64_t cap;
+    uint8_t pad[BUF_ALIGN - sizeof(uint64_t)];
+};
+
+static struct buf_hdr *hdr_of(void *buf)
+{
+    return (struct buf_hdr *)buf - 1;
+}
+
+void *session_buf_get(struct session *s, uint64_t n)
+{
+    struct buf_hdr *h = NULL;
+    pthread_mutex_lock(&s->stage_lock);
+    /* The smallest cached buffer that fits and is not wastefully large. */
+    int best = -1;
+    for (int i = 0; i < (int)(sizeof s->buf_cache / sizeof s->buf_cache[0]); i++) {
+        struct buf_hdr *c = s->buf_cache[i] ? hdr_of(s->buf_cache[i]) : NULL;
+        if (c && c->cap >= n && c->cap / 2 <= n &&
+            (best < 0 || c->cap < hdr_of(s->buf_cache[best])->cap))
+            best = i;
+    }
+    if (best >= 0) {
+        h = hdr_of(s->buf_cache[best]);
+        s->buf_cache[best] = NULL;
+        s->buf_cached_bytes -= h->cap;
+    }
+    pthread_mutex_unlock(&s->stage_lock);
+    if (!h) {
+        void *mem = NULL;
+        if (n > UINT64_MAX - sizeof *h ||
+            posix_memalign(&mem, BUF_ALIGN, sizeof *h + (n ? (size_t)n : 1)) != 0)
+            return NULL;
+        h = mem;
+        h->cap = n;
+    }
+    return h + 1;
+}
+
+void session_buf_put(struct session *s, void *buf)
+{
+    if (!buf)
+        return;
+    struct buf_hdr *h = hdr_of(buf);
+    pthread_mutex_lock(&s->stage_lock);
+    if (h->cap >= HIPR_MiB && s->buf_cached_bytes + h->cap <= BUF_CACHE_MAX) {
+        for (size_t i = 0; i < sizeof s->buf_cache / sizeof s->buf_cache[0]; i++)
+            if (!s->buf_cache[i]) {
+                s->buf_cache[i] = buf;
+                s->buf_cached_bytes += h->cap;
+                h = NULL;
+                break;
+            }
+    }
+    pthread_mutex_unlock(&s->stage_lock);
+    free(h);
+}
+
+void session_buf_drop_all(struct session *s)
+{
+    for (size_t i = 0; i < sizeof s->buf_cache / sizeof s->buf_cache[0]; i++) {
+        if (s->buf_cache[i])
+            free(hdr_of(s->buf_cache[i]));
+        s->buf_cache[i] = NULL;
+    }
+    s->buf_cached_bytes = 0;
+}
+
 void session_stage_acquire(struct session *s, uint64_t n)
 {
     pthread_mutex_lock(&s->stage_lock);
@@ -403,6 +474,7 @@ int session_main(int fd, const struct worker_config *cfg, struct status_table *t
         request_loop(&s);
     }
     session_release_all(&s);
+    session_buf_drop_all(&s);
     /* Wake a client blocked on a reply before the process goes away. */
     shutdown(fd, SHUT_RDWR);
     close(fd);

@@ -71,6 +71,10 @@ struct session {
     pthread_mutex_t stage_lock;
     pthread_cond_t stage_cond;
     uint64_t staged_bytes;
+    /* Large staging buffers are reused: a fresh 64 MiB malloc is an mmap
+     * whose first touch page-faults, which costs more than the copy. */
+    void *buf_cache[8];
+    uint64_t buf_cached_bytes;
 };
 
 /* Runs a session on an accepted socket until the client leaves; frees
@@ -88,6 +92,11 @@ int session_read_tail(struct session *s, void *buf, uint64_t n);
 /* Reads n bytes of the request stream (through the read buffer). */
 int session_read(struct session *s, void *buf, uint64_t n);
 void session_update_usage(struct session *s);
+
+/* Staging buffers for copies (thread-safe; put accepts NULL). */
+void *session_buf_get(struct session *s, uint64_t n);
+void session_buf_put(struct session *s, void *buf);
+void session_buf_drop_all(struct session *s);
 
 /* Stage budget for H2D data in flight. */
 void session_stage_acquire(struct session *s, uint64_t n);

@@ -18,7 +18,15 @@
 
 #include "bench.h"
 
+#ifdef HIPWIRE_BENCH_NATIVE_CUDA
+const struct bench_ops *bench_native_cuda_ops(void);
+#endif
+
 const struct bench_ops *bench_native_ops(void)
 {
+#ifdef HIPWIRE_BENCH_NATIVE_CUDA
+    return bench_native_cuda_ops(); /* its init() reports when there is no GPU */
+#else
     return NULL;
+#endif
 }

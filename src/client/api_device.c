@@ -11,6 +11,22 @@ static hipError_t check_device(struct hw_conn *c, int dev)
     return dev >= 0 && dev < c->device_count ? hipSuccess : hipErrorInvalidDevice;
 }
 
+/* The common start of a device query: an out-param that must not be NULL, a
+ * connection, a valid device. NULL with the error to return otherwise. */
+static struct hw_conn *enter_device(const void *out, int dev, hipError_t *err)
+{
+    struct hw_conn *c = hw_enter(err);
+    if (!out) {
+        *err = hipErrorInvalidValue;
+        return NULL;
+    }
+    if (!c)
+        return NULL;
+    if ((*err = check_device(c, dev)) != hipSuccess)
+        return NULL;
+    return c;
+}
+
 HW_EXPORT hipError_t hipInit(unsigned int flags)
 {
     hipError_t err;
@@ -77,12 +93,8 @@ HW_EXPORT hipError_t hipSetDevice(int device)
 HW_EXPORT hipError_t hipDeviceGet(hipDevice_t *device, int ordinal)
 {
     hipError_t err;
-    struct hw_conn *c = hw_enter(&err);
-    if (!device)
-        return hw_ret(hipErrorInvalidValue);
+    struct hw_conn *c = enter_device(device, ordinal, &err);
     if (!c)
-        return hw_ret(err);
-    if ((err = check_device(c, ordinal)) != hipSuccess)
         return hw_ret(err);
     *device = ordinal;
     return hipSuccess;
@@ -91,12 +103,8 @@ HW_EXPORT hipError_t hipDeviceGet(hipDevice_t *device, int ordinal)
 HW_EXPORT hipError_t hipGetDeviceProperties(hipDeviceProp_t *prop, int device)
 {
     hipError_t err;
-    struct hw_conn *c = hw_enter(&err);
-    if (!prop)
-        return hw_ret(hipErrorInvalidValue);
+    struct hw_conn *c = enter_device(prop, device, &err);
     if (!c)
-        return hw_ret(err);
-    if ((err = check_device(c, device)) != hipSuccess)
         return hw_ret(err);
     *prop = c->props[device];
     return hipSuccess;
@@ -105,12 +113,8 @@ HW_EXPORT hipError_t hipGetDeviceProperties(hipDeviceProp_t *prop, int device)
 HW_EXPORT hipError_t hipDeviceGetAttribute(int *value, hipDeviceAttribute_t attr, int device)
 {
     hipError_t err;
-    struct hw_conn *c = hw_enter(&err);
-    if (!value)
-        return hw_ret(hipErrorInvalidValue);
+    struct hw_conn *c = enter_device(value, device, &err);
     if (!c)
-        return hw_ret(err);
-    if ((err = check_device(c, device)) != hipSuccess)
         return hw_ret(err);
     return hw_ret(hw_attribute_from_devinfo(&c->devs[device], attr, value));
 }
@@ -133,12 +137,8 @@ HW_EXPORT hipError_t hipDeviceGetName(char *name, int len, hipDevice_t device)
 HW_EXPORT hipError_t hipDeviceTotalMem(size_t *bytes, hipDevice_t device)
 {
     hipError_t err;
-    struct hw_conn *c = hw_enter(&err);
-    if (!bytes)
-        return hw_ret(hipErrorInvalidValue);
+    struct hw_conn *c = enter_device(bytes, device, &err);
     if (!c)
-        return hw_ret(err);
-    if ((err = check_device(c, device)) != hipSuccess)
         return hw_ret(err);
     *bytes = c->props[device].totalGlobalMem;
     return hipSuccess;

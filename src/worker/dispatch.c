@@ -174,8 +174,10 @@ static void stage_done(void *arg, int status)
 
 HANDLER(HELLO)
 {
-    (void)s; (void)h; (void)fixed;
-    return -1; /* only valid as the first request */
+    (void)fixed;
+    /* Only valid as the first request: say so, then end the session. */
+    session_reply(s, h->opcode, h->request_id, HW_EINVAL, NULL, 0, NULL, 0);
+    return -1;
 }
 
 HANDLER(GOODBYE)

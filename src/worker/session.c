@@ -414,7 +414,11 @@ static void request_loop(struct session *s)
             session_read(s, fixed, info->request_size) < 0)
             return;
         s->tail_left = h.payload_length - info->request_size;
+        errno = 0;
         int rc = dispatch_request(s, &h, info, fixed);
+        if (rc < 0 && h.opcode != HIPR_OP_GOODBYE && h.opcode != HIPR_OP_HELLO)
+            hw_info("session %016llx: ending in the middle of %s: %s", (unsigned long long)s->id,
+                    info->name, errno ? strerror(errno) : "the client closed the connection");
         /* Whatever a handler left unread (after an early error) is skipped. */
         if (s->tail_left && session_discard(s, s->tail_left) < 0)
             return;

@@ -15,7 +15,7 @@ static hipError_t check_device(struct hw_conn *c, int dev)
  * connection, a valid device. NULL with the error to return otherwise. */
 static struct hw_conn *enter_device(const void *out, int dev, hipError_t *err)
 {
-    struct hw_conn *c = hw_enter(err);
+    struct hw_conn *c = hw_conn_get(err);
     if (!out) {
         *err = hipErrorInvalidValue;
         return NULL;
@@ -32,13 +32,13 @@ HW_EXPORT hipError_t hipInit(unsigned int flags)
     hipError_t err;
     if (flags != 0)
         return hw_ret(hipErrorInvalidValue);
-    return hw_enter(&err) ? hipSuccess : hw_ret(err);
+    return hw_conn_get(&err) ? hipSuccess : hw_ret(err);
 }
 
 HW_EXPORT hipError_t hipDriverGetVersion(int *version)
 {
     hipError_t err;
-    struct hw_conn *c = hw_enter(&err);
+    struct hw_conn *c = hw_conn_get(&err);
     if (!version)
         return hw_ret(hipErrorInvalidValue);
     if (!c)
@@ -61,7 +61,7 @@ HW_EXPORT hipError_t hipRuntimeGetVersion(int *version)
 HW_EXPORT hipError_t hipGetDeviceCount(int *count)
 {
     hipError_t err;
-    struct hw_conn *c = hw_enter(&err);
+    struct hw_conn *c = hw_conn_get(&err);
     if (!count)
         return hw_ret(hipErrorInvalidValue);
     if (!c)
@@ -81,7 +81,7 @@ HW_EXPORT hipError_t hipGetDevice(int *device)
 HW_EXPORT hipError_t hipSetDevice(int device)
 {
     hipError_t err;
-    struct hw_conn *c = hw_enter(&err);
+    struct hw_conn *c = hw_conn_get(&err);
     if (!c)
         return hw_ret(err);
     if ((err = check_device(c, device)) != hipSuccess)
@@ -122,7 +122,7 @@ HW_EXPORT hipError_t hipDeviceGetAttribute(int *value, hipDeviceAttribute_t attr
 HW_EXPORT hipError_t hipDeviceGetName(char *name, int len, hipDevice_t device)
 {
     hipError_t err;
-    struct hw_conn *c = hw_enter(&err);
+    struct hw_conn *c = hw_conn_get(&err);
     if (!name || len <= 0)
         return hw_ret(hipErrorInvalidValue);
     if (!c)
@@ -147,7 +147,7 @@ HW_EXPORT hipError_t hipDeviceTotalMem(size_t *bytes, hipDevice_t device)
 HW_EXPORT hipError_t hipDeviceComputeCapability(int *major, int *minor, hipDevice_t device)
 {
     hipError_t err;
-    struct hw_conn *c = hw_enter(&err);
+    struct hw_conn *c = hw_conn_get(&err);
     if (!major || !minor)
         return hw_ret(hipErrorInvalidValue);
     if (!c)
@@ -162,7 +162,7 @@ HW_EXPORT hipError_t hipDeviceComputeCapability(int *major, int *minor, hipDevic
 HW_EXPORT hipError_t hipDeviceCanAccessPeer(int *can, int device, int peer)
 {
     hipError_t err;
-    struct hw_conn *c = hw_enter(&err);
+    struct hw_conn *c = hw_conn_get(&err);
     if (!can)
         return hw_ret(hipErrorInvalidValue);
     if (!c)
@@ -177,7 +177,7 @@ HW_EXPORT hipError_t hipDeviceCanAccessPeer(int *can, int device, int peer)
 HW_EXPORT hipError_t hipDeviceGetStreamPriorityRange(int *least, int *greatest)
 {
     hipError_t err;
-    struct hw_conn *c = hw_enter(&err);
+    struct hw_conn *c = hw_conn_get(&err);
     if (!c)
         return hw_ret(err);
     const struct hipr_devinfo *d = &c->devs[hw_current_device()];
@@ -199,7 +199,7 @@ static hipError_t finish_sync(struct hw_conn *c, hipError_t err)
 HW_EXPORT hipError_t hipDeviceSynchronize(void)
 {
     hipError_t err;
-    struct hw_conn *c = hw_enter(&err);
+    struct hw_conn *c = hw_conn_get(&err);
     if (!c)
         return hw_ret(err);
     struct hipr_device m = { .device = hw_current_device() };
@@ -212,7 +212,7 @@ HW_EXPORT hipError_t hipDeviceSynchronize(void)
 HW_EXPORT hipError_t hipDeviceReset(void)
 {
     hipError_t err;
-    struct hw_conn *c = hw_enter(&err);
+    struct hw_conn *c = hw_conn_get(&err);
     if (!c)
         return hw_ret(err);
     int dev = hw_current_device();
@@ -236,7 +236,7 @@ HW_EXPORT hipError_t hipDeviceReset(void)
 HW_EXPORT hipError_t hipMemGetInfo(size_t *free_bytes, size_t *total_bytes)
 {
     hipError_t err;
-    struct hw_conn *c = hw_enter(&err);
+    struct hw_conn *c = hw_conn_get(&err);
     if (!c)
         return hw_ret(err);
     struct hipr_device m = { .device = hw_current_device() };

@@ -18,7 +18,7 @@
 HW_EXPORT hipError_t hipMalloc(void **ptr, size_t size)
 {
     hipError_t err;
-    struct hw_conn *c = hw_enter(&err);
+    struct hw_conn *c = hw_conn_get(&err);
     if (!ptr)
         return hw_ret(hipErrorInvalidValue);
     if (!c)
@@ -53,7 +53,7 @@ HW_EXPORT hipError_t hipFree(void *ptr)
     struct hw_mem_range r;
     if (!ptr)
         return hipSuccess;
-    struct hw_conn *c = hw_enter(&err);
+    struct hw_conn *c = hw_conn_get(&err);
     if (!c)
         return hw_ret(err);
     if (hw_mem_find((uint64_t)(uintptr_t)ptr, &r) < 0 || r.base != (uint64_t)(uintptr_t)ptr ||
@@ -151,7 +151,7 @@ static hipError_t copy(void *dst, const void *src, size_t n, hipMemcpyKind kind,
                        hipStream_t stream, int sync)
 {
     hipError_t err;
-    struct hw_conn *c = hw_enter(&err);
+    struct hw_conn *c = hw_conn_get(&err);
     int dev;
     if (!c)
         return hw_ret(err);
@@ -261,7 +261,7 @@ static hipError_t copy_2d(void *dst, size_t dpitch, const void *src, size_t spit
                           int sync)
 {
     hipError_t err;
-    struct hw_conn *c = hw_enter(&err);
+    struct hw_conn *c = hw_conn_get(&err);
     int dev;
     if (!c)
         return hw_ret(err);
@@ -348,7 +348,7 @@ HW_EXPORT hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
 static hipError_t fill(void *dst, uint32_t value, uint32_t elem, size_t count, hipStream_t stream)
 {
     hipError_t err;
-    struct hw_conn *c = hw_enter(&err);
+    struct hw_conn *c = hw_conn_get(&err);
     int dev;
     if (!c)
         return hw_ret(err);

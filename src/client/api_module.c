@@ -57,7 +57,7 @@ static void forget_module_functions(const struct hw_module *m)
 static hipError_t load_image(hipModule_t *module, const void *image, size_t size)
 {
     hipError_t err;
-    struct hw_conn *c = hw_enter(&err);
+    struct hw_conn *c = hw_conn_get(&err);
     if (!module || !image)
         return hw_ret(hipErrorInvalidValue);
     if (!c)
@@ -124,7 +124,7 @@ HW_EXPORT hipError_t hipModuleLoad(hipModule_t *module, const char *fname)
 HW_EXPORT hipError_t hipModuleUnload(hipModule_t module)
 {
     hipError_t err;
-    struct hw_conn *c = hw_enter(&err);
+    struct hw_conn *c = hw_conn_get(&err);
     if (!c)
         return hw_ret(err);
     if (!module)
@@ -143,7 +143,7 @@ HW_EXPORT hipError_t hipModuleGetFunction(hipFunction_t *function, hipModule_t m
                                           const char *name)
 {
     hipError_t err;
-    struct hw_conn *c = hw_enter(&err);
+    struct hw_conn *c = hw_conn_get(&err);
     if (!function || !name)
         return hw_ret(hipErrorInvalidValue);
     if (!c)
@@ -202,7 +202,7 @@ HW_EXPORT hipError_t hipModuleGetGlobal(hipDeviceptr_t *dptr, size_t *bytes, hip
                                         const char *name)
 {
     hipError_t err;
-    struct hw_conn *c = hw_enter(&err);
+    struct hw_conn *c = hw_conn_get(&err);
     if (!name)
         return hw_ret(hipErrorInvalidValue);
     if (!c)
@@ -284,7 +284,7 @@ static hipError_t launch(hipFunction_t function, const uint32_t grid[3], const u
 {
     hipError_t err;
     int dev;
-    struct hw_conn *c = hw_enter(&err);
+    struct hw_conn *c = hw_conn_get(&err);
     if (!c)
         return hw_ret(err);
     if (!function)

@@ -35,7 +35,7 @@ static hipError_t finish_sync(struct hw_conn *c, hipError_t err)
 static hipError_t stream_create(hipStream_t *out, unsigned flags, int priority)
 {
     hipError_t err;
-    struct hw_conn *c = hw_enter(&err);
+    struct hw_conn *c = hw_conn_get(&err);
     if (!out)
         return hw_ret(hipErrorInvalidValue);
     if (!c)
@@ -84,7 +84,7 @@ HW_EXPORT hipError_t hipStreamCreateWithPriority(hipStream_t *stream, unsigned i
 HW_EXPORT hipError_t hipStreamDestroy(hipStream_t stream)
 {
     hipError_t err;
-    struct hw_conn *c = hw_enter(&err);
+    struct hw_conn *c = hw_conn_get(&err);
     if (!c)
         return hw_ret(err);
     if (!stream || stream == hipStreamPerThread)
@@ -102,7 +102,7 @@ static hipError_t stream_call(uint16_t op, hipStream_t stream)
 {
     hipError_t err;
     int dev;
-    struct hw_conn *c = hw_enter(&err);
+    struct hw_conn *c = hw_conn_get(&err);
     if (!c)
         return hw_ret(err);
     struct hipr_stream m = { hw_stream_wire_id(stream, &dev) };
@@ -132,7 +132,7 @@ HW_EXPORT hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, un
 {
     hipError_t err;
     int dev;
-    struct hw_conn *c = hw_enter(&err);
+    struct hw_conn *c = hw_conn_get(&err);
     if (!c)
         return hw_ret(err);
     if (!event)
@@ -174,7 +174,7 @@ HW_EXPORT int hipGetStreamDeviceId(hipStream_t stream)
 static hipError_t event_create(hipEvent_t *out, unsigned flags)
 {
     hipError_t err;
-    struct hw_conn *c = hw_enter(&err);
+    struct hw_conn *c = hw_conn_get(&err);
     if (!out)
         return hw_ret(hipErrorInvalidValue);
     if (!c)
@@ -211,7 +211,7 @@ HW_EXPORT hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream)
 {
     hipError_t err;
     int dev;
-    struct hw_conn *c = hw_enter(&err);
+    struct hw_conn *c = hw_conn_get(&err);
     if (!c)
         return hw_ret(err);
     if (!event)
@@ -226,7 +226,7 @@ HW_EXPORT hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream)
 static hipError_t event_call(uint16_t op, hipEvent_t event)
 {
     hipError_t err;
-    struct hw_conn *c = hw_enter(&err);
+    struct hw_conn *c = hw_conn_get(&err);
     if (!c)
         return hw_ret(err);
     if (!event)
@@ -253,7 +253,7 @@ HW_EXPORT hipError_t hipEventQuery(hipEvent_t event)
 HW_EXPORT hipError_t hipEventElapsedTime(float *ms, hipEvent_t start, hipEvent_t stop)
 {
     hipError_t err;
-    struct hw_conn *c = hw_enter(&err);
+    struct hw_conn *c = hw_conn_get(&err);
     if (!ms)
         return hw_ret(hipErrorInvalidValue);
     if (!c)
@@ -277,7 +277,7 @@ HW_EXPORT hipError_t hipEventElapsedTime(float *ms, hipEvent_t start, hipEvent_t
 HW_EXPORT hipError_t hipEventDestroy(hipEvent_t event)
 {
     hipError_t err;
-    struct hw_conn *c = hw_enter(&err);
+    struct hw_conn *c = hw_conn_get(&err);
     if (!c)
         return hw_ret(err);
     if (!event)

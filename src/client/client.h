@@ -88,8 +88,6 @@ int hw_current_device(void);
 void hw_set_current_device(int dev);
 /* Records err as the thread's last error (unless success) and returns it. */
 hipError_t hw_ret(hipError_t err);
-/* Starts a call: connects, returns the connection or NULL with *err set. */
-struct hw_conn *hw_enter(hipError_t *err);
 
 /* ---- handles ---------------------------------------------------------------- */
 

@@ -24,11 +24,6 @@ hipError_t hw_ret(hipError_t err)
     return err;
 }
 
-struct hw_conn *hw_enter(hipError_t *err)
-{
-    return hw_conn_get(err);
-}
-
 /* HIP: returns the last error of this thread (or a deferred asynchronous
  * error the worker reported) and resets it. */
 HW_EXPORT hipError_t hipGetLastError(void)

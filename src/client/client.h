@@ -19,11 +19,12 @@
 
 #include "export.h"
 #include "hipr.h"
+#include "hw_transport.h"
 
 /* ---- connection ----------------------------------------------------------- */
 
 struct hw_conn {
-    int fd;
+    struct hw_transport tx;     /* plain TCP or TLS (TF_WORKER_TLS) */
     uint64_t session_id;
     int device_count;
     int runtime_version;

@@ -16,7 +16,7 @@
 
 /*
  * Field types. Every integer is little-endian on the wire. c256 is a fixed
- * 256-byte NUL-padded string, b16 a fixed 16-byte blob, f32 an IEEE-754
+ * 256-byte NUL-padded string, b16 and b32 fixed 16- and 32-byte blobs, f32 an IEEE-754
  * single sent as its u32 bit pattern.
  */
 
@@ -94,6 +94,23 @@
     F(u32, flags)
 
 #define HIPR_MSG_PING(F) F(u64, nonce)
+
+/* Authentication (docs/protocol.md): session is 0 for a new session, else
+ * the one the client will resume; it is covered by both proofs. */
+#define HIPR_MSG_AUTH_BEGIN_REQ(F) \
+    F(b32, client_nonce)           \
+    F(u64, session)                \
+    F(u32, flags)                  \
+    F(u32, reserved)
+
+/* requires: HIPR_AUTH_REQUIRES_*; link: HIPR_AUTH_LINK_* (what the worker sees). */
+#define HIPR_MSG_AUTH_BEGIN_REP(F) \
+    F(b32, worker_nonce)           \
+    F(u32, requires)               \
+    F(u32, link)
+
+/* HMAC-SHA256 proof: the client's in the request, the worker's in the reply. */
+#define HIPR_MSG_AUTH_PROOF(F) F(b32, proof)
 
 #define HIPR_MSG_DEVICE(F) F(i32, device)
 
@@ -252,6 +269,9 @@
     M(hello_rep, HIPR_MSG_HELLO_REP)                  \
     M(devinfo, HIPR_MSG_DEVINFO)                      \
     M(ping, HIPR_MSG_PING)                            \
+    M(auth_begin_req, HIPR_MSG_AUTH_BEGIN_REQ)        \
+    M(auth_begin_rep, HIPR_MSG_AUTH_BEGIN_REP)        \
+    M(auth_proof, HIPR_MSG_AUTH_PROOF)                \
     M(device, HIPR_MSG_DEVICE)                        \
     M(mem_info_rep, HIPR_MSG_MEM_INFO_REP)            \
     M(malloc_req, HIPR_MSG_MALLOC_REQ)                \
@@ -303,6 +323,8 @@
     X(PING,              0x0003, ping,               ping,              0,                     0,                    SYNC)  \
     X(SESSION_STATS,     0x0004, empty,              session_stats_rep, 0,                     0,                    SYNC)  \
     X(WORKER_STATUS,     0x0005, empty,              worker_status_rep, 0,                     HIPR_CAP_SESSIONS * 24, SYNC) \
+    X(AUTH_BEGIN,        0x0006, auth_begin_req,     auth_begin_rep,    0,                     0,                    SYNC)  \
+    X(AUTH_PROOF,        0x0007, auth_proof,         auth_proof,        0,                     0,                    SYNC)  \
     X(DEVICE_SYNCHRONIZE,0x0101, device,             empty,             0,                     0,                    SYNC)  \
     X(DEVICE_RESET,      0x0102, device,             empty,             0,                     0,                    SYNC)  \
     X(MEM_GET_INFO,      0x0103, device,             mem_info_rep,      0,                     0,                    SYNC)  \

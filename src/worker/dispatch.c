@@ -222,6 +222,19 @@ HANDLER(WORKER_STATUS)
     return HW_EINVAL; /* answered only in place of HELLO */
 }
 
+/* Authentication happens before HELLO (session.c); afterwards it is an error. */
+HANDLER(AUTH_BEGIN)
+{
+    (void)s; (void)h; (void)fixed;
+    return HW_EINVAL;
+}
+
+HANDLER(AUTH_PROOF)
+{
+    (void)s; (void)h; (void)fixed;
+    return HW_EINVAL;
+}
+
 HANDLER(DEVICE_SYNCHRONIZE)
 {
     struct hipr_device m;

@@ -16,6 +16,7 @@
 #include "backend.h"
 #include "handle_map.h"
 #include "hipr.h"
+#include "hw_transport.h"
 #include "status_table.h"
 #include "worker.h"
 
@@ -41,7 +42,7 @@ struct s_function {
 };
 
 struct session {
-    int fd;
+    struct hw_transport tx;    /* the client's connection: plain TCP or TLS */
     uint64_t id;
     const struct worker_config *cfg;
     struct status_table *table;
@@ -81,6 +82,15 @@ struct session {
  * everything the session held. Returns the process exit status. */
 int session_main(int fd, const struct worker_config *cfg, struct status_table *table,
                  uint64_t session_id);
+
+/* handshake.c: TLS or plain (peeks at the first byte), then authentication
+ * and the first request. session_handshake returns 0 with an accepted HELLO,
+ * 1 after answering a status query, -1 when the connection must close. */
+int session_accept_link(struct session *s, const char *peer);
+int session_handshake(struct session *s, const char *peer, struct hipr_header *hello_h,
+                      struct hipr_hello_req *hello);
+/* Answers WORKER_STATUS from the supervisor's status table. */
+int session_send_worker_status(struct session *s, uint32_t request_id);
 
 /* Sends a reply. tail may be NULL. Thread-safe; reports the pending async
  * error, if any, in the reply header. Returns 0 or -1 if the socket failed. */

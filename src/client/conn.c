@@ -36,10 +36,10 @@ static struct conn_security the_security;
 static void conn_fail_line(const char *what, const char *host, int port, const char *why)
 {
     /* The one line a user sees when the proxy cannot do anything. */
-    fprintf(stderr,
-            "hipwire: %s hip-worker at %s:%d: %s; HIP calls will return "
-            "hipErrorNotInitialized (set TF_WORKER_HOST / TF_WORKER_PORT)\n",
-            what, host, port, why);
+    fprintf(stderr, "hipwire: %s hip-worker at %s:%d: %s; HIP calls will return "
+                    "hipErrorNotInitialized%s\n",
+            what, host, port, why,
+            strcmp(what, "cannot reach") == 0 ? " (set TF_WORKER_HOST / TF_WORKER_PORT)" : "");
 }
 
 /* Reads TF_WORKER_TOKEN[_FILE], TF_WORKER_TLS, TF_WORKER_CA and
@@ -214,23 +214,28 @@ out:
 
 /* Connects to one worker: TCP, TLS when asked for, authentication, HELLO. */
 static hipError_t connect_worker(struct hw_conn *c, const struct conn_security *sec,
-                                 const char *host, int port, int timeout, char *why,
-                                 size_t why_len)
+                                 const char *host, int port, int timeout, const char **verb,
+                                 char *why, size_t why_len)
 {
     int fd;
     int rc = hw_tcp_connect(host, port, timeout, &fd);
+    *verb = "cannot reach";
     if (rc < 0) {
         snprintf(why, why_len, "%s", strerror(-rc));
         return hipErrorNotInitialized;
     }
     hw_tx_init_plain(&c->tx, fd);
     hipError_t err = hipErrorNotInitialized;
+    *verb = "cannot use";
     if (sec->tls && hw_tls_connect(&c->tx, sec->tls_ctx, host, timeout, why, why_len) < 0)
         goto fail;
     if ((err = authenticate(c, sec, 0, why, why_len)) != hipSuccess)
         goto fail;
-    if ((err = handshake(c, why, why_len)) != hipSuccess)
+    if ((err = handshake(c, why, why_len)) != hipSuccess) {
+        if (err == hipErrorLaunchOutOfResources)
+            *verb = "refused by";
         goto fail;
+    }
     return hipSuccess;
 fail:
     hw_tx_close(&c->tx);
@@ -249,7 +254,7 @@ static void conn_init(void)
     int timeout = env_int("TF_CONNECT_TIMEOUT_MS", CONNECT_TIMEOUT_MS, 1, 3600000);
     char list[1024];
     char why[512] = "";
-    const char *last_host = "127.0.0.1";
+    const char *last_host = "127.0.0.1", *verb = "cannot reach";
 
     hw_log_init("hipwire");
     pthread_mutex_init(&c->wlock, NULL);
@@ -270,7 +275,7 @@ static void conn_init(void)
         while (*h == ' ')
             h++;
         last_host = h;
-        if (connect_worker(c, sec, h, port, timeout, why, sizeof why) == hipSuccess) {
+        if (connect_worker(c, sec, h, port, timeout, &verb, why, sizeof why) == hipSuccess) {
             hw_debug("session %016llx on %s:%d (%s), backend %s, %d device(s)",
                      (unsigned long long)c->session_id, h, port,
                      hw_tx_is_tls(&c->tx) ? "TLS" : "plain TCP", c->backend, c->device_count);
@@ -279,7 +284,7 @@ static void conn_init(void)
         }
         hw_debug("cannot use %s:%d: %s", h, port, why);
     }
-    conn_fail_line("cannot use", last_host, port, why);
+    conn_fail_line(verb, last_host, port, why);
 fail:
     pthread_mutex_lock(&c->rlock);
     c->broken = 1;

@@ -54,6 +54,12 @@ static SSL_CTX *ctx_common(const SSL_METHOD *m)
     SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_IGNORE_UNEXPECTED_EOF |
                                  SSL_OP_NO_TICKET);
     SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    /* AES-128-GCM first: the fastest with AES instructions, and ample. */
+    SSL_CTX_set_ciphersuites(ctx, "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:"
+                                  "TLS_CHACHA20_POLY1305_SHA256");
+    /* Bulk copies: read many records per recv() instead of two per record. */
+    SSL_CTX_set_read_ahead(ctx, 1);
+    SSL_CTX_set_default_read_buffer_len(ctx, 256 * 1024);
     return ctx;
 }
 

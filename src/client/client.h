@@ -45,6 +45,14 @@ struct hw_conn {
     struct hw_waiter *waiters;
     int broken;                 /* connection lost; every call fails */
     int async_error;            /* deferred error reported by the worker */
+
+    /* Dead-peer detection (conn.c): the agreed interval (0: off), when
+     * anything was last sent and received, and the heartbeat thread. */
+    int heartbeat_ms;
+    uint64_t last_send_ms, last_recv_ms;
+    int closing;                /* the process is exiting: no more noise */
+    pthread_t hb_thread;
+    int hb_running;
 };
 
 /* A thread waiting for one reply. Body and tail land directly in the

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "client.h"
@@ -20,10 +21,33 @@
 #define FLUSH_BYTES    (64 * 1024)  /* keep the worker fed while buffering */
 #define FLUSH_OPS      256
 #define CONNECT_TIMEOUT_MS 5000
+#define HEARTBEAT_MS   5000         /* TF_WORKER_HEARTBEAT default */
+#define DEAD_AFTER     4            /* heartbeats of silence before giving up */
 
 static struct hw_conn the_conn;
 static pthread_once_t conn_once = PTHREAD_ONCE_INIT;
 static int conn_ok;
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static int env_int(const char *name, int dflt, int lo, int hi)
+{
+    const char *v = getenv(name);
+    char *end;
+    if (!v || !*v)
+        return dflt;
+    long x = strtol(v, &end, 10);
+    if (*end || x < lo || x > hi) {
+        fprintf(stderr, "hipwire: ignoring %s=%s (not a number in %d..%d)\n", name, v, lo, hi);
+        return dflt;
+    }
+    return (int)x;
+}
 
 /* What the environment asks for: TLS, its trust anchors, the token. */
 struct conn_security {
@@ -32,6 +56,8 @@ struct conn_security {
     struct hw_token token;      /* len 0: none */
 };
 static struct conn_security the_security;
+
+static void heartbeat_start(struct hw_conn *c);
 
 static void conn_fail_line(const char *what, const char *host, int port, const char *why)
 {
@@ -100,6 +126,7 @@ static hipError_t authenticate(struct hw_conn *c, const struct conn_security *se
         return hipErrorNotInitialized;
     }
     req.session = session;
+    req.heartbeat_ms = (uint32_t)env_int("TF_WORKER_HEARTBEAT", HEARTBEAT_MS, 0, 600000);
     hipr_auth_begin_req_encode(fixed, &req);
     hipError_t err = hw_call(c, HIPR_OP_AUTH_BEGIN, fixed, sizeof fixed, NULL, 0, body,
                              sizeof body, NULL, 0, NULL);
@@ -110,6 +137,7 @@ static hipError_t authenticate(struct hw_conn *c, const struct conn_security *se
         return hipErrorNotInitialized;
     }
     hipr_auth_begin_rep_decode(body, sizeof body, &rep);
+    c->heartbeat_ms = req.heartbeat_ms ? (int)rep.heartbeat_ms : 0;
     if ((rep.requires & HIPR_AUTH_REQUIRES_TLS) && !(rep.link & HIPR_AUTH_LINK_TLS)) {
         snprintf(why, why_len, "the worker requires TLS (set TF_WORKER_TLS=1 and TF_WORKER_CA)");
         return hipErrorNotInitialized;
@@ -146,20 +174,6 @@ static hipError_t authenticate(struct hw_conn *c, const struct conn_security *se
         return hipErrorNotInitialized;
     }
     return hipSuccess;
-}
-
-static int env_int(const char *name, int dflt, int lo, int hi)
-{
-    const char *v = getenv(name);
-    char *end;
-    if (!v || !*v)
-        return dflt;
-    long x = strtol(v, &end, 10);
-    if (*end || x < lo || x > hi) {
-        fprintf(stderr, "hipwire: ignoring %s=%s (not a number in %d..%d)\n", name, v, lo, hi);
-        return dflt;
-    }
-    return (int)x;
 }
 
 static hipError_t handshake(struct hw_conn *c, char *why, size_t why_len)
@@ -280,6 +294,7 @@ static void conn_init(void)
                      (unsigned long long)c->session_id, h, port,
                      hw_tx_is_tls(&c->tx) ? "TLS" : "plain TCP", c->backend, c->device_count);
             conn_ok = 1;
+            heartbeat_start(c);
             return;
         }
         hw_debug("cannot use %s:%d: %s", h, port, why);
@@ -313,7 +328,9 @@ static void mark_broken(struct hw_conn *c, const char *why)
         }
     pthread_cond_broadcast(&c->rcond);
     pthread_mutex_unlock(&c->rlock);
-    if (!was && conn_ok)
+    if (!was)
+        hw_tx_shutdown(&c->tx); /* a thread blocked reading or writing returns */
+    if (!was && conn_ok && !__atomic_load_n(&c->closing, __ATOMIC_ACQUIRE))
         fprintf(stderr, "hipwire: lost the connection to hip-worker (%s); the remote session is "
                         "gone and HIP calls will fail\n", why);
 }
@@ -332,6 +349,8 @@ static int flush_locked(struct hw_conn *c, const void *extra, uint64_t extra_len
     int rc = hw_tx_writev_full(&c->tx, iov, 2);
     c->wlen = 0;
     c->wops = 0;
+    if (rc == 0 && c->heartbeat_ms)
+        __atomic_store_n(&c->last_send_ms, now_ms(), __ATOMIC_RELAXED);
     return rc;
 }
 
@@ -410,8 +429,13 @@ static int read_one(struct hw_conn *c)
     struct hipr_reply_hdr rh;
     const struct hipr_op_info *info;
 
-    if (hw_tx_read_full(&c->tx, hbuf, HIPR_HEADER_SIZE) < 0)
+    if (hw_tx_read_full(&c->tx, hbuf, HIPR_HEADER_SIZE) < 0) {
+        if (errno == ETIMEDOUT && c->heartbeat_ms)
+            errno = EHOSTDOWN; /* said as "presumed dead" by the caller */
         return -1;
+    }
+    if (c->heartbeat_ms)
+        __atomic_store_n(&c->last_recv_ms, now_ms(), __ATOMIC_RELAXED);
     hipr_header_decode(hbuf, &h);
     if (hipr_check_reply(&h, &info) != HIPR_OK || !(h.flags & HIPR_FLAG_RESPONSE)) {
         errno = EPROTO;
@@ -458,6 +482,18 @@ static int read_one(struct hw_conn *c)
     pthread_cond_broadcast(&c->rcond);
     pthread_mutex_unlock(&c->rlock);
     return 0;
+}
+
+/* Why a read failed, in words (errno as read_one left it). */
+static const char *read_failure(const struct hw_conn *c)
+{
+    static __thread char why[160];
+    if (errno == EHOSTDOWN) {
+        snprintf(why, sizeof why, "nothing from the worker for %d ms with a heartbeat every "
+                 "%d ms: presumed dead", DEAD_AFTER * c->heartbeat_ms, c->heartbeat_ms);
+        return why;
+    }
+    return errno ? strerror(errno) : "worker closed the connection";
 }
 
 static void unlink_waiter(struct hw_conn *c, struct hw_waiter *w)
@@ -508,7 +544,7 @@ hipError_t hw_call(struct hw_conn *c, uint16_t opcode, const void *fixed, size_t
         pthread_cond_broadcast(&c->rcond); /* let another waiter take over */
         if (r < 0) {
             pthread_mutex_unlock(&c->rlock);
-            mark_broken(c, errno ? strerror(errno) : "worker closed the connection");
+            mark_broken(c, read_failure(c));
             pthread_mutex_lock(&c->rlock);
         }
     }
@@ -519,12 +555,90 @@ hipError_t hw_call(struct hw_conn *c, uint16_t opcode, const void *fixed, size_t
     return (hipError_t)w.status;
 }
 
+/*
+ * The client's half of dead-peer detection (the worker's, and why TCP
+ * keepalive is not enough, is in src/worker/heartbeat.c). Every interval it
+ * sends a HEARTBEAT if nothing else went out, reads what arrived if no
+ * thread is reading (the worker's heartbeats, while the application is
+ * idle), and gives the worker up after DEAD_AFTER intervals of silence. A
+ * thread blocked in a read is covered by the socket's receive timeout.
+ */
+static void *heartbeat_main(void *arg)
+{
+    struct hw_conn *c = arg;
+    int hb = c->heartbeat_ms;
+    for (;;) {
+        struct timespec ts = { hb / 1000, (long)(hb % 1000) * 1000000L };
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+            ;
+        if (__atomic_load_n(&c->closing, __ATOMIC_ACQUIRE) || is_broken(c))
+            return NULL;
+        uint64_t now = now_ms();
+        if (now - __atomic_load_n(&c->last_send_ms, __ATOMIC_RELAXED) + 10 >= (uint64_t)hb) {
+            struct hipr_heartbeat m = { .interval_ms = (uint32_t)hb };
+            uint8_t buf[HIPR_heartbeat_SIZE];
+            hipr_heartbeat_encode(buf, &m);
+            pthread_mutex_lock(&c->wlock);
+            int rc = __atomic_load_n(&c->closing, __ATOMIC_ACQUIRE)
+                         ? 0
+                         : enqueue_locked(c, HIPR_OP_HEARTBEAT, 0, HIPR_FLAG_NO_REPLY, buf,
+                                          sizeof buf, NULL, 0, 1);
+            pthread_mutex_unlock(&c->wlock);
+            if (rc < 0) {
+                mark_broken(c, strerror(errno));
+                return NULL;
+            }
+        }
+        /* Nobody reading: drain what came (heartbeats, in the main). */
+        pthread_mutex_lock(&c->rlock);
+        int take = !c->reader_active;
+        if (take)
+            c->reader_active = 1;
+        pthread_mutex_unlock(&c->rlock);
+        int failed = 0;
+        while (take && !failed && hw_tx_poll_readable(&c->tx, 0) > 0)
+            failed = read_one(c) < 0;
+        const char *why = failed ? read_failure(c) : NULL;
+        if (take) {
+            pthread_mutex_lock(&c->rlock);
+            c->reader_active = 0;
+            pthread_cond_broadcast(&c->rcond);
+            pthread_mutex_unlock(&c->rlock);
+        }
+        if (!why && now_ms() - __atomic_load_n(&c->last_recv_ms, __ATOMIC_RELAXED) >
+                        (uint64_t)DEAD_AFTER * hb) {
+            errno = EHOSTDOWN;
+            why = read_failure(c);
+        }
+        if (why) {
+            mark_broken(c, why);
+            return NULL;
+        }
+    }
+}
+
+static void heartbeat_start(struct hw_conn *c)
+{
+    if (!c->heartbeat_ms)
+        return;
+    int dead_ms = DEAD_AFTER * c->heartbeat_ms;
+    hw_tx_set_recv_timeout(&c->tx, dead_ms);
+    hw_tcp_user_timeout(c->tx.fd, dead_ms);
+    __atomic_store_n(&c->last_send_ms, now_ms(), __ATOMIC_RELAXED);
+    __atomic_store_n(&c->last_recv_ms, now_ms(), __ATOMIC_RELAXED);
+    if (pthread_create(&c->hb_thread, NULL, heartbeat_main, c) == 0)
+        c->hb_running = 1;
+    else
+        hw_debug("cannot start the heartbeat thread; dead-peer detection is off");
+}
+
 /* Queued work must reach the worker even if the program never synchronises. */
 __attribute__((destructor)) static void conn_fini(void)
 {
     if (!conn_ok)
         return;
     struct hw_conn *c = &the_conn;
+    __atomic_store_n(&c->closing, 1, __ATOMIC_RELEASE);
     pthread_mutex_lock(&c->wlock);
     flush_locked(c, NULL, 0);
     pthread_mutex_unlock(&c->wlock);

@@ -216,3 +216,9 @@ void hw_peer_name(int fd, char *buf, size_t len)
     }
     snprintf(buf, len, "%s:%d", host, port);
 }
+
+void hw_tcp_user_timeout(int fd, int ms)
+{
+    unsigned v = ms > 0 ? (unsigned)ms : 0;
+    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &v, sizeof v);
+}

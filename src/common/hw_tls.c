@@ -343,6 +343,14 @@ int hw_tls_binding(struct hw_transport *t, uint8_t out[HW_TLS_CHANNEL_BINDING_LE
     return ok == 1 ? 0 : -1;
 }
 
+int hw_tls_pending(struct hw_transport *t)
+{
+    pthread_mutex_lock(&t->lock);
+    int n = SSL_pending(t->ssl);
+    pthread_mutex_unlock(&t->lock);
+    return n;
+}
+
 void hw_tls_free(struct hw_transport *t)
 {
     SSL_free(t->ssl);

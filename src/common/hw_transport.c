@@ -2,6 +2,7 @@
 #include "hw_transport.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -75,6 +76,18 @@ int hw_tx_write_full(struct hw_transport *t, const void *buf, size_t n)
 {
     struct iovec iov = { (void *)buf, n };
     return hw_tx_writev_full(t, &iov, 1);
+}
+
+int hw_tx_poll_readable(struct hw_transport *t, int timeout_ms)
+{
+    if (t->ssl && hw_tls_pending(t) > 0)
+        return 1;
+    struct pollfd p = { .fd = t->fd, .events = POLLIN };
+    int r;
+    do
+        r = poll(&p, 1, timeout_ms);
+    while (r < 0 && errno == EINTR);
+    return r < 0 ? -1 : r > 0;
 }
 
 void hw_tx_set_recv_timeout(struct hw_transport *t, int ms)

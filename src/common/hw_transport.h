@@ -45,6 +45,9 @@ int hw_tx_discard(struct hw_transport *t, uint64_t n);
 /* All of iov (modified). 0 or -1. */
 int hw_tx_writev_full(struct hw_transport *t, struct iovec *iov, int iovcnt);
 int hw_tx_write_full(struct hw_transport *t, const void *buf, size_t n);
+/* 1 when a read would find data within timeout_ms (decrypted data already
+ * buffered counts), 0 when not, -1 on error. */
+int hw_tx_poll_readable(struct hw_transport *t, int timeout_ms);
 /* Receive timeout for later reads; 0 removes it. */
 void hw_tx_set_recv_timeout(struct hw_transport *t, int ms);
 /* The TLS channel binding (exported keying material): 0, or -1 on a plain
@@ -79,6 +82,7 @@ int hw_tls_connect(struct hw_transport *t, struct hw_tls_ctx *ctx, const char *h
 ssize_t hw_tls_recv(struct hw_transport *t, void *buf, size_t n);
 int hw_tls_writev(struct hw_transport *t, const struct iovec *iov, int iovcnt);
 int hw_tls_binding(struct hw_transport *t, uint8_t out[HW_TLS_CHANNEL_BINDING_LEN]);
+int hw_tls_pending(struct hw_transport *t);
 void hw_tls_free(struct hw_transport *t);
 
 #endif

@@ -96,18 +96,30 @@
 #define HIPR_MSG_PING(F) F(u64, nonce)
 
 /* Authentication (docs/protocol.md): session is 0 for a new session, else
- * the one the client will resume; it is covered by both proofs. */
+ * the one the client will resume; it is covered by both proofs.
+ * heartbeat_ms: the interval the client proposes (0: no heartbeats). */
 #define HIPR_MSG_AUTH_BEGIN_REQ(F) \
     F(b32, client_nonce)           \
     F(u64, session)                \
     F(u32, flags)                  \
-    F(u32, reserved)
+    F(u32, heartbeat_ms)
 
-/* requires: HIPR_AUTH_REQUIRES_*; link: HIPR_AUTH_LINK_* (what the worker sees). */
+/* requires: HIPR_AUTH_REQUIRES_*; link: HIPR_AUTH_LINK_* (what the worker
+ * sees); heartbeat_ms: the interval both sides will use (0: none). */
 #define HIPR_MSG_AUTH_BEGIN_REP(F) \
     F(b32, worker_nonce)           \
     F(u32, requires)               \
-    F(u32, link)
+    F(u32, link)                   \
+    F(u32, heartbeat_ms)           \
+    F(u32, reserved)
+
+/* Sent by either side after heartbeat_ms without sending anything: from the
+ * client a NO_REPLY request, from the worker an unsolicited RESPONSE frame
+ * with request_id 0. seq: requests sent (client) or executed (worker). */
+#define HIPR_MSG_HEARTBEAT(F) \
+    F(u64, seq)               \
+    F(u32, interval_ms)       \
+    F(u32, reserved)
 
 /* HMAC-SHA256 proof: the client's in the request, the worker's in the reply. */
 #define HIPR_MSG_AUTH_PROOF(F) F(b32, proof)
@@ -272,6 +284,7 @@
     M(auth_begin_req, HIPR_MSG_AUTH_BEGIN_REQ)        \
     M(auth_begin_rep, HIPR_MSG_AUTH_BEGIN_REP)        \
     M(auth_proof, HIPR_MSG_AUTH_PROOF)                \
+    M(heartbeat, HIPR_MSG_HEARTBEAT)                  \
     M(device, HIPR_MSG_DEVICE)                        \
     M(mem_info_rep, HIPR_MSG_MEM_INFO_REP)            \
     M(malloc_req, HIPR_MSG_MALLOC_REQ)                \
@@ -325,6 +338,7 @@
     X(WORKER_STATUS,     0x0005, empty,              worker_status_rep, 0,                     HIPR_CAP_SESSIONS * 24, SYNC) \
     X(AUTH_BEGIN,        0x0006, auth_begin_req,     auth_begin_rep,    0,                     0,                    SYNC)  \
     X(AUTH_PROOF,        0x0007, auth_proof,         auth_proof,        0,                     0,                    SYNC)  \
+    X(HEARTBEAT,         0x0008, heartbeat,          heartbeat,         0,                     0,                    ASYNC) \
     X(DEVICE_SYNCHRONIZE,0x0101, device,             empty,             0,                     0,                    SYNC)  \
     X(DEVICE_RESET,      0x0102, device,             empty,             0,                     0,                    SYNC)  \
     X(MEM_GET_INFO,      0x0103, device,             mem_info_rep,      0,                     0,                    SYNC)  \

@@ -235,6 +235,13 @@ HANDLER(AUTH_PROOF)
     return HW_EINVAL;
 }
 
+/* A client's heartbeat: its arrival is the point (session.c times the gaps). */
+HANDLER(HEARTBEAT)
+{
+    (void)s; (void)h; (void)fixed;
+    return HW_OK;
+}
+
 HANDLER(DEVICE_SYNCHRONIZE)
 {
     struct hipr_device m;

@@ -82,6 +82,12 @@ static int auth_begin(struct session *s, struct pre_auth *a, const struct hipr_h
     rep.requires = (s->cfg->token ? HIPR_AUTH_REQUIRES_TOKEN : 0) |
                    (s->cfg->require_tls ? HIPR_AUTH_REQUIRES_TLS : 0);
     rep.link = hw_tx_is_tls(&s->tx) ? HIPR_AUTH_LINK_TLS : 0;
+    /* The client's interval, within sane bounds; 0 keeps heartbeats off. */
+    if (req.heartbeat_ms)
+        s->heartbeat_ms = req.heartbeat_ms < HW_HEARTBEAT_MIN_MS   ? HW_HEARTBEAT_MIN_MS
+                          : req.heartbeat_ms > HW_HEARTBEAT_MAX_MS ? HW_HEARTBEAT_MAX_MS
+                                                                   : (int)req.heartbeat_ms;
+    rep.heartbeat_ms = (uint32_t)s->heartbeat_ms;
     uint8_t out[HIPR_auth_begin_rep_SIZE];
     hipr_auth_begin_rep_encode(out, &rep);
     if (session_reply(s, h->opcode, h->request_id, HW_OK, out, sizeof out, NULL, 0) < 0)

@@ -51,6 +51,8 @@ int session_reply(struct session *s, uint16_t opcode, uint32_t request_id, int s
     if (hw_tx_writev_full(&s->tx, iov, 3) < 0) {
         s->send_failed = 1;
         rc = -1;
+    } else if (s->heartbeat_ms) {
+        __atomic_store_n(&s->last_send_ms, session_now_ms(), __ATOMIC_RELAXED);
     }
     pthread_mutex_unlock(&s->send_lock);
     return rc;
@@ -355,7 +357,11 @@ static void request_loop(struct session *s)
 
     for (;;) {
         if (session_read(s, hbuf, sizeof hbuf) < 0) {
-            if (errno)
+            if (errno == ETIMEDOUT && s->heartbeat_ms)
+                hw_warn("session %016llx: nothing from the client for %d ms (heartbeat every "
+                        "%d ms): presumed gone", (unsigned long long)s->id,
+                        HW_DEAD_AFTER * s->heartbeat_ms, s->heartbeat_ms);
+            else if (errno)
                 hw_info("session %016llx: connection lost: %s", (unsigned long long)s->id,
                         strerror(errno));
             else
@@ -386,6 +392,8 @@ static void request_loop(struct session *s)
             return;
         s->tail_left = h.payload_length - info->request_size;
         errno = 0;
+        if (h.opcode != HIPR_OP_HEARTBEAT) /* read by the heartbeat thread */
+            __atomic_store_n(&s->requests_executed, s->requests_executed + 1, __ATOMIC_RELAXED);
         int rc = dispatch_request(s, &h, info, fixed);
         if (rc < 0 && h.opcode != HIPR_OP_GOODBYE && h.opcode != HIPR_OP_HELLO)
             hw_info("session %016llx: ending in the middle of %s: %s", (unsigned long long)s->id,
@@ -474,8 +482,11 @@ int session_main(int fd, const struct worker_config *cfg, struct status_table *t
         s.rbuf = malloc(RBUF_SIZE);
         hs = s.rbuf ? open_session(&s, &hello_h, &hello) : -1;
     }
-    if (hs == 0)
+    if (hs == 0 && session_heartbeat_start(&s) == 0)
         request_loop(&s);
+    /* Wakes the heartbeat thread if it is blocked writing to a dead peer. */
+    hw_tx_shutdown(&s.tx);
+    session_heartbeat_stop(&s);
     session_release_all(&s);
     session_buf_drop_all(&s);
     /* Wake a client blocked on a reply before the process goes away. */

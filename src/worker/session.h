@@ -56,6 +56,17 @@ struct session {
     int send_failed;
     int async_status;          /* first deferred error not yet reported */
 
+    /* Dead-peer detection (heartbeat.c): the interval agreed at AUTH_BEGIN
+     * (0: none), when we last sent anything, and the thread that fills
+     * silences with HEARTBEAT frames. */
+    int heartbeat_ms;
+    uint64_t last_send_ms;
+    uint64_t requests_executed;
+    pthread_t hb_thread;
+    int hb_running, hb_stop;
+    pthread_mutex_t hb_lock;
+    pthread_cond_t hb_cond;
+
     struct alloc_table allocs;
     struct handle_map streams, events, modules, functions;
     uint64_t next_handle;      /* worker-assigned: modules, functions */
@@ -89,6 +100,15 @@ int session_main(int fd, const struct worker_config *cfg, struct status_table *t
 int session_accept_link(struct session *s, const char *peer);
 int session_handshake(struct session *s, const char *peer, struct hipr_header *hello_h,
                       struct hipr_hello_req *hello);
+/* heartbeat.c: sends HEARTBEAT after each heartbeat_ms of silence, and
+ * makes a read that hears nothing for HW_DEAD_AFTER heartbeats fail. */
+#define HW_DEAD_AFTER 4
+#define HW_HEARTBEAT_MIN_MS 100
+#define HW_HEARTBEAT_MAX_MS 600000
+int session_heartbeat_start(struct session *s);
+void session_heartbeat_stop(struct session *s);
+uint64_t session_now_ms(void);
+
 /* Answers WORKER_STATUS from the supervisor's status table. */
 int session_send_worker_status(struct session *s, uint32_t request_id);
 

@@ -53,7 +53,7 @@ static void check_no_token(void)
     /* A client that asks first learns what is required, then gives up. */
     struct trust_begin b;
     EXPECT(raw_connect(&c) == 0, "connect");
-    trust_begin(&c, 0, &b, NULL);
+    trust_begin(&c, 0, 0, &b, NULL);
     EXPECT(b.status == 0 && (b.requires & HIPR_AUTH_REQUIRES_TOKEN),
            "AUTH_BEGIN status %d requires 0x%x", b.status, b.requires);
     EXPECT(trust_hello(&c, NULL) == HW_ENOTINIT, "HELLO after AUTH_BEGIN without a proof");
@@ -70,7 +70,7 @@ static void check_wrong_token(void)
     raw_begin("wrong token: AUTH_PROOF refused, connection closed, no session");
     uint64_t before = served();
     EXPECT(raw_connect(&c) == 0, "connect");
-    trust_begin(&c, 0, &b, NULL);
+    trust_begin(&c, 0, 0, &b, NULL);
     EXPECT(b.status == 0, "AUTH_BEGIN status %d", b.status);
     EXPECT(trust_proof(&c, &bad, &b, 0, NULL) == HW_ENOTINIT, "wrong token accepted");
     EXPECT(raw_wait_closed(&c, CLOSE_WITHIN_MS), "connection left open");
@@ -91,7 +91,7 @@ static void check_replay(void)
     raw_begin("replayed handshake: a recorded, successful handshake fails on a new connection");
     uint64_t before = served();
     EXPECT(raw_connect(&c) == 0, "connect");
-    trust_begin(&c, 0, &b, &rec);
+    trust_begin(&c, 0, 0, &b, &rec);
     EXPECT(b.status == 0, "AUTH_BEGIN");
     EXPECT(trust_proof(&c, &good, &b, 0, &rec) == 0, "the right token was refused");
     EXPECT(trust_hello(&c, &rec) == 0, "HELLO after authentication");
@@ -135,9 +135,9 @@ static void check_out_of_order(void)
     raw_close(&c);
 
     EXPECT(raw_connect(&c) == 0, "connect");
-    trust_begin(&c, 0, &b, NULL);
+    trust_begin(&c, 0, 0, &b, NULL);
     EXPECT(b.status == 0, "AUTH_BEGIN");
-    trust_begin(&c, 0, &b, NULL);
+    trust_begin(&c, 0, 0, &b, NULL);
     EXPECT(b.status == HW_ENOTINIT, "second AUTH_BEGIN status %d", b.status);
     raw_close(&c);
 

@@ -34,8 +34,8 @@ static int reply_for(struct raw_conn *c, uint32_t id, struct raw_reply *r)
     return 0;
 }
 
-void trust_begin(struct raw_conn *c, uint64_t session, struct trust_begin *b,
-                 struct trust_record *rec)
+void trust_begin(struct raw_conn *c, uint64_t session, uint32_t heartbeat_ms,
+                 struct trust_begin *b, struct trust_record *rec)
 {
     struct hipr_auth_begin_req req;
     struct hipr_auth_begin_rep rep;
@@ -46,6 +46,7 @@ void trust_begin(struct raw_conn *c, uint64_t session, struct trust_begin *b,
     EXPECT(hw_random_bytes(req.client_nonce, sizeof req.client_nonce) == 0, "random");
     memcpy(b->cnonce, req.client_nonce, sizeof b->cnonce);
     req.session = session;
+    req.heartbeat_ms = heartbeat_ms;
     hipr_auth_begin_req_encode(fixed, &req);
     uint32_t id = trust_send(c, HIPR_OP_AUTH_BEGIN, fixed, sizeof fixed, rec);
     b->status = reply_for(c, id, &r);
@@ -58,6 +59,7 @@ void trust_begin(struct raw_conn *c, uint64_t session, struct trust_begin *b,
         memcpy(b->wnonce, rep.worker_nonce, sizeof b->wnonce);
         b->requires = rep.requires;
         b->link = rep.link;
+        b->heartbeat_ms = rep.heartbeat_ms;
     }
     raw_reply_free(&r);
 }
@@ -110,10 +112,15 @@ int trust_hello(struct raw_conn *c, struct trust_record *rec)
 
 int trust_connect(struct raw_conn *c, const struct hw_token *tok)
 {
+    return trust_connect_hb(c, tok, 0);
+}
+
+int trust_connect_hb(struct raw_conn *c, const struct hw_token *tok, uint32_t heartbeat_ms)
+{
     struct trust_begin b;
     if (raw_connect(c) < 0)
         return -1;
-    trust_begin(c, 0, &b, NULL);
+    trust_begin(c, 0, heartbeat_ms, &b, NULL);
     if (b.status != 0)
         return -1;
     if (tok && trust_proof(c, tok, &b, 0, NULL) != 0)

@@ -472,6 +472,7 @@ int session_main(int fd, const struct worker_config *cfg, struct status_table *t
     if (hs == 0)
         hs = session_handshake(&s, peer, &hello_h, &hello);
     handshake_timer(0);
+    signal(SIGALRM, SIG_IGN); /* a late tick must not cut a session's link */
     if (handshake_expired) {
         hw_warn("connection from %s: no HELLO within --handshake-timeout %d ms", peer,
                 cfg->handshake_timeout_ms);

@@ -1,4 +1,5 @@
-/* test_exports_procaddr PROXY LIST HIPVERSION: dlopens the proxy and, for
+/* test_exports_procaddr PROXY LIST HIPVERSION: opens the proxy (which it is
+ * also linked with, so dlopen returns the loaded copy) and, for
  * each "name node" line of LIST (every function the headers declare, from
  * check_decls.py), checks that name@node is defined, that it is the default
  * version dlsym finds, and that hipGetProcAddress returns the same address.

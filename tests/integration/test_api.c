@@ -128,7 +128,10 @@ static void test_memory(void)
     CHECK(memcmp(back, src2d + HP, 8) == 0);
     HIP_EXPECT(hipMemcpy2D(d2, 10, src2d, HP, W, H, hipMemcpyHostToDevice), hipErrorInvalidValue);
 
-    /* Pointer attributes. */
+    /* Pointer attributes (HIP 6 renamed memoryType to type). */
+#if HIP_VERSION_MAJOR >= 6
+#define memoryType type
+#endif
     hipPointerAttribute_t a;
     HIP_CHECK(hipPointerGetAttributes(&a, d + 5));
     CHECK_EQ(a.memoryType, hipMemoryTypeDevice);

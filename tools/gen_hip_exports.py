@@ -10,6 +10,7 @@ library keep the same version nodes).  See docs/exports.md.
 """
 
 import argparse
+import fnmatch
 import os
 import re
 import shlex
@@ -19,10 +20,11 @@ import sys
 
 # Headers whose declarations are exported API.  The C pass sees everything
 # they include; the C++ pass only supplies signatures for mangled exports.
+# hip_deprecated.h (HIP 6+) declares the R0000 ABI of versioned calls.
 # hip_runtime_prof.h declares the profiler hooks the library exports with C
 # linkage; it needs <stdbool.h> and <stdint.h> first.
-C_HEADERS = ["hip/hip_runtime_api.h", "hip/hiprtc.h",
-             "hip/amd_detail/hip_runtime_prof.h"]
+C_HEADERS = ["hip/hip_runtime_api.h", "hip/hip_deprecated.h", "hip/hiprtc.h",
+             "hip/hip_gl_interop.h", "hip/amd_detail/hip_runtime_prof.h"]
 CXX_HEADERS = ["hip/hip_runtime_api.h", "hip/hip_ext.h"]
 
 # Exports of the real library that no header declares (the compiler emits
@@ -47,6 +49,10 @@ BUILTIN_DECLS = {
     "__hipRegisterTexture": ("void", [
         "void **modules", "void *var", "char *hostVar", "char *deviceVar",
         "int type", "int norm", "int ext"]),
+    "__hipGetPCH": ("void", ["const char **pch", "unsigned int *size"]),
+    # The callback takes (activity_domain_t, uint32_t, void *); only its
+    # pointer crosses the ABI.
+    "hipRegisterTracerCallback": ("void", ["const void *function"]),
     "amd_dbgapi_get_build_name": ("const char *", []),
     "amd_dbgapi_get_git_hash": ("const char *", []),
     "amd_dbgapi_get_build_id": ("size_t", []),
@@ -353,12 +359,13 @@ def parse_decl(toks, link_c, ns, cxx_pass, decor):
     """Turn a statement into a Decl, or None when it is not a plain
     function declaration (typedefs, templates, variables, definitions)."""
     cxx = cxx_pass and not link_c
+    # Attributes may come first: DEPRECATED(...) HIP_PUBLIC_API extern "C" ...
+    toks = strip_decorations(toks, decor)
     if toks[:2] == ["extern", '"C"']:
         toks, cxx = toks[2:], False
     if not toks or toks[0] in ("typedef", "template", "using", "friend",
                                "static_assert", "_Static_assert", "namespace"):
         return None
-    toks = strip_decorations(toks, decor)
     if any(t in ("static", "inline", "__inline__", "__forceinline__",
                  "constexpr", "operator", "{}", "__device__", "__global__",
                  "typedef", "template") for t in toks):
@@ -421,6 +428,7 @@ def collect_decls(cpp, include):
                 if not d.cxx and d.name in renames:
                     shadowed[d.name] = renames[d.name]
                     d.name = renames[d.name]
+                d.hidden_from_c = lang == "c++"
                 if not d.cxx:
                     # The C pass runs first and its spelling wins; the C++
                     # pass only adds extern "C" API hidden from C.
@@ -514,9 +522,110 @@ def read_symbols_txt(path):
     return soname, nodes, syms
 
 
+def read_real_map(path):
+    """The real library's linker version script (clr's hip_hcc.map.in), for
+    HIP versions whose library is not installed here: [nodes oldest first],
+    {symbol: node}, [(node, C++ name pattern)].  Each node must inherit the
+    one before it, as in the library."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError as e:
+        die("cannot read %s: %s" % (path, e))
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"#[^\n]*", " ", text)
+    toks = re.findall(r'"[^"]*"|[{};:]|[^\s{};:"]+', text)
+    nodes, syms, cxx, parents = [], {}, [], {}
+    i, n = 0, len(toks)
+    while i < n:
+        node = toks[i]
+        if i + 1 >= n or toks[i + 1] != "{":
+            die("%s: expected a version node at %r" % (path, node))
+        i += 2
+        section, lang = "global", None
+        while i < n and toks[i] != "}":
+            t = toks[i]
+            if t == "extern" and i + 2 < n and toks[i + 2] == "{":
+                lang = toks[i + 1].strip('"')
+                i += 3
+                while i < n and toks[i] != "}":
+                    if toks[i] != ";" and section == "global":
+                        if lang == "C++":
+                            cxx.append((node, toks[i]))
+                        else:
+                            syms.setdefault(toks[i], node)
+                    i += 1
+                i += 1                      # the inner "}"
+                continue
+            if i + 1 < n and toks[i + 1] == ":":
+                section = t
+                i += 2
+                continue
+            if t != ";" and section == "global":
+                syms.setdefault(t, node)
+            i += 1
+        i += 1                              # the node's "}"
+        parent = None
+        if i < n and toks[i] != ";":
+            parent = toks[i]
+            i += 1
+        if i >= n or toks[i] != ";":
+            die("%s: missing ';' after node %s" % (path, node))
+        i += 1
+        nodes.append(node)
+        parents[node] = parent
+    if not nodes:
+        die("no version nodes in %s" % path)
+    for k, node in enumerate(nodes[1:], 1):
+        if parents.get(node) != nodes[k - 1]:
+            die("version node %s does not inherit %s in %s" % (node, nodes[k - 1], path))
+    return nodes, syms, cxx
+
+
+def read_undeclared(path):
+    """Names a version script gave that no header declares (see generate)."""
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        for line in f:
+            if line.startswith("# undeclared "):
+                return line.split()[2:]
+    return []
+
+
 # ----------------------------------------------------------------- sources
 
-def scan_impl(impl_dir, out_dir):
+def active_lines(text, major):
+    """Blank the lines that `#if HIP_VERSION_MAJOR <op> N` blocks exclude
+    for this header major (with #elif/#else/#endif); any other condition
+    counts as true for both branches, so HW_EXPORT sources stay simple."""
+    out, stack = [], []          # stack: [this branch on, any branch taken, known]
+    for line in text.split("\n"):
+        d = re.match(r"\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)", line)
+        if d:
+            kw, cond = d.group(1), d.group(2)
+            m = re.match(r"\s*HIP_VERSION_MAJOR\s*(>=|<=|==|!=|>|<)\s*(\d+)\s*$", cond)
+            val = None
+            if m and kw in ("if", "elif"):
+                val = eval("%d %s %s" % (major, m.group(1), m.group(2)))
+            if kw in ("if", "ifdef", "ifndef"):
+                stack.append([val is not False, val is True, val is not None])
+            elif kw == "elif" and stack:
+                top = stack[-1]
+                top[0] = (not top[1]) and val is not False if top[2] else True
+                top[1] = top[1] or val is True
+            elif kw == "else" and stack:
+                top = stack[-1]
+                top[0] = not top[1] if top[2] else True
+            elif kw == "endif" and stack:
+                stack.pop()
+            out.append("")
+            continue
+        out.append(line if all(t[0] for t in stack) else "")
+    return "\n".join(out)
+
+
+def scan_impl(impl_dir, out_dir, major):
     """Names of functions defined with HW_EXPORT under impl_dir."""
     names = {}
     out_real = os.path.realpath(out_dir)
@@ -532,6 +641,7 @@ def scan_impl(impl_dir, out_dir):
                 text = f.read()
             text = re.sub(r"/\*.*?\*/", lambda m: re.sub(r"[^\n]", " ", m.group()), text, flags=re.S)
             text = re.sub(r"//[^\n]*", "", text)
+            text = active_lines(text, major)
             for m in re.finditer(r"^[ \t]*HW_EXPORT\b([^;{(]*)\(", text, re.M):
                 ids = re.findall(r"[A-Za-z_]\w*", m.group(1))
                 if ids:
@@ -623,18 +733,44 @@ def generate(args):
     c_decls, cxx_decls, shadowed = collect_decls(args.cpp, include)
     if not c_decls:
         die("no declarations found under %s" % include)
-    impl = scan_impl(args.impl_dir, args.out)
+    major = int(version.split(".")[0])
+    impl = scan_impl(args.impl_dir, args.out, major)
 
     sym_path = args.symbols_in or os.path.join(args.out, "symbols.txt")
+    undeclared = []       # real exports no header declares (map input only)
     if args.real_lib and args.real_lib != "none":
         if not os.path.exists(args.real_lib):
             die("no such library: %s (pass --real-lib none to reuse symbols.txt)" % args.real_lib)
         soname, nodes, real = read_real_lib(args.real_lib, args.objdump)
+    elif args.real_map:
+        nodes, real, cxx_patterns = read_real_map(args.real_map)
+        soname = args.soname or "libamdhip64.so.%d" % major
+        # Glob patterns in the C section match declared names.
+        for pat in [n for n in real if any(ch in n for ch in "*?[")]:
+            node = real.pop(pat)
+            for name in c_decls:
+                if fnmatch.fnmatchcase(name, pat):
+                    real.setdefault(name, node)
+        # A version script may name what the library does not define
+        # (internal or retired functions): without a declaration there is
+        # no signature to export, so those are left out and recorded.
+        for name in sorted(real):
+            if name not in c_decls and name not in impl and name not in BUILTIN_DECLS \
+                    and name not in shadowed:
+                undeclared.append(name)
+                del real[name]
+        # C++ patterns name mangled exports; these headers' C++ declarations
+        # would need mangling, which this generator does not do.
+        for node, pat in cxx_patterns:
+            hits = [q for q in cxx_decls if fnmatch.fnmatchcase(q, pat)]
+            if hits:
+                die("the map exports C++ %s (%s); mangling is not supported" % (pat, hits))
     else:
         soname, nodes, rec = read_symbols_txt(sym_path)
         if not nodes:
             die("--real-lib none needs a committed %s with version nodes" % sym_path)
         real = {n: v for n, (v, origin) in rec.items() if origin == "lib"}
+        undeclared = read_undeclared(sym_path)
     if not nodes:
         die("the real library defines no version nodes")
     newest = nodes[-1]
@@ -679,15 +815,25 @@ def generate(args):
         d = c_decls.get(name)
         if name in shadowed:
             # A macro turns this name into another symbol in C, so define
-            # it under an asm label with the replacement's signature (the
+            # it under an asm label.  The real library keeps the old name as
+            # the old ABI, <name>R0000; forward to that when the headers
+            # declare it, else stub with the replacement's signature (the
             # old ABI differs only in pointed-to struct layouts).
             cname = "hw_shadowed_" + name
             d = c_decls.get(shadowed[name])
-            if name in impl or d is None:
-                kinds[name] = "impl" if name in impl else "stub"
-                if name not in impl:
-                    die("no declaration for %s's replacement %s" % (name, shadowed[name]))
-                protos.append('void %s(void) __asm__("%s");' % (cname, name))
+            old = c_decls.get(name + "R0000")
+            if name in impl:
+                die("%s is a macro for %s in these headers: implement the versioned names"
+                    % (name, shadowed[name]))
+            if old is not None and name + "R0000" in exports:
+                ps = params_text(old)
+                kinds[name] = "impl" if name + "R0000" in impl else "stub"
+                protos.append('%s __asm__("%s");' % (signature(old, cname, ps), name))
+                bodies.append("HW_EXPORT " + signature(old, cname, ps))
+                bodies.extend(["{", "    return %sR0000(%s);" % (name, ", ".join(n for _, n in ps)),
+                               "}", ""])
+            elif d is None:
+                die("no declaration for %s's replacement %s" % (name, shadowed[name]))
             else:
                 kinds[name] = "stub"
                 ps = params_text(d)
@@ -698,7 +844,10 @@ def generate(args):
             continue
         if name in impl:
             kinds[name] = "impl"
-            if d is None:
+            if d is not None and getattr(d, "hidden_from_c", False):
+                # extern "C" in a C++-only header: exports.c cannot see it.
+                protos.append(signature(d, name, params_text(d)) + ";")
+            elif d is None:
                 if name in BUILTIN_DECLS:
                     d = builtin_decl(name)
                 else:
@@ -786,8 +935,10 @@ def generate(args):
     syms = ["# Generated by tools/gen_hip_exports.py; do not edit.",
             "# HIP headers %s" % version,
             "# soname %s" % soname,
-            "# nodes %s" % " ".join(nodes),
-            "# name node impl|stub origin(lib|header|hipwire)"]
+            "# nodes %s" % " ".join(nodes)]
+    if undeclared:
+        syms.append("# undeclared %s" % " ".join(undeclared))
+    syms.append("# name node impl|stub origin(lib|header|hipwire)")
     for name in sorted(exports):
         node, origin = exports[name]
         syms.append("%s %s %s %s" % (name, node, kinds[name], origin))
@@ -809,6 +960,10 @@ def main():
                     help="directory holding hip/hip_runtime_api.h")
     ap.add_argument("--real-lib", default="none",
                     help="the real libamdhip64.so.N, or 'none' to reuse symbols.txt")
+    ap.add_argument("--real-map",
+                    help="the real library's version script (clr hipamd/src/hip_hcc.map.in), "
+                         "used instead of --real-lib when that library is not installed")
+    ap.add_argument("--soname", help="SONAME with --real-map (default libamdhip64.so.<major>)")
     ap.add_argument("--impl-dir", required=True,
                     help="sources scanned for HW_EXPORT definitions")
     ap.add_argument("--out", required=True, help="output directory")

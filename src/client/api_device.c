@@ -100,6 +100,32 @@ HW_EXPORT hipError_t hipDeviceGet(hipDevice_t *device, int ordinal)
     return hipSuccess;
 }
 
+/* HIP 6 changed hipDeviceProp_t (R0600) and made hipGetDeviceProperties a
+ * macro for hipGetDevicePropertiesR0600; the library keeps the old layout
+ * as hipGetDevicePropertiesR0000 (and under the plain name, which the
+ * generated table forwards to it). Each build fills the layouts its headers
+ * declare. */
+#if HIP_VERSION_MAJOR >= 6
+HW_EXPORT hipError_t hipGetDevicePropertiesR0600(hipDeviceProp_tR0600 *prop, int device)
+{
+    hipError_t err;
+    struct hw_conn *c = enter_device(prop, device, &err);
+    if (!c)
+        return hw_ret(err);
+    *prop = c->props[device];
+    return hipSuccess;
+}
+
+HW_EXPORT hipError_t hipGetDevicePropertiesR0000(hipDeviceProp_tR0000 *prop, int device)
+{
+    hipError_t err;
+    struct hw_conn *c = enter_device(prop, device, &err);
+    if (!c)
+        return hw_ret(err);
+    hw_props_r0000_from_devinfo(&c->devs[device], prop);
+    return hipSuccess;
+}
+#else
 HW_EXPORT hipError_t hipGetDeviceProperties(hipDeviceProp_t *prop, int device)
 {
     hipError_t err;
@@ -109,6 +135,7 @@ HW_EXPORT hipError_t hipGetDeviceProperties(hipDeviceProp_t *prop, int device)
     *prop = c->props[device];
     return hipSuccess;
 }
+#endif
 
 HW_EXPORT hipError_t hipDeviceGetAttribute(int *value, hipDeviceAttribute_t attr, int device)
 {

@@ -256,9 +256,8 @@ HW_EXPORT hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, 
     return copy(dst, src, n, hipMemcpyDeviceToDevice, stream, 0);
 }
 
-static hipError_t copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch,
-                          size_t width, size_t height, hipMemcpyKind kind, hipStream_t stream,
-                          int sync)
+hipError_t hw_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                      size_t height, hipMemcpyKind kind, hipStream_t stream, int sync)
 {
     hipError_t err;
     struct hw_conn *c = hw_conn_get(&err);
@@ -335,14 +334,14 @@ static hipError_t copy_2d(void *dst, size_t dpitch, const void *src, size_t spit
 HW_EXPORT hipError_t hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
                                  size_t width, size_t height, hipMemcpyKind kind)
 {
-    return copy_2d(dst, dpitch, src, spitch, width, height, kind, NULL, 1);
+    return hw_copy_2d(dst, dpitch, src, spitch, width, height, kind, NULL, 1);
 }
 
 HW_EXPORT hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
                                       size_t width, size_t height, hipMemcpyKind kind,
                                       hipStream_t stream)
 {
-    return copy_2d(dst, dpitch, src, spitch, width, height, kind, stream, 0);
+    return hw_copy_2d(dst, dpitch, src, spitch, width, height, kind, stream, 0);
 }
 
 static hipError_t fill(void *dst, uint32_t value, uint32_t elem, size_t count, hipStream_t stream)
@@ -417,13 +416,19 @@ HW_EXPORT hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attr, const 
     memset(attr, 0, sizeof *attr);
     attr->device = r.device;
     attr->allocationFlags = r.flags;
+#if HIP_VERSION_MAJOR >= 6 /* the member was renamed with the enum's values */
+#define HW_ATTR_TYPE type
+#else
+#define HW_ATTR_TYPE memoryType
+#endif
     if (r.kind == HW_MEM_DEVICE) {
-        attr->memoryType = hipMemoryTypeDevice;
+        attr->HW_ATTR_TYPE = hipMemoryTypeDevice;
         attr->devicePointer = (void *)ptr;
     } else {
-        attr->memoryType = hipMemoryTypeHost;
+        attr->HW_ATTR_TYPE = hipMemoryTypeHost;
         attr->hostPointer = (void *)ptr;
     }
+#undef HW_ATTR_TYPE
     return hipSuccess;
 }
 

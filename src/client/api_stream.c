@@ -14,11 +14,83 @@ uint64_t hw_new_handle_id(void)
     return __atomic_add_fetch(&next_id, 1, __ATOMIC_RELAXED);
 }
 
+/* hipStreamPerThread: one blocking stream per application thread and
+ * device, created on the worker the first time the thread names it (the
+ * client picks the id, so creating it is fire-and-forget) and destroyed
+ * when the thread exits. The ids live on the heap, owned by a pthread key
+ * whose destructor runs at thread exit. */
+struct per_thread_streams {
+    uint64_t id[HIPR_CAP_DEVICES];
+};
+
+static pthread_key_t pts_key;
+static pthread_once_t pts_once = PTHREAD_ONCE_INIT;
+static int pts_key_ok;
+static _Thread_local struct per_thread_streams *tls_pts;
+
+static void pts_destroy(void *arg)
+{
+    struct per_thread_streams *p = arg;
+    hipError_t err;
+    struct hw_conn *c = hw_conn_get(&err);
+    for (int d = 0; c && d < HIPR_CAP_DEVICES; d++) {
+        if (p->id[d] == 0)
+            continue;
+        struct hipr_stream m = { p->id[d] };
+        uint8_t buf[HIPR_stream_SIZE];
+        hipr_stream_encode(buf, &m);
+        (void)hw_post(c, HIPR_OP_STREAM_DESTROY, buf, sizeof buf, NULL, 0);
+    }
+    free(p);
+}
+
+static void pts_key_create(void)
+{
+    pts_key_ok = pthread_key_create(&pts_key, pts_destroy) == 0;
+}
+
+/* The calling thread's per-thread stream on dev; 0 when it cannot exist
+ * (no worker, no memory), in which case the caller's request names the
+ * legacy default stream instead and fails or succeeds with it. */
+static uint64_t per_thread_stream_id(int dev)
+{
+    if (dev < 0 || dev >= HIPR_CAP_DEVICES)
+        return 0;
+    if (tls_pts && tls_pts->id[dev])
+        return tls_pts->id[dev];
+    hipError_t err;
+    struct hw_conn *c = hw_conn_get(&err);
+    pthread_once(&pts_once, pts_key_create);
+    if (!c || !pts_key_ok)
+        return 0;
+    if (!tls_pts) {
+        struct per_thread_streams *p = calloc(1, sizeof *p);
+        if (!p || pthread_setspecific(pts_key, p) != 0) {
+            free(p);
+            return 0;
+        }
+        tls_pts = p;
+    }
+    uint64_t id = hw_new_handle_id();
+    struct hipr_stream_create m = { id, dev, hipStreamDefault, 0 };
+    uint8_t buf[HIPR_stream_create_SIZE];
+    hipr_stream_create_encode(buf, &m);
+    if (hw_post(c, HIPR_OP_STREAM_CREATE, buf, sizeof buf, NULL, 0) != hipSuccess)
+        return 0;
+    tls_pts->id[dev] = id;
+    return id;
+}
+
 uint64_t hw_stream_wire_id(hipStream_t s, int *dev)
 {
-    if (s == NULL || s == hipStreamPerThread) {
+    if (s == NULL) {
         *dev = hw_current_device();
         return (uint64_t)*dev;
+    }
+    if (s == hipStreamPerThread) {
+        *dev = hw_current_device();
+        uint64_t id = per_thread_stream_id(*dev);
+        return id ? id : (uint64_t)*dev;
     }
     const struct hw_stream *st = (const struct hw_stream *)s;
     *dev = st->device;

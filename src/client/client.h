@@ -16,6 +16,9 @@
 #include <stdint.h>
 
 #include <hip/hip_runtime_api.h>
+#if HIP_VERSION_MAJOR >= 6
+#include <hip/hip_deprecated.h> /* hipDeviceProp_tR0000 */
+#endif
 
 #include "export.h"
 #include "hipr.h"
@@ -126,8 +129,9 @@ struct hw_function {
     struct { uint32_t offset, size; } params[];
 };
 
-/* The wire id of a stream; NULL and hipStreamPerThread mean the current
- * device's default stream. *dev gets the stream's device. */
+/* The wire id of a stream: NULL is the current device's legacy default
+ * stream, hipStreamPerThread the calling thread's own stream on the current
+ * device (created on first use). *dev gets the stream's device. */
 uint64_t hw_stream_wire_id(hipStream_t s, int *dev);
 uint64_t hw_new_handle_id(void);
 int hw_function_known(const struct hw_function *f);
@@ -155,7 +159,15 @@ int hw_mem_first_of_device(int dev, uint64_t *base);
 /* Size of a code object image given only its address (ELF, clang offload
  * bundle, CUDA fatbin, PTX text). 0 when the format is unknown. */
 size_t hw_image_size(const void *image);
+/* The body of hipMemcpy2D/hipMemcpy2DAsync: sync also reports earlier
+ * asynchronous errors once a D2H copy's data is here. */
+hipError_t hw_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                      size_t height, hipMemcpyKind kind, hipStream_t stream, int sync);
 void hw_props_from_devinfo(const struct hipr_devinfo *d, hipDeviceProp_t *p);
+#if HIP_VERSION_MAJOR >= 6
+/* The pre-6.0 layout that hipGetDevicePropertiesR0000 returns. */
+void hw_props_r0000_from_devinfo(const struct hipr_devinfo *d, hipDeviceProp_tR0000 *p);
+#endif
 hipError_t hw_attribute_from_devinfo(const struct hipr_devinfo *d, hipDeviceAttribute_t attr,
                                      int *value);
 

@@ -8,52 +8,71 @@
 
 #include "client.h"
 
+/* The fields every layout has (HIP 5's hipDeviceProp_t, HIP 6's R0600 and
+ * the R0000 ABI HIP 6 keeps): one list, expanded for each struct type. */
+#define HW_FILL_COMMON_PROPS(p, d)                                                                 \
+    do {                                                                                           \
+        memcpy(p->name, d->name,                                                                   \
+               sizeof p->name < sizeof d->name ? sizeof p->name : sizeof d->name);                 \
+        p->name[sizeof p->name - 1] = '\0';                                                        \
+        p->totalGlobalMem = (size_t)d->total_global_mem;                                           \
+        p->sharedMemPerBlock = (size_t)d->shared_mem_per_block;                                    \
+        p->regsPerBlock = d->regs_per_block;                                                       \
+        p->warpSize = d->warp_size;                                                                \
+        p->maxThreadsPerBlock = d->max_threads_per_block;                                          \
+        p->maxThreadsDim[0] = d->max_threads_dim_x;                                                \
+        p->maxThreadsDim[1] = d->max_threads_dim_y;                                                \
+        p->maxThreadsDim[2] = d->max_threads_dim_z;                                                \
+        p->maxGridSize[0] = d->max_grid_size_x;                                                    \
+        p->maxGridSize[1] = d->max_grid_size_y;                                                    \
+        p->maxGridSize[2] = d->max_grid_size_z;                                                    \
+        p->clockRate = d->clock_rate_khz;                                                          \
+        p->memoryClockRate = d->memory_clock_rate_khz;                                             \
+        p->memoryBusWidth = d->memory_bus_width;                                                   \
+        p->totalConstMem = (size_t)d->total_const_mem;                                             \
+        p->major = d->major;                                                                       \
+        p->minor = d->minor;                                                                       \
+        p->multiProcessorCount = d->multiprocessor_count;                                          \
+        p->l2CacheSize = d->l2_cache_size;                                                         \
+        p->maxThreadsPerMultiProcessor = d->max_threads_per_multiprocessor;                        \
+        p->computeMode = d->compute_mode;                                                          \
+        p->clockInstructionRate = d->clock_rate_khz;                                               \
+        p->concurrentKernels = d->concurrent_kernels;                                              \
+        p->pciDomainID = d->pci_domain_id;                                                         \
+        p->pciBusID = d->pci_bus_id;                                                               \
+        p->pciDeviceID = d->pci_device_id;                                                         \
+        p->maxSharedMemoryPerMultiProcessor = (size_t)d->shared_mem_per_multiprocessor;            \
+        p->isMultiGpuBoard = d->is_multi_gpu_board;                                                \
+        p->canMapHostMemory = d->can_map_host_memory;                                              \
+        memcpy(p->gcnArchName, d->arch_name,                                                       \
+               sizeof p->gcnArchName < sizeof d->arch_name ? sizeof p->gcnArchName                 \
+                                                           : sizeof d->arch_name);                 \
+        p->gcnArchName[sizeof p->gcnArchName - 1] = '\0';                                          \
+        p->integrated = d->integrated;                                                             \
+        p->cooperativeLaunch = d->cooperative_launch;                                              \
+        p->memPitch = (size_t)d->mem_pitch;                                                        \
+        p->textureAlignment = (size_t)d->texture_alignment;                                        \
+        p->ECCEnabled = d->ecc_enabled;                                                            \
+        p->managedMemory = d->managed_memory;                                                      \
+    } while (0)
+
 void hw_props_from_devinfo(const struct hipr_devinfo *d, hipDeviceProp_t *p)
 {
     memset(p, 0, sizeof *p);
-    memcpy(p->name, d->name, sizeof p->name < sizeof d->name ? sizeof p->name : sizeof d->name);
-    p->name[sizeof p->name - 1] = '\0';
-    p->totalGlobalMem = (size_t)d->total_global_mem;
-    p->sharedMemPerBlock = (size_t)d->shared_mem_per_block;
-    p->regsPerBlock = d->regs_per_block;
-    p->warpSize = d->warp_size;
-    p->maxThreadsPerBlock = d->max_threads_per_block;
-    p->maxThreadsDim[0] = d->max_threads_dim_x;
-    p->maxThreadsDim[1] = d->max_threads_dim_y;
-    p->maxThreadsDim[2] = d->max_threads_dim_z;
-    p->maxGridSize[0] = d->max_grid_size_x;
-    p->maxGridSize[1] = d->max_grid_size_y;
-    p->maxGridSize[2] = d->max_grid_size_z;
-    p->clockRate = d->clock_rate_khz;
-    p->memoryClockRate = d->memory_clock_rate_khz;
-    p->memoryBusWidth = d->memory_bus_width;
-    p->totalConstMem = (size_t)d->total_const_mem;
-    p->major = d->major;
-    p->minor = d->minor;
-    p->multiProcessorCount = d->multiprocessor_count;
-    p->l2CacheSize = d->l2_cache_size;
-    p->maxThreadsPerMultiProcessor = d->max_threads_per_multiprocessor;
-    p->computeMode = d->compute_mode;
-    p->clockInstructionRate = d->clock_rate_khz;
-    p->concurrentKernels = d->concurrent_kernels;
-    p->pciDomainID = d->pci_domain_id;
-    p->pciBusID = d->pci_bus_id;
-    p->pciDeviceID = d->pci_device_id;
-    p->maxSharedMemoryPerMultiProcessor = (size_t)d->shared_mem_per_multiprocessor;
-    p->isMultiGpuBoard = d->is_multi_gpu_board;
-    p->canMapHostMemory = d->can_map_host_memory;
-    p->gcnArch = d->gcn_arch;
-    memcpy(p->gcnArchName, d->arch_name,
-           sizeof p->gcnArchName < sizeof d->arch_name ? sizeof p->gcnArchName
-                                                       : sizeof d->arch_name);
-    p->gcnArchName[sizeof p->gcnArchName - 1] = '\0';
-    p->integrated = d->integrated;
-    p->cooperativeLaunch = d->cooperative_launch;
-    p->memPitch = (size_t)d->mem_pitch;
-    p->textureAlignment = (size_t)d->texture_alignment;
-    p->ECCEnabled = d->ecc_enabled;
-    p->managedMemory = d->managed_memory;
+    HW_FILL_COMMON_PROPS(p, d);
+#if HIP_VERSION_MAJOR < 6
+    p->gcnArch = d->gcn_arch; /* removed from the R0600 layout */
+#endif
 }
+
+#if HIP_VERSION_MAJOR >= 6
+void hw_props_r0000_from_devinfo(const struct hipr_devinfo *d, hipDeviceProp_tR0000 *p)
+{
+    memset(p, 0, sizeof *p);
+    HW_FILL_COMMON_PROPS(p, d);
+    p->gcnArch = d->gcn_arch;
+}
+#endif
 
 hipError_t hw_attribute_from_devinfo(const struct hipr_devinfo *d, hipDeviceAttribute_t attr,
                                      int *value)
@@ -117,7 +136,9 @@ hipError_t hw_attribute_from_devinfo(const struct hipr_devinfo *d, hipDeviceAttr
         break;
     case hipDeviceAttributeUnifiedAddressing: v = d->unified_addressing; break;
     case hipDeviceAttributeWarpSize: v = d->warp_size; break;
+#if HIP_VERSION_MAJOR < 6 /* removed in HIP 6 with the gcnArch property */
     case hipDeviceAttributeGcnArch: v = d->gcn_arch; break;
+#endif
     case hipDeviceAttributeKernelExecTimeout: v = 0; break;
     case hipDeviceAttributeHostNativeAtomicSupported: v = 0; break;
     case hipDeviceAttributeDirectManagedMemAccessFromHost: v = 0; break;

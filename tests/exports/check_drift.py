@@ -8,6 +8,7 @@ real library) and fails with a diff on any difference."""
 import argparse
 import difflib
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -23,10 +24,24 @@ def main():
     ap.add_argument("--impl-dir", required=True)
     ap.add_argument("--committed", required=True)
     ap.add_argument("--real-lib", default="none")
+    ap.add_argument("--expect-major", help="the committed table's HIP major version")
     a = ap.parse_args()
-    if not os.path.exists(os.path.join(a.hip_include, "hip", "hip_runtime_api.h")):
-        print("SKIP: no HIP headers under %s" % a.hip_include)
+    if not os.path.exists(os.path.join(a.committed, "symbols.txt")) and a.expect_major:
+        print("SKIP: no committed table %s for HIP %s" % (a.committed, a.expect_major))
         return SKIP
+    if not a.hip_include or \
+            not os.path.exists(os.path.join(a.hip_include, "hip", "hip_runtime_api.h")):
+        print("SKIP: no HIP %s headers%s; configure with -DHIPWIRE_HIP%s_ROOT=<prefix of "
+              "include/hip> (docs/exports.md: Other HIP versions) to check %s"
+              % (a.expect_major or "", " under " + a.hip_include if a.hip_include else "",
+                 a.expect_major or "N", a.committed))
+        return SKIP
+    if a.expect_major:
+        with open(os.path.join(a.hip_include, "hip", "hip_version.h")) as f:
+            m = re.search(r"#define\s+HIP_VERSION_MAJOR\s+(\d+)", f.read())
+        if not m or m.group(1) != a.expect_major:
+            print("FAIL: headers under %s are not HIP %s" % (a.hip_include, a.expect_major))
+            return 1
     modes = [("committed version nodes", "none")]
     if a.real_lib != "none" and os.path.exists(a.real_lib):
         modes.append(("real library " + a.real_lib, a.real_lib))

@@ -1,5 +1,8 @@
 /* The proxy's API, call by call, against a real worker on the CPU device. */
 #include <hip/hip_runtime_api.h>
+#if HIP_VERSION_MAJOR >= 6
+#include <hip/hip_deprecated.h> /* hipDeviceProp_tR0000 */
+#endif
 #include <string.h>
 #include <unistd.h>
 
@@ -27,6 +30,16 @@ static void test_device_queries(void)
     CHECK_EQ(p.totalGlobalMem, 256ull << 20); /* = --mem-limit 256M */
     CHECK(p.maxThreadsPerBlock == 1024);
     HIP_EXPECT(hipGetDeviceProperties(&p, 5), hipErrorInvalidDevice);
+#if HIP_VERSION_MAJOR >= 6
+    /* The pre-6 layout the library keeps: same values at its own offsets. */
+    hipDeviceProp_tR0000 old;
+    HIP_CHECK(hipGetDevicePropertiesR0000(&old, 1));
+    CHECK(strcmp(old.name, p.name) == 0);
+    CHECK_EQ(old.totalGlobalMem, p.totalGlobalMem);
+    CHECK_EQ(old.maxThreadsPerBlock, p.maxThreadsPerBlock);
+    CHECK_EQ(old.multiProcessorCount, p.multiProcessorCount);
+    CHECK(strcmp(old.gcnArchName, p.gcnArchName) == 0);
+#endif
     HIP_CHECK(hipDeviceGetAttribute(&v, hipDeviceAttributeMaxThreadsPerBlock, 0));
     CHECK_EQ(v, p.maxThreadsPerBlock);
     HIP_CHECK(hipDeviceGetAttribute(&v, hipDeviceAttributeWarpSize, 0));
@@ -128,7 +141,10 @@ static void test_memory(void)
     CHECK(memcmp(back, src2d + HP, 8) == 0);
     HIP_EXPECT(hipMemcpy2D(d2, 10, src2d, HP, W, H, hipMemcpyHostToDevice), hipErrorInvalidValue);
 
-    /* Pointer attributes. */
+    /* Pointer attributes (HIP 6 renamed memoryType to type). */
+#if HIP_VERSION_MAJOR >= 6
+#define memoryType type
+#endif
     hipPointerAttribute_t a;
     HIP_CHECK(hipPointerGetAttributes(&a, d + 5));
     CHECK_EQ(a.memoryType, hipMemoryTypeDevice);

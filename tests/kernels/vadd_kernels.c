@@ -111,3 +111,25 @@ HIPWIRE_CPU_KERNEL(sleep_ms, struct sleep_args, HIPWIRE_PARAM(struct sleep_args,
 
 /* A __device__ global for hipModuleGetGlobal. */
 __attribute__((visibility("default"))) int hw_global_table[64] = { 7 };
+
+/* Waits (at most 20 s) until *gate is non-zero, then sets *done: keeps a
+ * stream busy for as long as a test needs to observe it. */
+struct gate_args {
+    const int *gate;
+    int *done;
+};
+
+static void gate(const struct hipwire_cpu_ctx *ctx, const struct gate_args *p)
+{
+    if (ctx->thread_idx.x != 0 || ctx->block_idx.x != 0)
+        return;
+    for (long i = 0; i < 20L * 1000 * 1000 / 50; i++) {
+        if (__atomic_load_n(p->gate, __ATOMIC_ACQUIRE) != 0)
+            break;
+        struct timespec ts = { 0, 50 * 1000 };
+        nanosleep(&ts, NULL);
+    }
+    __atomic_store_n(p->done, 1, __ATOMIC_RELEASE);
+}
+HIPWIRE_CPU_KERNEL(gate, struct gate_args, HIPWIRE_PARAM(struct gate_args, gate),
+                   HIPWIRE_PARAM(struct gate_args, done));

@@ -151,13 +151,21 @@ static void *stream_main(void *arg)
         struct cpu_op *op = s->head;
         while (!deps_done(op))
             cpu_wait_completion(d);
+        /* A callback says the work before it is done (a synchronize's reply
+         * is sent from one); it is no work itself, so it counts as done
+         * before it runs: a query made by whoever it wakes sees the stream
+         * idle, as HIP promises after hipStreamSynchronize. */
+        int done_first = op->kind == CPU_OP_CALLBACK;
+        if (done_first)
+            s->completed = op->seq;
         pthread_mutex_unlock(&d->lock);
         execute(d, op);
         pthread_mutex_lock(&d->lock);
         s->head = op->next;
         if (!s->head)
             s->tail = NULL;
-        s->completed = op->seq;
+        if (!done_first)
+            s->completed = op->seq;
         /* A wake-up per op costs more than the op for small work: only when
          * someone waits for a completion. */
         if (d->waiters)

@@ -21,10 +21,15 @@ int hw_hip_api_load(struct hw_hip_api *api, char *why, size_t why_len)
         snprintf(why, why_len, "no HIP runtime (libamdhip64) could be loaded");
         return -1;
     }
+    /* Stringified after expansion: HIP 6 headers make some names macros
+     * (hipGetDeviceProperties -> hipGetDevicePropertiesR0600), and the
+     * symbol must be the one whose ABI this file was compiled against. */
+#define HW_HIP_STR_(x) #x
+#define HW_HIP_STR(x) HW_HIP_STR_(x)
 #define HW_HIP_RESOLVE_(name)                                                  \
-    *(void **)&api->name = dlsym(api->dl, #name);                              \
+    *(void **)&api->name = dlsym(api->dl, HW_HIP_STR(name));                   \
     if (!api->name) {                                                          \
-        snprintf(why, why_len, "the HIP runtime lacks %s", #name);             \
+        snprintf(why, why_len, "the HIP runtime lacks %s", HW_HIP_STR(name));  \
         goto fail;                                                             \
     }
     HW_HIP_FUNCS(HW_HIP_RESOLVE_)

@@ -240,7 +240,9 @@ static int hip_device_info(struct hw_backend *be, int dev, struct hipr_devinfo *
     d->is_multi_gpu_board = p.isMultiGpuBoard;
     d->stream_priority_low = lo;
     d->stream_priority_high = hi;
+#if HIP_VERSION_MAJOR < 6 /* HIP 6 removed gcnArch from hipDeviceProp_t */
     d->gcn_arch = p.gcnArch;
+#endif
     return HW_OK;
 }
 

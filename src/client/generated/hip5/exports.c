@@ -25,7 +25,28 @@ void __hipRegisterSurface(void **modules, void *var, char *hostVar, char *device
 void __hipRegisterTexture(void **modules, void *var, char *hostVar, char *deviceVar, int type, int norm, int ext);
 void __hipRegisterVar(void **modules, void *var, char *hostVar, char *deviceVar, int ext, size_t size, int constant, int global);
 void __hipUnregisterFatBinary(void **modules);
+void hipEventRecord_spt(void);
 hipError_t hipExtModuleLaunchKernel(hipFunction_t f, uint32_t globalWorkSizeX, uint32_t globalWorkSizeY, uint32_t globalWorkSizeZ, uint32_t localWorkSizeX, uint32_t localWorkSizeY, uint32_t localWorkSizeZ, size_t sharedMemBytes, hipStream_t hStream, void **kernelParams, void **extra, hipEvent_t startEvent, hipEvent_t stopEvent, uint32_t flags);
+void hipGetProcAddress(void);
+void hipGetProcAddress_spt(void);
+void hipGraphLaunch_spt(void);
+void hipLaunchHostFunc_spt(void);
+void hipMemcpy2DAsync_spt(void);
+void hipMemcpy2DFromArrayAsync_spt(void);
+void hipMemcpy2DToArrayAsync_spt(void);
+void hipMemcpy3DAsync_spt(void);
+void hipMemcpyFromArray_spt(void);
+void hipMemcpyFromSymbolAsync_spt(void);
+void hipMemcpyToSymbolAsync_spt(void);
+void hipMemset2DAsync_spt(void);
+void hipMemset3DAsync_spt(void);
+void hipMemsetAsync_spt(void);
+void hipStreamAddCallback_spt(void);
+void hipStreamBeginCapture_spt(void);
+void hipStreamEndCapture_spt(void);
+void hipStreamGetCaptureInfo_spt(void);
+void hipStreamGetCaptureInfo_v2_spt(void);
+void hipStreamIsCapturing_spt(void);
 void hipwire_function_params(void);
 void hipwire_get_proc_address(void);
 hipError_t hw_cxx__Z22hipCreateSurfaceObjectPP13__hip_surfacePK15hipResourceDesc(hipSurfaceObject_t *pSurfObject, const hipResourceDesc *pResDesc) __asm__("_Z22hipCreateSurfaceObjectPP13__hip_surfacePK15hipResourceDesc");
@@ -922,11 +943,6 @@ HW_EXPORT hipError_t hipLaunchCooperativeKernelMultiDevice(hipLaunchParams *laun
     return hw_api_unsupported("hipLaunchCooperativeKernelMultiDevice");
 }
 
-HW_EXPORT hipError_t hipLaunchCooperativeKernel_spt(const void *f, dim3 gridDim, dim3 blockDim, void **kernelParams, uint32_t sharedMemBytes, hipStream_t hStream)
-{
-    return hw_api_unsupported("hipLaunchCooperativeKernel_spt");
-}
-
 HW_EXPORT hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void *userData)
 {
     return hw_api_unsupported("hipLaunchHostFunc");
@@ -935,11 +951,6 @@ HW_EXPORT hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void 
 HW_EXPORT hipError_t hipLaunchKernel(const void *function_address, dim3 numBlocks, dim3 dimBlocks, void **args, size_t sharedMemBytes, hipStream_t stream)
 {
     return hw_api_unsupported("hipLaunchKernel");
-}
-
-HW_EXPORT hipError_t hipLaunchKernel_spt(const void *function_address, dim3 numBlocks, dim3 dimBlocks, void **args, size_t sharedMemBytes, hipStream_t stream)
-{
-    return hw_api_unsupported("hipLaunchKernel_spt");
 }
 
 HW_EXPORT hipError_t hipMalloc3D(hipPitchedPtr *pitchedDevPtr, hipExtent extent)
@@ -1157,11 +1168,6 @@ HW_EXPORT hipError_t hipMemcpy2DFromArrayAsync(void *dst, size_t dpitch, hipArra
     return hw_api_unsupported("hipMemcpy2DFromArrayAsync");
 }
 
-HW_EXPORT hipError_t hipMemcpy2DFromArray_spt(void *dst, size_t dpitch, hipArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipMemcpy2DFromArray_spt");
-}
-
 HW_EXPORT hipError_t hipMemcpy2DToArray(hipArray *dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
 {
     return hw_api_unsupported("hipMemcpy2DToArray");
@@ -1172,16 +1178,6 @@ HW_EXPORT hipError_t hipMemcpy2DToArrayAsync(hipArray *dst, size_t wOffset, size
     return hw_api_unsupported("hipMemcpy2DToArrayAsync");
 }
 
-HW_EXPORT hipError_t hipMemcpy2DToArray_spt(hipArray *dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipMemcpy2DToArray_spt");
-}
-
-HW_EXPORT hipError_t hipMemcpy2D_spt(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipMemcpy2D_spt");
-}
-
 HW_EXPORT hipError_t hipMemcpy3D(const struct hipMemcpy3DParms *p)
 {
     return hw_api_unsupported("hipMemcpy3D");
@@ -1190,16 +1186,6 @@ HW_EXPORT hipError_t hipMemcpy3D(const struct hipMemcpy3DParms *p)
 HW_EXPORT hipError_t hipMemcpy3DAsync(const struct hipMemcpy3DParms *p, hipStream_t stream)
 {
     return hw_api_unsupported("hipMemcpy3DAsync");
-}
-
-HW_EXPORT hipError_t hipMemcpy3D_spt(const struct hipMemcpy3DParms *p)
-{
-    return hw_api_unsupported("hipMemcpy3D_spt");
-}
-
-HW_EXPORT hipError_t hipMemcpyAsync_spt(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemcpyAsync_spt");
 }
 
 HW_EXPORT hipError_t hipMemcpyAtoH(void *dst, hipArray *srcArray, size_t srcOffset, size_t count)
@@ -1220,11 +1206,6 @@ HW_EXPORT hipError_t hipMemcpyFromSymbol(void *dst, const void *symbol, size_t s
 HW_EXPORT hipError_t hipMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t sizeBytes, size_t offset, hipMemcpyKind kind, hipStream_t stream)
 {
     return hw_api_unsupported("hipMemcpyFromSymbolAsync");
-}
-
-HW_EXPORT hipError_t hipMemcpyFromSymbol_spt(void *dst, const void *symbol, size_t sizeBytes, size_t offset, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipMemcpyFromSymbol_spt");
 }
 
 HW_EXPORT hipError_t hipMemcpyHtoA(hipArray *dstArray, size_t dstOffset, const void *srcHost, size_t count)
@@ -1267,16 +1248,6 @@ HW_EXPORT hipError_t hipMemcpyToSymbolAsync(const void *symbol, const void *src,
     return hw_api_unsupported("hipMemcpyToSymbolAsync");
 }
 
-HW_EXPORT hipError_t hipMemcpyToSymbol_spt(const void *symbol, const void *src, size_t sizeBytes, size_t offset, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipMemcpyToSymbol_spt");
-}
-
-HW_EXPORT hipError_t hipMemcpy_spt(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipMemcpy_spt");
-}
-
 HW_EXPORT hipError_t hipMemset2D(void *dst, size_t pitch, int value, size_t width, size_t height)
 {
     return hw_api_unsupported("hipMemset2D");
@@ -1287,11 +1258,6 @@ HW_EXPORT hipError_t hipMemset2DAsync(void *dst, size_t pitch, int value, size_t
     return hw_api_unsupported("hipMemset2DAsync");
 }
 
-HW_EXPORT hipError_t hipMemset2D_spt(void *dst, size_t pitch, int value, size_t width, size_t height)
-{
-    return hw_api_unsupported("hipMemset2D_spt");
-}
-
 HW_EXPORT hipError_t hipMemset3D(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent)
 {
     return hw_api_unsupported("hipMemset3D");
@@ -1300,16 +1266,6 @@ HW_EXPORT hipError_t hipMemset3D(hipPitchedPtr pitchedDevPtr, int value, hipExte
 HW_EXPORT hipError_t hipMemset3DAsync(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent, hipStream_t stream)
 {
     return hw_api_unsupported("hipMemset3DAsync");
-}
-
-HW_EXPORT hipError_t hipMemset3D_spt(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent)
-{
-    return hw_api_unsupported("hipMemset3D_spt");
-}
-
-HW_EXPORT hipError_t hipMemset_spt(void *dst, int value, size_t sizeBytes)
-{
-    return hw_api_unsupported("hipMemset_spt");
 }
 
 HW_EXPORT hipError_t hipMipmappedArrayCreate(hipMipmappedArray_t *pHandle, HIP_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)
@@ -1442,39 +1398,14 @@ HW_EXPORT hipError_t hipStreamGetCaptureInfo_v2(hipStream_t stream, hipStreamCap
     return hw_api_unsupported("hipStreamGetCaptureInfo_v2");
 }
 
-HW_EXPORT hipError_t hipStreamGetFlags_spt(hipStream_t stream, unsigned int *flags)
-{
-    return hw_api_unsupported("hipStreamGetFlags_spt");
-}
-
-HW_EXPORT hipError_t hipStreamGetPriority_spt(hipStream_t stream, int *priority)
-{
-    return hw_api_unsupported("hipStreamGetPriority_spt");
-}
-
 HW_EXPORT hipError_t hipStreamIsCapturing(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus)
 {
     return hw_api_unsupported("hipStreamIsCapturing");
 }
 
-HW_EXPORT hipError_t hipStreamQuery_spt(hipStream_t stream)
-{
-    return hw_api_unsupported("hipStreamQuery_spt");
-}
-
-HW_EXPORT hipError_t hipStreamSynchronize_spt(hipStream_t stream)
-{
-    return hw_api_unsupported("hipStreamSynchronize_spt");
-}
-
 HW_EXPORT hipError_t hipStreamUpdateCaptureDependencies(hipStream_t stream, hipGraphNode_t *dependencies, size_t numDependencies, unsigned int flags)
 {
     return hw_api_unsupported("hipStreamUpdateCaptureDependencies");
-}
-
-HW_EXPORT hipError_t hipStreamWaitEvent_spt(hipStream_t stream, hipEvent_t event, unsigned int flags)
-{
-    return hw_api_unsupported("hipStreamWaitEvent_spt");
 }
 
 HW_EXPORT hipError_t hipStreamWaitValue32(hipStream_t stream, void *ptr, uint32_t value, unsigned int flags, uint32_t mask)
@@ -1836,6 +1767,7 @@ const struct hw_export hw_export_table[] = {
     {"hipEventElapsedTime", "hip_4.2", (hw_export_fn)hipEventElapsedTime},
     {"hipEventQuery", "hip_4.2", (hw_export_fn)hipEventQuery},
     {"hipEventRecord", "hip_4.2", (hw_export_fn)hipEventRecord},
+    {"hipEventRecord_spt", "hip_5.2", (hw_export_fn)hipEventRecord_spt},
     {"hipEventSynchronize", "hip_4.2", (hw_export_fn)hipEventSynchronize},
     {"hipExtGetLinkTypeAndHopCount", "hip_4.2", (hw_export_fn)hipExtGetLinkTypeAndHopCount},
     {"hipExtLaunchKernel", "hip_4.2", (hw_export_fn)hipExtLaunchKernel},
@@ -1866,6 +1798,8 @@ const struct hw_export hw_export_table[] = {
     {"hipGetErrorString", "hip_4.2", (hw_export_fn)hipGetErrorString},
     {"hipGetLastError", "hip_4.2", (hw_export_fn)hipGetLastError},
     {"hipGetMipmappedArrayLevel", "hip_4.2", (hw_export_fn)hipGetMipmappedArrayLevel},
+    {"hipGetProcAddress", "hip_5.2", (hw_export_fn)hipGetProcAddress},
+    {"hipGetProcAddress_spt", "hip_5.2", (hw_export_fn)hipGetProcAddress_spt},
     {"hipGetStreamDeviceId", "hip_4.2", (hw_export_fn)hipGetStreamDeviceId},
     {"hipGetSymbolAddress", "hip_4.2", (hw_export_fn)hipGetSymbolAddress},
     {"hipGetSymbolSize", "hip_4.2", (hw_export_fn)hipGetSymbolSize},
@@ -1919,6 +1853,7 @@ const struct hw_export hw_export_table[] = {
     {"hipGraphKernelNodeSetAttribute", "hip_5.2", (hw_export_fn)hipGraphKernelNodeSetAttribute},
     {"hipGraphKernelNodeSetParams", "hip_4.4", (hw_export_fn)hipGraphKernelNodeSetParams},
     {"hipGraphLaunch", "hip_4.3", (hw_export_fn)hipGraphLaunch},
+    {"hipGraphLaunch_spt", "hip_5.2", (hw_export_fn)hipGraphLaunch_spt},
     {"hipGraphMemcpyNodeGetParams", "hip_4.4", (hw_export_fn)hipGraphMemcpyNodeGetParams},
     {"hipGraphMemcpyNodeSetParams", "hip_4.4", (hw_export_fn)hipGraphMemcpyNodeSetParams},
     {"hipGraphMemcpyNodeSetParams1D", "hip_4.5", (hw_export_fn)hipGraphMemcpyNodeSetParams1D},
@@ -1961,6 +1896,7 @@ const struct hw_export hw_export_table[] = {
     {"hipLaunchCooperativeKernelMultiDevice", "hip_4.2", (hw_export_fn)hipLaunchCooperativeKernelMultiDevice},
     {"hipLaunchCooperativeKernel_spt", "hip_5.2", (hw_export_fn)hipLaunchCooperativeKernel_spt},
     {"hipLaunchHostFunc", "hip_5.2", (hw_export_fn)hipLaunchHostFunc},
+    {"hipLaunchHostFunc_spt", "hip_5.2", (hw_export_fn)hipLaunchHostFunc_spt},
     {"hipLaunchKernel", "hip_4.2", (hw_export_fn)hipLaunchKernel},
     {"hipLaunchKernel_spt", "hip_5.2", (hw_export_fn)hipLaunchKernel_spt},
     {"hipMalloc", "hip_4.2", (hw_export_fn)hipMalloc},
@@ -2010,15 +1946,19 @@ const struct hw_export hw_export_table[] = {
     {"hipMemcpy", "hip_4.2", (hw_export_fn)hipMemcpy},
     {"hipMemcpy2D", "hip_4.2", (hw_export_fn)hipMemcpy2D},
     {"hipMemcpy2DAsync", "hip_4.2", (hw_export_fn)hipMemcpy2DAsync},
+    {"hipMemcpy2DAsync_spt", "hip_5.2", (hw_export_fn)hipMemcpy2DAsync_spt},
     {"hipMemcpy2DFromArray", "hip_4.2", (hw_export_fn)hipMemcpy2DFromArray},
     {"hipMemcpy2DFromArrayAsync", "hip_4.2", (hw_export_fn)hipMemcpy2DFromArrayAsync},
+    {"hipMemcpy2DFromArrayAsync_spt", "hip_5.2", (hw_export_fn)hipMemcpy2DFromArrayAsync_spt},
     {"hipMemcpy2DFromArray_spt", "hip_5.2", (hw_export_fn)hipMemcpy2DFromArray_spt},
     {"hipMemcpy2DToArray", "hip_4.2", (hw_export_fn)hipMemcpy2DToArray},
     {"hipMemcpy2DToArrayAsync", "hip_4.3", (hw_export_fn)hipMemcpy2DToArrayAsync},
+    {"hipMemcpy2DToArrayAsync_spt", "hip_5.2", (hw_export_fn)hipMemcpy2DToArrayAsync_spt},
     {"hipMemcpy2DToArray_spt", "hip_5.2", (hw_export_fn)hipMemcpy2DToArray_spt},
     {"hipMemcpy2D_spt", "hip_5.2", (hw_export_fn)hipMemcpy2D_spt},
     {"hipMemcpy3D", "hip_4.2", (hw_export_fn)hipMemcpy3D},
     {"hipMemcpy3DAsync", "hip_4.2", (hw_export_fn)hipMemcpy3DAsync},
+    {"hipMemcpy3DAsync_spt", "hip_5.2", (hw_export_fn)hipMemcpy3DAsync_spt},
     {"hipMemcpy3D_spt", "hip_5.2", (hw_export_fn)hipMemcpy3D_spt},
     {"hipMemcpyAsync", "hip_4.2", (hw_export_fn)hipMemcpyAsync},
     {"hipMemcpyAsync_spt", "hip_5.2", (hw_export_fn)hipMemcpyAsync_spt},
@@ -2028,8 +1968,10 @@ const struct hw_export hw_export_table[] = {
     {"hipMemcpyDtoH", "hip_4.2", (hw_export_fn)hipMemcpyDtoH},
     {"hipMemcpyDtoHAsync", "hip_4.2", (hw_export_fn)hipMemcpyDtoHAsync},
     {"hipMemcpyFromArray", "hip_4.2", (hw_export_fn)hipMemcpyFromArray},
+    {"hipMemcpyFromArray_spt", "hip_5.2", (hw_export_fn)hipMemcpyFromArray_spt},
     {"hipMemcpyFromSymbol", "hip_4.2", (hw_export_fn)hipMemcpyFromSymbol},
     {"hipMemcpyFromSymbolAsync", "hip_4.2", (hw_export_fn)hipMemcpyFromSymbolAsync},
+    {"hipMemcpyFromSymbolAsync_spt", "hip_5.2", (hw_export_fn)hipMemcpyFromSymbolAsync_spt},
     {"hipMemcpyFromSymbol_spt", "hip_5.2", (hw_export_fn)hipMemcpyFromSymbol_spt},
     {"hipMemcpyHtoA", "hip_4.2", (hw_export_fn)hipMemcpyHtoA},
     {"hipMemcpyHtoD", "hip_4.2", (hw_export_fn)hipMemcpyHtoD},
@@ -2041,17 +1983,21 @@ const struct hw_export hw_export_table[] = {
     {"hipMemcpyToArray", "hip_4.2", (hw_export_fn)hipMemcpyToArray},
     {"hipMemcpyToSymbol", "hip_4.2", (hw_export_fn)hipMemcpyToSymbol},
     {"hipMemcpyToSymbolAsync", "hip_4.2", (hw_export_fn)hipMemcpyToSymbolAsync},
+    {"hipMemcpyToSymbolAsync_spt", "hip_5.2", (hw_export_fn)hipMemcpyToSymbolAsync_spt},
     {"hipMemcpyToSymbol_spt", "hip_5.2", (hw_export_fn)hipMemcpyToSymbol_spt},
     {"hipMemcpyWithStream", "hip_4.2", (hw_export_fn)hipMemcpyWithStream},
     {"hipMemcpy_spt", "hip_5.2", (hw_export_fn)hipMemcpy_spt},
     {"hipMemset", "hip_4.2", (hw_export_fn)hipMemset},
     {"hipMemset2D", "hip_4.2", (hw_export_fn)hipMemset2D},
     {"hipMemset2DAsync", "hip_4.2", (hw_export_fn)hipMemset2DAsync},
+    {"hipMemset2DAsync_spt", "hip_5.2", (hw_export_fn)hipMemset2DAsync_spt},
     {"hipMemset2D_spt", "hip_5.2", (hw_export_fn)hipMemset2D_spt},
     {"hipMemset3D", "hip_4.2", (hw_export_fn)hipMemset3D},
     {"hipMemset3DAsync", "hip_4.2", (hw_export_fn)hipMemset3DAsync},
+    {"hipMemset3DAsync_spt", "hip_5.2", (hw_export_fn)hipMemset3DAsync_spt},
     {"hipMemset3D_spt", "hip_5.2", (hw_export_fn)hipMemset3D_spt},
     {"hipMemsetAsync", "hip_4.2", (hw_export_fn)hipMemsetAsync},
+    {"hipMemsetAsync_spt", "hip_5.2", (hw_export_fn)hipMemsetAsync_spt},
     {"hipMemsetD16", "hip_4.2", (hw_export_fn)hipMemsetD16},
     {"hipMemsetD16Async", "hip_4.2", (hw_export_fn)hipMemsetD16Async},
     {"hipMemsetD32", "hip_4.2", (hw_export_fn)hipMemsetD32},
@@ -2092,20 +2038,26 @@ const struct hw_export hw_export_table[] = {
     {"hipSetupArgument", "hip_4.2", (hw_export_fn)hipSetupArgument},
     {"hipSignalExternalSemaphoresAsync", "hip_4.3", (hw_export_fn)hipSignalExternalSemaphoresAsync},
     {"hipStreamAddCallback", "hip_4.2", (hw_export_fn)hipStreamAddCallback},
+    {"hipStreamAddCallback_spt", "hip_5.2", (hw_export_fn)hipStreamAddCallback_spt},
     {"hipStreamAttachMemAsync", "hip_4.2", (hw_export_fn)hipStreamAttachMemAsync},
     {"hipStreamBeginCapture", "hip_4.3", (hw_export_fn)hipStreamBeginCapture},
+    {"hipStreamBeginCapture_spt", "hip_5.2", (hw_export_fn)hipStreamBeginCapture_spt},
     {"hipStreamCreate", "hip_4.2", (hw_export_fn)hipStreamCreate},
     {"hipStreamCreateWithFlags", "hip_4.2", (hw_export_fn)hipStreamCreateWithFlags},
     {"hipStreamCreateWithPriority", "hip_4.2", (hw_export_fn)hipStreamCreateWithPriority},
     {"hipStreamDestroy", "hip_4.2", (hw_export_fn)hipStreamDestroy},
     {"hipStreamEndCapture", "hip_4.3", (hw_export_fn)hipStreamEndCapture},
+    {"hipStreamEndCapture_spt", "hip_5.2", (hw_export_fn)hipStreamEndCapture_spt},
     {"hipStreamGetCaptureInfo", "hip_4.5", (hw_export_fn)hipStreamGetCaptureInfo},
+    {"hipStreamGetCaptureInfo_spt", "hip_5.2", (hw_export_fn)hipStreamGetCaptureInfo_spt},
     {"hipStreamGetCaptureInfo_v2", "hip_4.5", (hw_export_fn)hipStreamGetCaptureInfo_v2},
+    {"hipStreamGetCaptureInfo_v2_spt", "hip_5.2", (hw_export_fn)hipStreamGetCaptureInfo_v2_spt},
     {"hipStreamGetFlags", "hip_4.2", (hw_export_fn)hipStreamGetFlags},
     {"hipStreamGetFlags_spt", "hip_5.2", (hw_export_fn)hipStreamGetFlags_spt},
     {"hipStreamGetPriority", "hip_4.2", (hw_export_fn)hipStreamGetPriority},
     {"hipStreamGetPriority_spt", "hip_5.2", (hw_export_fn)hipStreamGetPriority_spt},
     {"hipStreamIsCapturing", "hip_4.3", (hw_export_fn)hipStreamIsCapturing},
+    {"hipStreamIsCapturing_spt", "hip_5.2", (hw_export_fn)hipStreamIsCapturing_spt},
     {"hipStreamQuery", "hip_4.2", (hw_export_fn)hipStreamQuery},
     {"hipStreamQuery_spt", "hip_5.2", (hw_export_fn)hipStreamQuery_spt},
     {"hipStreamSynchronize", "hip_4.2", (hw_export_fn)hipStreamSynchronize},

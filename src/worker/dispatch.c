@@ -944,6 +944,8 @@ HANDLER(MODULE_UNLOAD)
         return HW_EHANDLE;
     session_drain(s, -1); /* queued work may still run its code or touch its globals */
     unload_module(s, m.module, mod);
+    hw_debug("session %016llx: module %llu unloaded", (unsigned long long)s->id,
+             (unsigned long long)m.module);
     return HW_OK;
 }
 

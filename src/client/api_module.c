@@ -392,8 +392,11 @@ HW_EXPORT hipError_t hipExtModuleLaunchKernel(hipFunction_t f, uint32_t globalWo
     uint32_t grid[3] = { (globalWorkSizeX + block[0] - 1) / block[0],
                          (globalWorkSizeY + block[1] - 1) / block[1],
                          (globalWorkSizeZ + block[2] - 1) / block[2] };
+    /* Its flags (hipExtAnyOrderLaunch) are an ordering hint; launches run
+     * in stream order anyway, and bit 0 of LAUNCH flags means cooperative. */
+    (void)flags;
     return hw_launch((const struct hw_function *)f, grid, block, (unsigned)sharedMemBytes,
-                     hStream, kernelParams, extra, startEvent, stopEvent, flags);
+                     hStream, kernelParams, extra, startEvent, stopEvent, 0);
 }
 
 void hw_fill_attributes(const struct hw_function *f, struct hipFuncAttributes *a)
@@ -477,4 +480,25 @@ HW_EXPORT int hipwire_function_params(hipFunction_t function, uint32_t *count,
     *count = f->info.param_count;
     *args_size = f->info.args_size;
     return 0;
+}
+
+/*
+ * hipwire extension, not HIP API: hipModuleLaunchKernel with the worker's
+ * LAUNCH flags (HIPR_LAUNCH_COOPERATIVE ...). A relaying hip backend passes
+ * its client's launch through with it, flags included, so the next worker
+ * decides what it can run. Grid in blocks; arguments as `extra`.
+ */
+HW_EXPORT hipError_t hipwire_module_launch_kernel(hipFunction_t f, uint32_t gridDimX,
+                                                  uint32_t gridDimY, uint32_t gridDimZ,
+                                                  uint32_t blockDimX, uint32_t blockDimY,
+                                                  uint32_t blockDimZ, uint32_t sharedMemBytes,
+                                                  hipStream_t stream, void **extra,
+                                                  uint32_t flags)
+{
+    uint32_t grid[3] = { gridDimX, gridDimY, gridDimZ };
+    uint32_t block[3] = { blockDimX, blockDimY, blockDimZ };
+    if (!hw_function_known((const struct hw_function *)f))
+        return hw_ret(hipErrorInvalidResourceHandle);
+    return hw_launch((const struct hw_function *)f, grid, block, sharedMemBytes, stream, NULL,
+                     extra, NULL, NULL, flags);
 }

@@ -37,7 +37,8 @@ void __hipRegisterVar(void **modules, void *var, char *hostVar, char *deviceVar,
 void __hipUnregisterFatBinary(void **modules);
 
 #define FATBIN_MAGIC 0x68774642u /* "BFwh": a handle this file made */
-#define CHUNK 256
+#define CHUNK_FIRST 8
+#define CHUNK_MAX 1024
 
 /* A registered kernel or variable. per_dev is NULL until its first use,
  * then HIPR_CAP_DEVICES slots: kernels hold struct hw_function *, variables
@@ -54,11 +55,12 @@ struct fb_global {
 };
 
 /* Symbols are allocated in chunks that never move: resolution reads them
- * without the registry lock. */
+ * without the registry lock. Chunks start small and double (most fat
+ * binaries hold a handful of kernels; a few hold thousands). */
 struct fb_chunk {
     struct fb_chunk *next;
-    unsigned used;
-    struct fb_symbol v[CHUNK];
+    unsigned used, cap;
+    struct fb_symbol v[];
 };
 
 struct hw_fatbin {
@@ -137,10 +139,12 @@ static struct hw_fatbin *fatbin_of(void **modules)
 static struct fb_symbol *new_symbol(struct fb_chunk **list)
 {
     struct fb_chunk *c = *list;
-    if (!c || c->used == CHUNK) {
-        c = calloc(1, sizeof *c);
+    if (!c || c->used == c->cap) {
+        unsigned cap = !c ? CHUNK_FIRST : c->cap < CHUNK_MAX ? 2 * c->cap : CHUNK_MAX;
+        c = calloc(1, sizeof *c + cap * sizeof c->v[0]);
         if (!c)
             return NULL;
+        c->cap = cap;
         c->next = *list;
         *list = c;
     }

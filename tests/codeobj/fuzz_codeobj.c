@@ -1,8 +1,9 @@
 /*
  * fuzz_codeobj - libFuzzer harness over every hipwire_codeobj parser: the
- * same bytes are tried as an AMDGPU ELF, a bare metadata map, an offload
- * bundle (plain or CCOB; decompression capped at 16 MiB so the fuzzer's
- * memory limit is not the thing found), an image to size, and raw msgpack.
+ * same bytes are tried as an AMDGPU ELF (metadata and symbols), a bare
+ * metadata map, an offload bundle (plain or CCOB; decompression capped at
+ * 16 MiB so the fuzzer's memory limit is not the thing found), an image to
+ * size, and raw msgpack.
  * Whatever parses is walked completely so that ASan sees every pointer.
  * Built only with -DHIPWIRE_FUZZ=ON under clang (ctest codeobj_fuzz_short).
  */

@@ -283,8 +283,6 @@ static hipError_t fatbin_module(struct hw_conn *c, struct hw_fatbin *fb, int dev
             hw_debug("fat binary at %p cannot be sized: %s", fb->image, cerr.msg);
             err = hipErrorInvalidImage;
         }
-        if (err == hipSuccess && fb->image_size > SIZE_MAX)
-            err = hipErrorInvalidImage;
         if (err == hipSuccess)
             err = hw_module_load(c, dev, fb->image, (size_t)fb->image_size, &m);
         if (err == hipSuccess) {

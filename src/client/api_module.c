@@ -1,5 +1,6 @@
 /*
- * api_module.c - code objects and launches.
+ * api_module.c - code objects and launches: the module API, and the module
+ * operations the fat-binary registry shares with it (hw_module_*, hw_launch).
  *
  * The worker reports each kernel's parameter layout when the function is
  * looked up, so a launch packs kernelParams into one argument buffer here

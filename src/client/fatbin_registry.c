@@ -65,7 +65,6 @@ struct fb_chunk {
 
 struct hw_fatbin {
     uint32_t magic;
-    struct hw_fatbin *next;
     const void *image;          /* NULL when the wrapper was refused */
     uint64_t image_size;        /* 0 until first sized */
     pthread_mutex_t load_lock;  /* one upload at a time */
@@ -73,8 +72,8 @@ struct hw_fatbin {
     struct fb_chunk *kernels, *vars;
 };
 
+/* Guards the two maps and the fat binaries' symbol lists. */
 static pthread_rwlock_t reg_lock = PTHREAD_RWLOCK_INITIALIZER;
-static struct hw_fatbin *fatbins;
 static struct ptr_map kernel_map, var_map;
 
 static void *load_ptr(void **slot)
@@ -122,10 +121,6 @@ HW_EXPORT void **__hipRegisterFatBinary(const void *data)
     fb->magic = FATBIN_MAGIC;
     fb->image = image;
     pthread_mutex_init(&fb->load_lock, NULL);
-    pthread_rwlock_wrlock(&reg_lock);
-    fb->next = fatbins;
-    fatbins = fb;
-    pthread_rwlock_unlock(&reg_lock);
     return (void **)fb;
 }
 
@@ -236,11 +231,6 @@ HW_EXPORT void __hipUnregisterFatBinary(void **modules)
     if (!fb)
         return;
     pthread_rwlock_wrlock(&reg_lock);
-    for (struct hw_fatbin **pp = &fatbins; *pp; pp = &(*pp)->next)
-        if (*pp == fb) {
-            *pp = fb->next;
-            break;
-        }
     drop_symbols(fb->kernels, &kernel_map);
     drop_symbols(fb->vars, &var_map);
     pthread_rwlock_unlock(&reg_lock);

@@ -166,8 +166,8 @@ static int initialise(const struct hw_backend_ops *ops, struct hw_backend *be, i
 }
 
 int foreign_module_global(const struct hw_backend_ops *ops, struct hw_backend *be,
-                          struct foreign_module *fm, const char *name, uint64_t *dptr,
-                          uint64_t *size)
+                          struct foreign_module *fm, const char *name, uint64_t max_bytes,
+                          uint64_t *dptr, uint64_t *size)
 {
     for (struct foreign_global *g = fm->globals; g; g = g->next)
         if (strcmp(g->name, name) == 0) {
@@ -184,6 +184,8 @@ int foreign_module_global(const struct hw_backend_ops *ops, struct hw_backend *b
         hw_debug("foreign code object: %s", err.msg);
         return HW_EIMAGE;
     }
+    if (sym.size > max_bytes)
+        return HW_ENOMEM;
     struct foreign_global *g = calloc(1, sizeof *g);
     char *copy = strdup(name);
     if (!g || !copy) {

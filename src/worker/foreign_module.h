@@ -36,10 +36,11 @@ void foreign_module_close(const struct hw_backend_ops *ops, struct hw_backend *b
 int foreign_module_function(struct foreign_module *fm, const char *name,
                             int32_t dynamic_shared_limit, struct hw_func_info *info);
 
-/* A variable by name, allocated and initialised on first lookup. */
+/* A variable by name, allocated and initialised on first lookup; one larger
+ * than max_bytes is refused with HW_ENOMEM. */
 int foreign_module_global(const struct hw_backend_ops *ops, struct hw_backend *be,
-                          struct foreign_module *fm, const char *name, uint64_t *dptr,
-                          uint64_t *size);
+                          struct foreign_module *fm, const char *name, uint64_t max_bytes,
+                          uint64_t *dptr, uint64_t *size);
 
 /* For logs: kernels in the metadata, and the code object's target ID. */
 uint32_t foreign_module_kernel_count(const struct foreign_module *fm);

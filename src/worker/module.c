@@ -155,7 +155,14 @@ int module_global(struct session *s, struct s_module *m, const char *name, uint6
 {
     if (!m->fm)
         return s->ops->module_global(s->be, m->bm, name, dptr, size);
-    return foreign_module_global(s->ops, s->be, m->fm, name, dptr, size);
+    /* The variable is the session's device memory: it must fit in what
+     * --mem-limit leaves (it is not counted afterwards, like a native
+     * module's variables). */
+    uint64_t left = UINT64_MAX;
+    if (s->cfg->mem_limit)
+        left = s->cfg->mem_limit > s->allocs.malloc_bytes
+                   ? s->cfg->mem_limit - s->allocs.malloc_bytes : 0;
+    return foreign_module_global(s->ops, s->be, m->fm, name, left, dptr, size);
 }
 
 int module_runnable(const struct s_module *m)

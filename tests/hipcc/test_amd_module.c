@@ -165,6 +165,12 @@ static void check_module(const void *image, const char *what)
     CHECK_OK(hipModuleGetGlobal(&p, &size, mod, "mk_zero"));
     CHECK_OK(hipMemcpyDtoH(zero, p, sizeof zero));
     CHECK(size == 100 && zero[0] == 0 && zero[99] == 0, "%s: mk_zero", what);
+    CHECK_OK(hipModuleGetGlobal(&p, &size, mod, "mk_huge"));
+    CHECK(size == 4u << 20, "%s: mk_huge size %zu", what, size);
+    char tail[64];
+    memset(tail, 1, sizeof tail);
+    CHECK_OK(hipMemcpyDtoH(tail, (char *)p + size - sizeof tail, sizeof tail));
+    CHECK(tail[0] == 0 && tail[63] == 0, "%s: mk_huge is not zeroed", what);
     CHECK(hipModuleGetGlobal(&p, &size, mod, "mk_missing") == hipErrorNotFound,
           "%s: an unknown variable resolved", what);
     (void)hipGetLastError();

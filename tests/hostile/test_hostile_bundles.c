@@ -9,7 +9,8 @@
  * as foreign modules (the CPU device runs no AMD code); every mutilated one
  * gets an error status, and the session carries on (PING answers, the real
  * module still works). A worker that read past an image would crash the
- * session (EOF here) or trip ASan in the sanitizer build.
+ * session (EOF here) or trip ASan in the sanitizer build. The worker runs
+ * with --mem-limit=2M: a variable larger than that is refused.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,9 @@ static void real_images(const uint8_t *bundle, size_t blen, const uint8_t *co, s
         EXPECT(args_size == 48, "mk_scalars: %u argument bytes, expected 48", args_size);
         EXPECT(op_get_global(&conn, mod, "mk_table") == 0, "variable");
         EXPECT(op_get_global(&conn, mod, "mk_nothing") == HW_ENOTFOUND, "unknown variable");
+        /* 4 MiB of .bss, over the worker's --mem-limit=2M. */
+        int st_huge = op_get_global(&conn, mod, "mk_huge");
+        EXPECT(st_huge == HW_ENOMEM, "mk_huge over the memory limit: status %d", st_huge);
         uint8_t args[48] = { 0 };
         int st = op_launch(&conn, fn, DEFAULT_STREAM, 0, 0, 1, 1, args, sizeof args);
         EXPECT(st == HW_ENOBINARY, "launch: status %d, expected %d", st, HW_ENOBINARY);

@@ -83,14 +83,42 @@ hipError_t hw_module_load(struct hw_conn *c, int device, const void *image, size
     return hipSuccess;
 }
 
+/* Guards the modules' lists of variable ranges. */
+static pthread_mutex_t globals_lock = PTHREAD_MUTEX_INITIALIZER;
+
 hipError_t hw_module_release(struct hw_conn *c, struct hw_module *m)
 {
-    struct hipr_module req = { m->id };
-    uint8_t buf[HIPR_module_SIZE];
-    hipr_module_encode(buf, &req);
-    hipError_t err = hw_post(c, HIPR_OP_MODULE_UNLOAD, buf, sizeof buf, NULL, 0);
+    hipError_t err = hipSuccess;
+    if (c) {
+        struct hipr_module req = { m->id };
+        uint8_t buf[HIPR_module_SIZE];
+        hipr_module_encode(buf, &req);
+        err = hw_post(c, HIPR_OP_MODULE_UNLOAD, buf, sizeof buf, NULL, 0);
+    }
+    struct hw_mem_range r;
+    for (size_t i = 0; i < m->nglobals; i++)
+        hw_mem_remove(m->globals[i], &r);
+    free(m->globals);
     free(m);
     return err;
+}
+
+/* Puts a variable's range in the allocation table (once) and remembers it
+ * for the module's unload. */
+static void add_global_range(struct hw_module *m, uint64_t ptr, uint64_t size)
+{
+    struct hw_mem_range mr;
+    pthread_mutex_lock(&globals_lock);
+    if (hw_mem_find(ptr, &mr) < 0) {
+        uint64_t *v = realloc(m->globals, (m->nglobals + 1) * sizeof *v);
+        struct hw_mem_range nr = { ptr, size, m->device, HW_MEM_DEVICE, 0 };
+        if (v) {
+            m->globals = v;
+            if (hw_mem_add(&nr) == 0)
+                m->globals[m->nglobals++] = ptr;
+        }
+    }
+    pthread_mutex_unlock(&globals_lock);
 }
 
 static hipError_t load_image(hipModule_t *module, const void *image, size_t size)
@@ -244,11 +272,7 @@ hipError_t hw_module_global(struct hw_conn *c, struct hw_module *m, const char *
     struct hipr_global_rep r;
     hipr_global_rep_decode(body, sizeof body, &r);
     /* Copies to the global are checked against the client table too. */
-    struct hw_mem_range mr;
-    if (hw_mem_find(r.ptr, &mr) < 0) {
-        struct hw_mem_range nr = { r.ptr, r.size, m->device, HW_MEM_DEVICE, 0 };
-        hw_mem_add(&nr);
-    }
+    add_global_range(m, r.ptr, r.size);
     *ptr = r.ptr;
     *size = r.size;
     return hipSuccess;

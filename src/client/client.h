@@ -108,6 +108,10 @@ struct hw_module {
     uint64_t id;
     int device;
     unsigned flags;             /* HIPR_MODULE_* from the worker */
+    /* Variables' ranges this module put in the allocation table, removed
+     * when it is unloaded (their addresses are reused). */
+    uint64_t *globals;
+    size_t nglobals;
 };
 
 struct hw_function {
@@ -129,7 +133,8 @@ int hw_function_known(const struct hw_function *f);
 
 hipError_t hw_module_load(struct hw_conn *c, int device, const void *image, size_t size,
                           struct hw_module **out);
-/* Unloads on the worker (fire-and-forget) and frees m. */
+/* Unloads on the worker (fire-and-forget; not when c is NULL), forgets its
+ * variables' ranges and frees m. */
 hipError_t hw_module_release(struct hw_conn *c, struct hw_module *m);
 /* A new function object (the caller owns it) with its parameter layout. */
 hipError_t hw_module_function(struct hw_conn *c, struct hw_module *m, const char *name,

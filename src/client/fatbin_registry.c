@@ -238,10 +238,8 @@ HW_EXPORT void __hipUnregisterFatBinary(void **modules)
     hipError_t err;
     struct hw_conn *c = fb->mods ? hw_conn_get(&err) : NULL;
     for (int d = 0; fb->mods && d < HIPR_CAP_DEVICES; d++)
-        if (fb->mods[d] && c)
+        if (fb->mods[d])
             hw_module_release(c, fb->mods[d]);
-        else
-            free(fb->mods[d]);
     free(fb->mods);
     fb->magic = 0;
     pthread_mutex_destroy(&fb->load_lock);

@@ -35,6 +35,11 @@
 /* Stream ids below this name the default (null) stream of device <id>. */
 #define HIPR_FIRST_STREAM_ID 0x100u
 
+/* MODULE_LOAD_EX reply flags. */
+#define HIPR_MODULE_NO_BINARY 0x1u /* no code object in the image runs on the
+                                      device: functions and globals resolve,
+                                      launches fail with hipErrorNoBinaryForGpu */
+
 /* LAUNCH flags. */
 #define HIPR_LAUNCH_COOPERATIVE 0x1u
 

@@ -218,6 +218,11 @@
 
 #define HIPR_MSG_MODULE(F) F(u64, module)
 
+/* MODULE_LOAD_EX's reply: flags are HIPR_MODULE_* (hipr.h). */
+#define HIPR_MSG_MODULE_LOAD_REP(F) \
+    F(u64, module)                  \
+    F(u32, flags)
+
 /* The tail of the reply is param_count (u32 offset, u32 size) pairs. */
 #define HIPR_MSG_FUNCTION_REP(F)   \
     F(u64, function)               \
@@ -306,6 +311,7 @@
     M(event_elapsed_rep, HIPR_MSG_EVENT_ELAPSED_REP)  \
     M(module_load_req, HIPR_MSG_MODULE_LOAD_REQ)      \
     M(module, HIPR_MSG_MODULE)                        \
+    M(module_load_rep, HIPR_MSG_MODULE_LOAD_REP)      \
     M(function_rep, HIPR_MSG_FUNCTION_REP)            \
     M(global_rep, HIPR_MSG_GLOBAL_REP)                \
     M(launch, HIPR_MSG_LAUNCH)                        \
@@ -366,6 +372,7 @@
     X(MODULE_GET_FUNCTION,0x0502, module,            function_rep,      HIPR_CAP_NAME,         HIPR_CAP_PARAMS * 8,  SYNC)  \
     X(MODULE_GET_GLOBAL, 0x0503, module,             global_rep,        HIPR_CAP_NAME,         0,                    SYNC)  \
     X(MODULE_UNLOAD,     0x0504, module,             empty,             0,                     0,                    ASYNC) \
+    X(MODULE_LOAD_EX,    0x0505, module_load_req,    module_load_rep,   HIPR_CAP_MODULE,       0,                    SYNC)  \
     X(LAUNCH,            0x0510, launch,             empty,             HIPR_CAP_KERNEL_ARGS,  0,                    ASYNC)
 
 #endif /* HIPR_SPEC_H */

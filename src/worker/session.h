@@ -30,13 +30,15 @@ struct s_event {
     int device;
 };
 
+/* module.c: one of the two is set. */
 struct s_module {
-    struct hw_bmodule *bm;
+    struct hw_bmodule *bm;          /* loaded by the backend */
+    struct foreign_module *fm;      /* an AMD code object the device cannot run */
     int device;
 };
 
 struct s_function {
-    struct hw_bfunction *bf;
+    struct hw_bfunction *bf;        /* NULL in a foreign module */
     uint64_t module;
     struct hw_func_info info;
 };

@@ -140,6 +140,10 @@ struct hw_function {
 uint64_t hw_stream_wire_id(hipStream_t s, int *dev);
 uint64_t hw_new_handle_id(void);
 int hw_function_known(const struct hw_function *f);
+/* func as HIP's host-side function APIs take it: a registered kernel's host
+ * stub (resolved on the current device) or a hipFunction_t handed out here;
+ * hipErrorInvalidDeviceFunction otherwise. */
+hipError_t hw_function_of(const void *func, const struct hw_function **out);
 
 /* ---- modules and launches (api_module.c), shared by the module API and the
  * fat-binary registry; they return errors without recording them ---------- */

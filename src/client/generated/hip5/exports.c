@@ -137,11 +137,6 @@ HW_EXPORT hipError_t hipBindTextureToMipmappedArray(const textureReference *tex,
     return hw_api_unsupported("hipBindTextureToMipmappedArray");
 }
 
-HW_EXPORT hipError_t hipChooseDevice(int *device, const hipDeviceProp_t *prop)
-{
-    return hw_api_unsupported("hipChooseDevice");
-}
-
 HW_EXPORT hipError_t hipConfigureCall(dim3 gridDim, dim3 blockDim, size_t sharedMem, hipStream_t stream)
 {
     return hw_api_unsupported("hipConfigureCall");
@@ -421,21 +416,6 @@ HW_EXPORT hipError_t hipFreeAsync(void *dev_ptr, hipStream_t stream)
 HW_EXPORT hipError_t hipFreeMipmappedArray(hipMipmappedArray_t mipmappedArray)
 {
     return hw_api_unsupported("hipFreeMipmappedArray");
-}
-
-HW_EXPORT hipError_t hipFuncSetAttribute(const void *func, hipFuncAttribute attr, int value)
-{
-    return hw_api_unsupported("hipFuncSetAttribute");
-}
-
-HW_EXPORT hipError_t hipFuncSetCacheConfig(const void *func, hipFuncCache_t config)
-{
-    return hw_api_unsupported("hipFuncSetCacheConfig");
-}
-
-HW_EXPORT hipError_t hipFuncSetSharedMemConfig(const void *func, hipSharedMemConfig config)
-{
-    return hw_api_unsupported("hipFuncSetSharedMemConfig");
 }
 
 HW_EXPORT hipError_t hipGLGetDevices(unsigned int *pHipDeviceCount, int *pHipDevices, unsigned int hipDeviceCount, hipGLDeviceList deviceList)
@@ -1209,41 +1189,6 @@ HW_EXPORT hipError_t hipMipmappedArrayGetLevel(hipArray_t *pLevelArray, hipMipma
 HW_EXPORT hipError_t hipModuleGetTexRef(textureReference **texRef, hipModule_t hmod, const char *name)
 {
     return hw_api_unsupported("hipModuleGetTexRef");
-}
-
-HW_EXPORT hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, hipFunction_t f, int blockSize, size_t dynSharedMemPerBlk)
-{
-    return hw_api_unsupported("hipModuleOccupancyMaxActiveBlocksPerMultiprocessor");
-}
-
-HW_EXPORT hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, hipFunction_t f, int blockSize, size_t dynSharedMemPerBlk, unsigned int flags)
-{
-    return hw_api_unsupported("hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags");
-}
-
-HW_EXPORT hipError_t hipModuleOccupancyMaxPotentialBlockSize(int *gridSize, int *blockSize, hipFunction_t f, size_t dynSharedMemPerBlk, int blockSizeLimit)
-{
-    return hw_api_unsupported("hipModuleOccupancyMaxPotentialBlockSize");
-}
-
-HW_EXPORT hipError_t hipModuleOccupancyMaxPotentialBlockSizeWithFlags(int *gridSize, int *blockSize, hipFunction_t f, size_t dynSharedMemPerBlk, int blockSizeLimit, unsigned int flags)
-{
-    return hw_api_unsupported("hipModuleOccupancyMaxPotentialBlockSizeWithFlags");
-}
-
-HW_EXPORT hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *f, int blockSize, size_t dynSharedMemPerBlk)
-{
-    return hw_api_unsupported("hipOccupancyMaxActiveBlocksPerMultiprocessor");
-}
-
-HW_EXPORT hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *f, int blockSize, size_t dynSharedMemPerBlk, unsigned int flags)
-{
-    return hw_api_unsupported("hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags");
-}
-
-HW_EXPORT hipError_t hipOccupancyMaxPotentialBlockSize(int *gridSize, int *blockSize, const void *f, size_t dynSharedMemPerBlk, int blockSizeLimit)
-{
-    return hw_api_unsupported("hipOccupancyMaxPotentialBlockSize");
 }
 
 HW_EXPORT hipError_t hipProfilerStart(void)

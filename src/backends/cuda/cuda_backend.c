@@ -19,8 +19,8 @@
 
 #define SMALL_SLAB (64u * 1024)        /* copies up to this size use one small slab */
 #define SMALL_SLABS 256u               /* 16 MiB of small slabs at most */
-#define BIG_SLAB (4u * 1024 * 1024)    /* larger copies go in 4 MiB chunks */
-#define BIG_SLABS 32u                  /* 128 MiB in flight at most */
+#define BIG_SLAB (1u << 20)            /* larger copies go in chunks of this size */
+#define BIG_BYTES (128u << 20)         /* 128 MiB of large slabs in flight at most */
 #define WATCHDOG_MS 100
 
 /* The context the calling thread has current, so the common case of one
@@ -92,7 +92,7 @@ static void list_del(struct hw_backend *be, struct cb_rec *r)
     be->npending--;
 }
 
-static void slab_put_locked(struct hw_backend *be, struct slab_pool *pool, struct slab *sl)
+static void slab_put_locked(struct hw_backend *be, struct slab_pool *pool, struct hw_bstage *sl)
 {
     sl->next = pool->free;
     pool->free = sl;
@@ -222,7 +222,7 @@ static void deadline_in(struct timespec *ts, long ms)
  * session's staging budget, bounded by DMA time, and cut short if the
  * context is lost (the watchdog fails the copies holding the slabs).
  */
-static int slab_get(struct hw_backend *be, struct slab_pool *pool, struct slab **out)
+static int slab_get(struct hw_backend *be, struct slab_pool *pool, struct hw_bstage **out)
 {
     pthread_mutex_lock(&be->lock);
     while (!pool->free) {
@@ -234,7 +234,7 @@ static int slab_get(struct hw_backend *be, struct slab_pool *pool, struct slab *
         if (pool->count < pool->max) {
             pool->count++;
             pthread_mutex_unlock(&be->lock);
-            struct slab *sl = malloc(sizeof *sl);
+            struct hw_bstage *sl = calloc(1, sizeof *sl);
             CUresult r = sl ? be->api.cuMemHostAlloc(&sl->p, pool->slab_size,
                                                      HWCU_MEMHOSTALLOC_PORTABLE)
                             : HWCU_ERROR_OUT_OF_MEMORY;
@@ -245,6 +245,7 @@ static int slab_get(struct hw_backend *be, struct slab_pool *pool, struct slab *
                 pthread_mutex_unlock(&be->lock);
                 return hwcu_check(be, r);
             }
+            sl->pool = pool;
             *out = sl;
             return HW_OK;
         }
@@ -258,7 +259,7 @@ static int slab_get(struct hw_backend *be, struct slab_pool *pool, struct slab *
     return HW_OK;
 }
 
-static void slab_put(struct hw_backend *be, struct slab_pool *pool, struct slab *sl)
+static void slab_put(struct hw_backend *be, struct slab_pool *pool, struct hw_bstage *sl)
 {
     pthread_mutex_lock(&be->lock);
     slab_put_locked(be, pool, sl);
@@ -268,8 +269,10 @@ static void slab_put(struct hw_backend *be, struct slab_pool *pool, struct slab 
 static void pool_free(struct hw_backend *be, struct slab_pool *pool)
 {
     while (pool->free) {
-        struct slab *sl = pool->free;
+        struct hw_bstage *sl = pool->free;
         pool->free = sl->next;
+        if (sl->ev && hwcu_use(be, sl->ev_dev) == HW_OK)
+            be->api.cuEventDestroy(sl->ev);
         be->api.cuMemFreeHost(sl->p);
         free(sl);
     }
@@ -382,7 +385,13 @@ cu_fail:
     }
     tl_ctx = NULL;
     be->small = (struct slab_pool){ .slab_size = SMALL_SLAB, .max = SMALL_SLABS };
-    be->big = (struct slab_pool){ .slab_size = BIG_SLAB, .max = BIG_SLABS };
+    /* The chunk size trades per-chunk overhead against how long the wire
+     * waits for the first chunk's DMA; HIPWIRE_CUDA_CHUNK_KIB tunes it. */
+    size_t big = BIG_SLAB;
+    const char *ck = getenv("HIPWIRE_CUDA_CHUNK_KIB");
+    if (ck && atol(ck) >= 64 && atol(ck) <= 65536)
+        big = (size_t)atol(ck) << 10;
+    be->big = (struct slab_pool){ .slab_size = big, .max = (unsigned)(BIG_BYTES / big) };
     be->pending.next = be->pending.prev = &be->pending;
     pthread_mutex_init(&be->lock, NULL);
     pthread_cond_init(&be->slab_cond, NULL);
@@ -654,7 +663,7 @@ static struct slab_pool *pool_for(struct hw_backend *be, uint64_t n)
 /* Queues one staged chunk: the copy, then the completion that returns its
  * slab (and for D2H moves the data on to dst). */
 static int staged_chunk(struct hw_backend *be, struct hw_bstream *s, struct slab_pool *pool,
-                        struct slab *sl, CUresult copy_result, void *d2h_dst, size_t len)
+                        struct hw_bstage *sl, CUresult copy_result, void *d2h_dst, size_t len)
 {
     if (copy_result != HWCU_SUCCESS) {
         slab_put(be, pool, sl);
@@ -688,7 +697,7 @@ static int cuda_memcpy_h2d(struct hw_backend *be, struct hw_bstream *s, uint64_t
      * is not needed after that, so it is released before returning. */
     for (uint64_t off = 0; off < n;) {
         size_t len = (size_t)(n - off < pool->slab_size ? n - off : pool->slab_size);
-        struct slab *sl;
+        struct hw_bstage *sl;
         if ((rc = slab_get(be, pool, &sl)) != HW_OK)
             return rc;
         memcpy(sl->p, (const uint8_t *)src + off, len);
@@ -714,7 +723,7 @@ static int cuda_memcpy_d2h(struct hw_backend *be, struct hw_bstream *s, void *ds
      * ahead of any later stream_callback on s. */
     for (uint64_t off = 0; off < n;) {
         size_t len = (size_t)(n - off < pool->slab_size ? n - off : pool->slab_size);
-        struct slab *sl;
+        struct hw_bstage *sl;
         if ((rc = slab_get(be, pool, &sl)) != HW_OK)
             return rc;
         CUresult r = be->api.cuMemcpyDtoHAsync(sl->p, (CUdeviceptr)(src + off), len, s->s);
@@ -749,6 +758,77 @@ static int cuda_memset(struct hw_backend *be, struct hw_bstream *s, uint64_t dst
     default: return HW_EINVAL;
     }
     return hwcu_check(be, r);
+}
+
+/* ---- staged copies (backend.h, stage_*) ---------------------------------------- */
+
+static int cuda_stage_get(struct hw_backend *be, uint64_t want, struct hw_bstage **out,
+                          void **buf_out, size_t *len_out)
+{
+    struct slab_pool *pool = pool_for(be, want);
+    struct hw_bstage *sl;
+    int rc;
+    if (want == 0)
+        return HW_EINVAL;
+    if ((rc = slab_get(be, pool, &sl)) != HW_OK)
+        return rc;
+    *out = sl;
+    *buf_out = sl->p;
+    *len_out = want < pool->slab_size ? (size_t)want : pool->slab_size;
+    return HW_OK;
+}
+
+static void cuda_stage_put(struct hw_backend *be, struct hw_bstage *st)
+{
+    slab_put(be, st->pool, st);
+}
+
+static int cuda_stage_h2d(struct hw_backend *be, struct hw_bstream *s, uint64_t dst,
+                          struct hw_bstage *st, size_t n)
+{
+    int rc;
+    if ((rc = HWCU_DEAD(be)) != 0 || (rc = hwcu_use(be, s->d)) != HW_OK) {
+        slab_put(be, st->pool, st);
+        return rc;
+    }
+    CUresult r = be->api.cuMemcpyHtoDAsync((CUdeviceptr)dst, st->p, n, s->s);
+    return staged_chunk(be, s, st->pool, st, r, NULL, n);
+}
+
+/* The copy is followed by an event, so stage_wait blocks on the GPU alone,
+ * never on the driver's callback thread (which may be waiting to send a
+ * reply while the caller holds the send lock). */
+static int cuda_stage_d2h(struct hw_backend *be, struct hw_bstream *s, struct hw_bstage *st,
+                          uint64_t src, size_t n)
+{
+    int rc;
+    if ((rc = HWCU_DEAD(be)) != 0 || (rc = hwcu_use(be, s->d)) != HW_OK)
+        return rc;
+    if (st->ev_dev != s->d) {
+        /* Events belong to a context: a slab moving to another device
+         * gets a new one. */
+        CUevent ev;
+        if ((rc = hwcu_check(be, be->api.cuEventCreate(&ev, HWCU_EVENT_DISABLE_TIMING))) != HW_OK)
+            return rc;
+        if (st->ev && hwcu_use(be, st->ev_dev) == HW_OK)
+            be->api.cuEventDestroy(st->ev);
+        st->ev = ev;
+        st->ev_dev = s->d;
+        if ((rc = hwcu_use(be, s->d)) != HW_OK)
+            return rc;
+    }
+    if ((rc = hwcu_check(be, be->api.cuMemcpyDtoHAsync(st->p, (CUdeviceptr)src, n, s->s))) !=
+        HW_OK)
+        return rc;
+    return hwcu_check(be, be->api.cuEventRecord(st->ev, s->s));
+}
+
+static int cuda_stage_wait(struct hw_backend *be, struct hw_bstage *st)
+{
+    int rc;
+    if ((rc = HWCU_DEAD(be)) != 0 || (rc = hwcu_use(be, st->ev_dev)) != HW_OK)
+        return rc;
+    return hwcu_check(be, be->api.cuEventSynchronize(st->ev));
 }
 
 /* ---- events -------------------------------------------------------------------- */
@@ -879,4 +959,9 @@ const struct hw_backend_ops hw_cuda_backend_ops = {
     .module_function = hwcu_module_function,
     .module_global = hwcu_module_global,
     .launch = hwcu_launch,
+    .stage_get = cuda_stage_get,
+    .stage_h2d = cuda_stage_h2d,
+    .stage_d2h = cuda_stage_d2h,
+    .stage_wait = cuda_stage_wait,
+    .stage_put = cuda_stage_put,
 };

@@ -49,16 +49,22 @@ struct cu_dev {
     int prio_least, prio_greatest;
 };
 
-/* Pinned staging memory: fixed-size slabs from cuMemHostAlloc, reused. */
-struct slab {
-    struct slab *next;
+struct slab_pool;
+
+/* Pinned staging memory: fixed-size slabs from cuMemHostAlloc, reused. The
+ * worker core sees one as a stage (backend.h, stage_*). */
+struct hw_bstage {
+    struct hw_bstage *next;
     void *p;
+    struct slab_pool *pool;
+    CUevent ev;            /* recorded behind a staged D2H copy into p */
+    struct cu_dev *ev_dev; /* the context ev belongs to */
 };
 
 struct slab_pool {
     size_t slab_size;
     unsigned max, count;
-    struct slab *free;
+    struct hw_bstage *free;
 };
 
 /* One completion the driver will report: a stream callback, or the end of
@@ -69,7 +75,7 @@ struct cb_rec {
     struct hw_backend *be;
     hw_done_fn fn;
     void *arg;
-    struct slab *slab;
+    struct hw_bstage *slab;
     struct slab_pool *pool;
     void *d2h_dst;   /* D2H chunk: copy slab -> d2h_dst on success */
     size_t d2h_len;

@@ -76,6 +76,10 @@ hipError_t hw_call(struct hw_conn *c, uint16_t opcode, const void *fixed, size_t
                    const void *req_tail, uint64_t req_tail_len, void *body, size_t body_cap,
                    void *tail, uint64_t tail_cap, uint64_t *tail_len);
 
+/* Requests sent with hw_call (each a round trip) and hw_post (api_stats.c). */
+extern uint64_t hw_stat_round_trips;
+extern uint64_t hw_stat_posted;
+
 /* Sends what is buffered. */
 hipError_t hw_flush(struct hw_conn *c);
 

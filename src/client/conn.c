@@ -230,6 +230,7 @@ hipError_t hw_post(struct hw_conn *c, uint16_t opcode, const void *fixed, size_t
 {
     if (is_broken(c))
         return hipErrorLaunchFailure;
+    __atomic_add_fetch(&hw_stat_posted, 1, __ATOMIC_RELAXED);
     pthread_mutex_lock(&c->wlock);
     int rc = enqueue_locked(c, opcode, 0, HIPR_FLAG_NO_REPLY, fixed, fixed_len, tail, tail_len, 0);
     pthread_mutex_unlock(&c->wlock);
@@ -332,6 +333,7 @@ hipError_t hw_call(struct hw_conn *c, uint16_t opcode, const void *fixed, size_t
                            .tail_cap = tail_cap };
     if (is_broken(c))
         return hipErrorLaunchFailure;
+    __atomic_add_fetch(&hw_stat_round_trips, 1, __ATOMIC_RELAXED);
 
     pthread_mutex_lock(&c->rlock);
     w.request_id = ++c->next_request_id;

@@ -26,6 +26,7 @@ void __hipRegisterTexture(void **modules, void *var, char *hostVar, char *device
 void __hipRegisterVar(void **modules, void *var, char *hostVar, char *deviceVar, int ext, size_t size, int constant, int global);
 void __hipUnregisterFatBinary(void **modules);
 hipError_t hipExtModuleLaunchKernel(hipFunction_t f, uint32_t globalWorkSizeX, uint32_t globalWorkSizeY, uint32_t globalWorkSizeZ, uint32_t localWorkSizeX, uint32_t localWorkSizeY, uint32_t localWorkSizeZ, size_t sharedMemBytes, hipStream_t hStream, void **kernelParams, void **extra, hipEvent_t startEvent, hipEvent_t stopEvent, uint32_t flags);
+void hipwire_client_stats(void);
 void hipwire_function_params(void);
 void hipwire_get_proc_address(void);
 hipError_t hw_cxx__Z22hipCreateSurfaceObjectPP13__hip_surfacePK15hipResourceDesc(hipSurfaceObject_t *pSurfObject, const hipResourceDesc *pResDesc) __asm__("_Z22hipCreateSurfaceObjectPP13__hip_surfacePK15hipResourceDesc");
@@ -2159,6 +2160,7 @@ const struct hw_export hw_export_table[] = {
     {"hiprtcGetProgramLog", "hip_4.2", (hw_export_fn)hiprtcGetProgramLog},
     {"hiprtcGetProgramLogSize", "hip_4.2", (hw_export_fn)hiprtcGetProgramLogSize},
     {"hiprtcVersion", "hip_4.2", (hw_export_fn)hiprtcVersion},
+    {"hipwire_client_stats", "hip_5.2", (hw_export_fn)hipwire_client_stats},
     {"hipwire_function_params", "hip_5.2", (hw_export_fn)hipwire_function_params},
     {"hipwire_get_proc_address", "hip_5.2", (hw_export_fn)hipwire_get_proc_address},
 };

@@ -161,8 +161,11 @@ static void run_interleaved(struct probe *probes, int nprobes, size_t samples_ea
             pr->error = pr->fn(pr->ctx);
     }
     for (size_t r = 0; r < rounds; r++)
-        for (int p = 0; p < nprobes; p++) {
-            struct probe *pr = &probes[p];
+        for (int q = 0; q < nprobes; q++) {
+            /* Each round starts one probe later: the first call after another
+             * probe's traffic pays for waking threads and clocks, and this
+             * spreads that cost evenly instead of charging one probe always. */
+            struct probe *pr = &probes[(q + (int)(r % (size_t)nprobes)) % nprobes];
             for (size_t i = 0; i < per_round && !pr->error && pr->samples.n < samples_each; i++) {
                 uint64_t t0 = bench_now_ns();
                 for (unsigned c = 0; c < pr->calls_per_sample && !pr->error; c++)

@@ -7,8 +7,9 @@
 #   tools/bench/gpu_session.sh BUILD_DIR OUT_DIR [cmake -D options...]
 #
 # Env: SKIP_TESTS=1 skips the GPU tests; BENCH_ARGS adds hipwire-bench
-# options; CHUNKS="256 4096" also runs the copy section with those staging
-# chunk sizes (KiB, HIPWIRE_CUDA_CHUNK_KIB) to compare.
+# options; VARIANTS="A=1 B=2" repeats the benchmark and the MLP run with
+# each of those environment settings for the worker (e.g.
+# HIPWIRE_CUDA_COMPLETIONS=callback, HIPWIRE_CUDA_CHUNK_KIB=256) to compare.
 set -u
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$1
@@ -52,19 +53,29 @@ start_worker "$out/worker-bench.log"
 stop_worker
 sed -n '/side by side/,$p' "$out/bench.txt"
 
-for kib in ${CHUNKS:-}; do
-  start_worker "$out/worker-chunk$kib.log" "HIPWIRE_CUDA_CHUNK_KIB=$kib"
-  "$build/bin/hipwire-bench" --worker "127.0.0.1:$port" --kernels "$ptx" --section 3 \
-    >"$out/bench-chunk$kib.txt" 2>&1
+mlp() { # $1: output file, $2: an environment assignment for the worker (or none)
+  start_worker "$1.worker.log" "${2:-}"
+  TF_WORKER_HOST=127.0.0.1 TF_WORKER_PORT=$port "$build/bin/hipwire-mlp-compare" \
+    --remote "$build/bin/hipwire-mlp" --native "$build/bin/hipwire-mlp-native" --rounds 3 -- \
+    --kernels "$build/kernels/mlp_kernels.ptx" ${MLP_ARGS:-} >"$1" 2>&1 || status=1
   stop_worker
-  echo "== chunk $kib KiB"
-  grep -A12 "^size" "$out/bench-chunk$kib.txt" | head -13
-done
-
-start_worker "$out/worker-mlp.log"
-TF_WORKER_HOST=127.0.0.1 TF_WORKER_PORT=$port "$build/bin/hipwire-mlp-compare" \
-  --remote "$build/bin/hipwire-mlp" --native "$build/bin/hipwire-mlp-native" --rounds 3 -- \
-  --kernels "$build/kernels/mlp_kernels.ptx" ${MLP_ARGS:-} >"$out/mlp.txt" 2>&1 || status=1
-stop_worker
+}
+mlp "$out/mlp.txt"
 sed -n '/== MLP/,$p' "$out/mlp.txt"
+
+# Variants of the worker's settings, each a whole benchmark and MLP run.
+n=0
+for v in ${VARIANTS:-}; do
+  n=$((n + 1))
+  start_worker "$out/worker-v$n.log" "$v"
+  "$build/bin/hipwire-bench" --worker "127.0.0.1:$port" --kernels "$ptx" \
+    --json "$out/bench-v$n.json" >"$out/bench-v$n.txt" 2>&1
+  stop_worker
+  mlp "$out/mlp-v$n.txt" "$v"
+  echo "== variant $n: $v"
+  sed -n '/side by side/,/^H2D GB/p' "$out/bench-v$n.txt"
+  grep -A11 '^H2D GB/s' "$out/bench-v$n.txt" | tail -7
+  grep -A11 '^D2H GB/s' "$out/bench-v$n.txt" | tail -7
+  grep -E "step time|round trips per step =" "$out/mlp-v$n.txt"
+done
 exit $status

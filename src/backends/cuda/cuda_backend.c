@@ -101,7 +101,7 @@ static void slab_put_locked(struct hw_backend *be, struct slab_pool *pool, struc
 
 /* Runs each completion at most once: from the driver's callback, or from a
  * flush after the context was lost, whichever comes first. */
-static void cb_complete(struct cb_rec *r, CUresult res)
+void hwcu_cb_complete(struct cb_rec *r, CUresult res)
 {
     struct hw_backend *be = r->be;
     int st = hwcu_status(res);
@@ -133,12 +133,12 @@ static void cb_complete(struct cb_rec *r, CUresult res)
 static void cb_stream(CUstream s, CUresult status, void *ud)
 {
     (void)s;
-    cb_complete(ud, status);
+    hwcu_cb_complete(ud, status);
 }
 
 static void cb_host(void *ud)
 {
-    cb_complete(ud, HWCU_SUCCESS);
+    hwcu_cb_complete(ud, HWCU_SUCCESS);
 }
 
 struct flushed {
@@ -187,20 +187,26 @@ static struct cb_rec *rec_new(struct hw_backend *be, hw_done_fn fn, void *arg)
     return r;
 }
 
-/* Queues r's completion behind the work already on s. On failure r is
- * neither listed nor freed: the caller still owns it. */
-static int rec_enqueue(struct hw_backend *be, CUstream s, struct cb_rec *r)
+/* Queues r's completion behind the work already on s (of device d, whose
+ * context is current). On failure r is neither listed nor freed: the caller
+ * still owns it. */
+static int rec_enqueue(struct hw_backend *be, struct cu_dev *d, CUstream s, struct cb_rec *r)
 {
     pthread_mutex_lock(&be->lock);
     list_add(be, r);
     pthread_mutex_unlock(&be->lock);
-    CUresult res = be->use_host_func ? be->api.cuLaunchHostFunc(s, cb_host, r)
-                                     : be->api.cuStreamAddCallback(s, cb_stream, r, 0);
-    if (res != HWCU_SUCCESS) {
+    int rc = HW_OK;
+    if (be->poll)
+        rc = hwcu_poll_enqueue(be, d, s, r);
+    else if (be->use_host_func)
+        rc = hwcu_check(be, be->api.cuLaunchHostFunc(s, cb_host, r));
+    else
+        rc = hwcu_check(be, be->api.cuStreamAddCallback(s, cb_stream, r, 0));
+    if (rc != HW_OK) {
         pthread_mutex_lock(&be->lock);
         list_del(be, r);
         pthread_mutex_unlock(&be->lock);
-        return hwcu_check(be, res);
+        return rc;
     }
     pthread_cond_signal(&be->wd_cond);
     return HW_OK;
@@ -344,6 +350,8 @@ static int cuda_open(const struct hw_backend_config *cfg, struct hw_backend **ou
     const char *hf = getenv("HIPWIRE_CUDA_HOST_FUNC");
     be->use_host_func =
         !be->api.cuStreamAddCallback || (be->api.cuLaunchHostFunc && hf && hf[0] == '1');
+    const char *cm = getenv("HIPWIRE_CUDA_COMPLETIONS");
+    be->poll = !(cm && strcmp(cm, "callback") == 0);
     be->api.cuDriverGetVersion(&be->driver_version);
     int n = 0;
     if ((rc = hwcu_status(be->api.cuDeviceGetCount(&n))) != HW_OK)
@@ -404,6 +412,10 @@ cu_fail:
         goto fail;
     }
     be->wd_started = 1;
+    if (be->poll && (rc = hwcu_poll_start(be)) != HW_OK) {
+        be->poll = 0;
+        hw_warn("cuda: no poller thread; completions by driver callbacks");
+    }
     *out = be;
     return HW_OK;
 fail:
@@ -418,6 +430,10 @@ static void cuda_close(struct hw_backend *be)
     for (int i = 0; i < be->ndev; i++)
         if (!HWCU_DEAD(be) && hwcu_use(be, &be->devs[i]) == HW_OK)
             hwcu_check(be, be->api.cuCtxSynchronize());
+    hwcu_poll_stop(be);
+    for (int i = 0; i < be->ndev; i++)
+        if (hwcu_use(be, &be->devs[i]) == HW_OK)
+            hwcu_poll_free_events(be, &be->devs[i]);
     pthread_mutex_lock(&be->lock);
     be->wd_stop = 1;
     pthread_cond_signal(&be->wd_cond);
@@ -648,7 +664,7 @@ static int cuda_stream_callback(struct hw_backend *be, struct hw_bstream *s, hw_
     struct cb_rec *r = rec_new(be, fn, arg);
     if (!r)
         return HW_ENOMEM;
-    if ((rc = rec_enqueue(be, s->s, r)) != HW_OK)
+    if ((rc = rec_enqueue(be, s->d, s->s, r)) != HW_OK)
         free(r);
     return rc;
 }
@@ -676,7 +692,7 @@ static int staged_chunk(struct hw_backend *be, struct hw_bstream *s, struct slab
         r->pool = pool;
         r->d2h_dst = d2h_dst;
         r->d2h_len = len;
-        rc = rec_enqueue(be, s->s, r);
+        rc = rec_enqueue(be, s->d, s->s, r);
         if (rc != HW_OK)
             free(r);
     }
@@ -772,9 +788,14 @@ static int cuda_stage_get(struct hw_backend *be, uint64_t want, struct hw_bstage
         return HW_EINVAL;
     if ((rc = slab_get(be, pool, &sl)) != HW_OK)
         return rc;
+    size_t len = want < pool->slab_size ? (size_t)want : pool->slab_size;
+    /* The last slab's worth is cut in halves: an H2D copy's last DMA, which
+     * nothing overlaps, then moves 64-128 KiB instead of a whole slab. */
+    if (want <= pool->slab_size && len >= 2 * SMALL_SLAB)
+        len = (len / 2 + SMALL_SLAB - 1) / SMALL_SLAB * SMALL_SLAB;
     *out = sl;
     *buf_out = sl->p;
-    *len_out = want < pool->slab_size ? (size_t)want : pool->slab_size;
+    *len_out = len;
     return HW_OK;
 }
 
@@ -895,7 +916,7 @@ static int cuda_event_callback(struct hw_backend *be, struct hw_bevent *e, hw_do
     struct cb_rec *r = rec_new(be, fn, arg);
     if (!r)
         return HW_ENOMEM;
-    if ((rc = rec_enqueue(be, q, r)) != HW_OK)
+    if ((rc = rec_enqueue(be, d, q, r)) != HW_OK)
         free(r);
     return rc;
 }

@@ -36,6 +36,7 @@ struct hw_conn {
     uint8_t *wbuf;
     size_t wlen;
     unsigned wops;
+    int send_next;              /* the next post goes out at once (after a call) */
     uint32_t next_request_id;
 
     pthread_mutex_t rlock;      /* waiters and the reader role */

@@ -24,7 +24,9 @@
 
 #include "hw_log.h"
 
-#define RING 4 /* stages in flight for one idle-device D2H */
+#define RING 4                   /* stages in flight for one idle-device D2H */
+#define FIRST_CHUNK (64u * 1024) /* a D2H reply's first piece; later ones double */
+#define MIN_SPLIT (128u * 1024)  /* an H2D copy's last stage is halved from this size */
 
 int copy_staged_available(const struct session *s)
 {
@@ -42,6 +44,10 @@ int copy_h2d_staged(struct session *s, struct hw_bstream *bs, uint64_t dst)
         int rc = s->ops->stage_get(s->be, s->tail_left, &st, &buf, &len);
         if (rc != HW_OK)
             return rc; /* the request loop skips the rest of the payload */
+        /* The last DMA overlaps nothing: when the rest fits this stage, take
+         * half, so the copy ends with a small one (64-128 KiB). */
+        if (len == s->tail_left && len >= MIN_SPLIT)
+            len /= 2;
         if (session_read_tail(s, buf, len) < 0) {
             s->ops->stage_put(s->be, st);
             return -1;
@@ -55,6 +61,11 @@ int copy_h2d_staged(struct session *s, struct hw_bstream *bs, uint64_t dst)
 
 /* ---- idle device: a ring, sent from the dispatch thread ------------------------ */
 
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
 struct ring_slot {
     struct hw_bstage *st;
     void *buf;
@@ -63,11 +74,11 @@ struct ring_slot {
     int in_flight; /* a copy is queued and not yet waited for */
 };
 
-/* Queues the copy of the next chunk into slot r. */
+/* Queues the copy of the next chunk, of at most want bytes, into slot r. */
 static int ring_queue(struct session *s, struct hw_bstream *bs, struct ring_slot *r,
-                      uint64_t src, uint64_t left)
+                      uint64_t src, uint64_t want)
 {
-    r->len = left < r->cap ? (size_t)left : r->cap;
+    r->len = want < r->cap ? (size_t)want : r->cap;
     int rc = s->ops->stage_d2h(s->be, bs, r->st, src, r->len);
     r->in_flight = rc == HW_OK;
     return rc;
@@ -87,18 +98,20 @@ static int d2h_ring(struct session *s, const struct hipr_header *h, struct hw_bs
 {
     struct ring_slot ring[RING];
     int nring = 0, rc = HW_OK;
-    uint64_t queued = 0, sent = 0;
+    uint64_t queued = 0, sent = 0, piece = FIRST_CHUNK;
 
     /* Every stage is taken before the send lock: a stage may only come back
-     * once another reply, which needs that lock, has gone out. */
+     * once another reply, which needs that lock, has gone out. Pieces start
+     * small, so the wire waits for a short DMA only, and double from there. */
     while (nring < RING && queued < n) {
         struct ring_slot *r = &ring[nring];
         if ((rc = s->ops->stage_get(s->be, n - queued, &r->st, &r->buf, &r->cap)) != HW_OK)
             break;
         nring++;
-        if ((rc = ring_queue(s, bs, r, src + queued, n - queued)) != HW_OK)
+        if ((rc = ring_queue(s, bs, r, src + queued, min_u64(n - queued, piece))) != HW_OK)
             break;
         queued += r->len;
+        piece = piece < (1u << 30) ? 2 * piece : piece;
     }
     if (rc == HW_OK) {
         rc = s->ops->stage_wait(s->be, ring[0].st);
@@ -128,11 +141,13 @@ static int d2h_ring(struct session *s, const struct hipr_header *h, struct hw_bs
         }
         sent += r->len;
         if (queued < n) {
-            if ((rc = ring_queue(s, bs, r, src + queued, n - queued)) != HW_OK) {
+            if ((rc = ring_queue(s, bs, r, src + queued, min_u64(n - queued, piece))) !=
+                HW_OK) {
                 complete = 0;
                 break;
             }
             queued += r->len;
+            piece = piece < (1u << 30) ? 2 * piece : piece;
         }
     }
     session_reply_end(s, complete);

@@ -335,8 +335,13 @@ HANDLER(FREE)
     if (!found || found->base != m.ptr || found->kind != ALLOC_MALLOC)
         return HW_EINVAL;
     /* hipFree waits for the device; all of them here, since work queued on
-     * another device's stream may address this memory too. */
-    session_drain(s, -1);
+     * another device's stream may address this memory too. Idle devices
+     * need no wait (and no trip through every stream). */
+    int idle = 1;
+    for (int d = 0; d < s->device_count && idle; d++)
+        idle = device_idle(s, d);
+    if (!idle)
+        session_drain(s, -1);
     alloc_table_remove(&s->allocs, m.ptr, &r);
     free_allocation(s, &r);
     session_update_usage(s);

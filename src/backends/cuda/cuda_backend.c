@@ -19,7 +19,7 @@
 
 #define SMALL_SLAB (64u * 1024)        /* copies up to this size use one small slab */
 #define SMALL_SLABS 256u               /* 16 MiB of small slabs at most */
-#define BIG_SLAB (1u << 20)            /* larger copies go in chunks of this size */
+#define BIG_SLAB (256u * 1024)         /* larger copies go in chunks of this size */
 #define BIG_BYTES (128u << 20)         /* 128 MiB of large slabs in flight at most */
 #define WATCHDOG_MS 100
 
@@ -788,14 +788,9 @@ static int cuda_stage_get(struct hw_backend *be, uint64_t want, struct hw_bstage
         return HW_EINVAL;
     if ((rc = slab_get(be, pool, &sl)) != HW_OK)
         return rc;
-    size_t len = want < pool->slab_size ? (size_t)want : pool->slab_size;
-    /* The last slab's worth is cut in halves: an H2D copy's last DMA, which
-     * nothing overlaps, then moves 64-128 KiB instead of a whole slab. */
-    if (want <= pool->slab_size && len >= 2 * SMALL_SLAB)
-        len = (len / 2 + SMALL_SLAB - 1) / SMALL_SLAB * SMALL_SLAB;
     *out = sl;
     *buf_out = sl->p;
-    *len_out = len;
+    *len_out = want < pool->slab_size ? (size_t)want : pool->slab_size;
     return HW_OK;
 }
 

@@ -267,16 +267,6 @@ HW_EXPORT hipError_t hipDestroyTextureObject(hipTextureObject_t textureObject)
     return hw_api_unsupported("hipDestroyTextureObject");
 }
 
-HW_EXPORT hipError_t hipDeviceDisablePeerAccess(int peerDeviceId)
-{
-    return hw_api_unsupported("hipDeviceDisablePeerAccess");
-}
-
-HW_EXPORT hipError_t hipDeviceEnablePeerAccess(int peerDeviceId, unsigned int flags)
-{
-    return hw_api_unsupported("hipDeviceEnablePeerAccess");
-}
-
 HW_EXPORT hipError_t hipDeviceGetByPCIBusId(int *device, const char *pciBusId)
 {
     return hw_api_unsupported("hipDeviceGetByPCIBusId");
@@ -1241,16 +1231,6 @@ HW_EXPORT hipError_t hipMemcpyParam2D(const hip_Memcpy2D *pCopy)
 HW_EXPORT hipError_t hipMemcpyParam2DAsync(const hip_Memcpy2D *pCopy, hipStream_t stream)
 {
     return hw_api_unsupported("hipMemcpyParam2DAsync");
-}
-
-HW_EXPORT hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *src, int srcDeviceId, size_t sizeBytes)
-{
-    return hw_api_unsupported("hipMemcpyPeer");
-}
-
-HW_EXPORT hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int srcDevice, size_t sizeBytes, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemcpyPeerAsync");
 }
 
 HW_EXPORT hipError_t hipMemcpyToArray(hipArray *dst, size_t wOffset, size_t hOffset, const void *src, size_t count, hipMemcpyKind kind)

@@ -40,6 +40,7 @@ struct hw_conn {
     uint8_t *wbuf;
     size_t wlen;
     unsigned wops;
+    int send_next;              /* the next post goes out at once (after a call) */
     uint32_t next_request_id;
 
     pthread_mutex_t rlock;      /* waiters and the reader role */
@@ -87,6 +88,10 @@ hipError_t hw_post(struct hw_conn *c, uint16_t opcode, const void *fixed, size_t
 hipError_t hw_call(struct hw_conn *c, uint16_t opcode, const void *fixed, size_t fixed_len,
                    const void *req_tail, uint64_t req_tail_len, void *body, size_t body_cap,
                    void *tail, uint64_t tail_cap, uint64_t *tail_len);
+
+/* Requests sent with hw_call (each a round trip) and hw_post (api_stats.c). */
+extern uint64_t hw_stat_round_trips;
+extern uint64_t hw_stat_posted;
 
 /* Sends what is buffered. */
 hipError_t hw_flush(struct hw_conn *c);

@@ -47,6 +47,7 @@ void hipStreamEndCapture_spt(void);
 void hipStreamGetCaptureInfo_spt(void);
 void hipStreamGetCaptureInfo_v2_spt(void);
 void hipStreamIsCapturing_spt(void);
+void hipwire_client_stats(void);
 void hipwire_function_params(void);
 void hipwire_get_proc_address(void);
 void hipwire_module_launch_kernel(void);
@@ -248,16 +249,6 @@ HW_EXPORT hipError_t hipDestroyExternalSemaphore(hipExternalSemaphore_t extSem)
 HW_EXPORT hipError_t hipDestroyTextureObject(hipTextureObject_t textureObject)
 {
     return hw_api_unsupported("hipDestroyTextureObject");
-}
-
-HW_EXPORT hipError_t hipDeviceDisablePeerAccess(int peerDeviceId)
-{
-    return hw_api_unsupported("hipDeviceDisablePeerAccess");
-}
-
-HW_EXPORT hipError_t hipDeviceEnablePeerAccess(int peerDeviceId, unsigned int flags)
-{
-    return hw_api_unsupported("hipDeviceEnablePeerAccess");
 }
 
 HW_EXPORT hipError_t hipDeviceGetByPCIBusId(int *device, const char *pciBusId)
@@ -1136,16 +1127,6 @@ HW_EXPORT hipError_t hipMemcpyParam2DAsync(const hip_Memcpy2D *pCopy, hipStream_
     return hw_api_unsupported("hipMemcpyParam2DAsync");
 }
 
-HW_EXPORT hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *src, int srcDeviceId, size_t sizeBytes)
-{
-    return hw_api_unsupported("hipMemcpyPeer");
-}
-
-HW_EXPORT hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int srcDevice, size_t sizeBytes, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemcpyPeerAsync");
-}
-
 HW_EXPORT hipError_t hipMemcpyToArray(hipArray *dst, size_t wOffset, size_t hOffset, const void *src, size_t count, hipMemcpyKind kind)
 {
     return hw_api_unsupported("hipMemcpyToArray");
@@ -1979,6 +1960,7 @@ const struct hw_export hw_export_table[] = {
     {"hiprtcGetProgramLog", "hip_4.2", (hw_export_fn)hiprtcGetProgramLog},
     {"hiprtcGetProgramLogSize", "hip_4.2", (hw_export_fn)hiprtcGetProgramLogSize},
     {"hiprtcVersion", "hip_4.2", (hw_export_fn)hiprtcVersion},
+    {"hipwire_client_stats", "hip_5.2", (hw_export_fn)hipwire_client_stats},
     {"hipwire_function_params", "hip_5.2", (hw_export_fn)hipwire_function_params},
     {"hipwire_get_proc_address", "hip_5.2", (hw_export_fn)hipwire_get_proc_address},
     {"hipwire_module_launch_kernel", "hip_5.2", (hw_export_fn)hipwire_module_launch_kernel},

@@ -33,6 +33,7 @@ hipError_t hipExtModuleLaunchKernel(hipFunction_t f, uint32_t globalWorkSizeX, u
 hipError_t hw_shadowed_hipGetDeviceProperties(hipDeviceProp_tR0000 *prop, int device) __asm__("hipGetDeviceProperties");
 void hipGetProcAddress_spt(void);
 void hipRegisterTracerCallback(const void *function);
+void hipwire_client_stats(void);
 void hipwire_function_params(void);
 void hipwire_get_proc_address(void);
 void hipwire_module_launch_kernel(void);
@@ -259,16 +260,6 @@ HW_EXPORT hipError_t hipDestroySurfaceObject(hipSurfaceObject_t surfaceObject)
 HW_EXPORT hipError_t hipDestroyTextureObject(hipTextureObject_t textureObject)
 {
     return hw_api_unsupported("hipDestroyTextureObject");
-}
-
-HW_EXPORT hipError_t hipDeviceDisablePeerAccess(int peerDeviceId)
-{
-    return hw_api_unsupported("hipDeviceDisablePeerAccess");
-}
-
-HW_EXPORT hipError_t hipDeviceEnablePeerAccess(int peerDeviceId, unsigned int flags)
-{
-    return hw_api_unsupported("hipDeviceEnablePeerAccess");
 }
 
 HW_EXPORT hipError_t hipDeviceGetByPCIBusId(int *device, const char *pciBusId)
@@ -1347,16 +1338,6 @@ HW_EXPORT hipError_t hipMemcpyParam2DAsync(const hip_Memcpy2D *pCopy, hipStream_
     return hw_api_unsupported("hipMemcpyParam2DAsync");
 }
 
-HW_EXPORT hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *src, int srcDeviceId, size_t sizeBytes)
-{
-    return hw_api_unsupported("hipMemcpyPeer");
-}
-
-HW_EXPORT hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int srcDevice, size_t sizeBytes, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemcpyPeerAsync");
-}
-
 HW_EXPORT hipError_t hipMemcpyToArray(hipArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, hipMemcpyKind kind)
 {
     return hw_api_unsupported("hipMemcpyToArray");
@@ -2305,6 +2286,7 @@ const struct hw_export hw_export_table[] = {
     {"hiprtcLinkCreate", "hip_4.2", (hw_export_fn)hiprtcLinkCreate},
     {"hiprtcLinkDestroy", "hip_4.2", (hw_export_fn)hiprtcLinkDestroy},
     {"hiprtcVersion", "hip_4.2", (hw_export_fn)hiprtcVersion},
+    {"hipwire_client_stats", "hip_6.2", (hw_export_fn)hipwire_client_stats},
     {"hipwire_function_params", "hip_6.2", (hw_export_fn)hipwire_function_params},
     {"hipwire_get_proc_address", "hip_6.2", (hw_export_fn)hipwire_get_proc_address},
     {"hipwire_module_launch_kernel", "hip_6.2", (hw_export_fn)hipwire_module_launch_kernel},

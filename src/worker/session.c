@@ -73,7 +73,7 @@ int session_reply_start(struct session *s, uint16_t opcode, uint32_t request_id,
     if (!s->send_failed) {
         encode_reply_header(s, hdr, opcode, request_id, HW_OK, tail_len);
         struct iovec iov = { hdr, sizeof hdr };
-        if (hw_writev_full(s->fd, &iov, 1) == 0)
+        if (hw_tx_writev_full(&s->tx, &iov, 1) == 0)
             return 0;
         s->send_failed = 1;
     }
@@ -84,7 +84,7 @@ int session_reply_start(struct session *s, uint16_t opcode, uint32_t request_id,
 int session_reply_more(struct session *s, const void *data, size_t len)
 {
     struct iovec iov = { (void *)data, len };
-    if (hw_writev_full(s->fd, &iov, 1) == 0)
+    if (hw_tx_writev_full(&s->tx, &iov, 1) == 0)
         return 0;
     s->send_failed = 1;
     pthread_mutex_unlock(&s->send_lock);
@@ -97,7 +97,9 @@ void session_reply_end(struct session *s, int complete)
         /* The header promised bytes that will never come: the stream is
          * out of step for good, so the session ends. */
         s->send_failed = 1;
-        shutdown(s->fd, SHUT_RDWR);
+        hw_tx_shutdown(&s->tx);
+    } else if (s->heartbeat_ms) {
+        __atomic_store_n(&s->last_send_ms, session_now_ms(), __ATOMIC_RELAXED);
     }
     pthread_mutex_unlock(&s->send_lock);
 }

@@ -29,8 +29,8 @@ static hipError_t occupancy_device(const struct hipr_devinfo **d)
 static hipError_t max_active_blocks(int *num_blocks, const void *func, int block_size,
                                     size_t dyn_shared, unsigned flags)
 {
-    const struct hipr_devinfo *d;
-    const struct hw_function *f;
+    const struct hipr_devinfo *d = NULL;
+    const struct hw_function *f = NULL;
     hipError_t err;
     if (!num_blocks || block_size <= 0 || flags > 1) /* hipOccupancyDefault, ...DisableCachingOverride */
         return hipErrorInvalidValue;
@@ -46,8 +46,8 @@ static hipError_t max_active_blocks(int *num_blocks, const void *func, int block
 static hipError_t max_potential_block(int *grid_size, int *block_size, const void *func,
                                       size_t dyn_shared, int block_limit)
 {
-    const struct hipr_devinfo *d;
-    const struct hw_function *f;
+    const struct hipr_devinfo *d = NULL;
+    const struct hw_function *f = NULL;
     hipError_t err;
     if (!grid_size || !block_size || block_limit < 0)
         return hipErrorInvalidValue;
@@ -132,13 +132,13 @@ HW_EXPORT hipError_t hipModuleOccupancyMaxPotentialBlockSizeWithFlags(
  * same after checking the arguments the way ROCm does. */
 HW_EXPORT hipError_t hipFuncSetAttribute(const void *func, hipFuncAttribute attr, int value)
 {
-    const struct hw_function *f;
+    const struct hw_function *f = NULL;
     hipError_t err = hw_function_of(func, &f);
     if (err != hipSuccess)
         return hw_ret(err);
     switch (attr) {
     case hipFuncAttributeMaxDynamicSharedMemorySize: {
-        const struct hipr_devinfo *d;
+        const struct hipr_devinfo *d = NULL;
         if ((err = occupancy_device(&d)) != hipSuccess)
             return hw_ret(err);
         uint64_t cap = d->shared_mem_per_block_optin > d->shared_mem_per_block
@@ -157,7 +157,7 @@ HW_EXPORT hipError_t hipFuncSetAttribute(const void *func, hipFuncAttribute attr
 
 HW_EXPORT hipError_t hipFuncSetCacheConfig(const void *func, hipFuncCache_t config)
 {
-    const struct hw_function *f;
+    const struct hw_function *f = NULL;
     hipError_t err = hw_function_of(func, &f);
     if (err != hipSuccess)
         return hw_ret(err);
@@ -166,7 +166,7 @@ HW_EXPORT hipError_t hipFuncSetCacheConfig(const void *func, hipFuncCache_t conf
 
 HW_EXPORT hipError_t hipFuncSetSharedMemConfig(const void *func, hipSharedMemConfig config)
 {
-    const struct hw_function *f;
+    const struct hw_function *f = NULL;
     hipError_t err = hw_function_of(func, &f);
     if (err != hipSuccess)
         return hw_ret(err);

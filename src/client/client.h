@@ -40,11 +40,7 @@ struct hw_conn {
     uint8_t *wbuf;
     size_t wlen;
     unsigned wops;
-    /* Posts after a synchronous call go out in a ramp (the 1st, 2nd, 4th,
-     * 8th... at once) before batching takes over: the worker and the GPU
-     * are probably idle, waiting for the next work. */
-    unsigned ramp_posts, ramp_next;
-    int ramp_off;               /* HIPWIRE_SEND_RAMP=0: batch from the start */
+    int send_next;              /* the next post goes out at once (after a call) */
     uint32_t next_request_id;
 
     pthread_mutex_t rlock;      /* waiters and the reader role */

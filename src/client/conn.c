@@ -278,7 +278,6 @@ static void conn_init(void)
     c->wbuf = malloc(WBUF_SIZE);
     if (!c->wbuf)
         return;
-    c->ramp_off = env_int("HIPWIRE_SEND_RAMP", 1, 0, 1) == 0;
     snprintf(list, sizeof list, "%s", hosts && *hosts ? hosts : "127.0.0.1");
     if (security_from_env(sec, why, sizeof why) < 0) {
         conn_fail_line("not connecting to", list, port, why);
@@ -397,20 +396,12 @@ hipError_t hw_post(struct hw_conn *c, uint16_t opcode, const void *fixed, size_t
         return hipErrorLaunchFailure;
     __atomic_add_fetch(&hw_stat_posted, 1, __ATOMIC_RELAXED);
     pthread_mutex_lock(&c->wlock);
-    /* After a call the worker (and the GPU) may be idle, waiting for the
-     * work the program issues next (a training step after its loss
-     * read-back): the 1st, 2nd, 4th, 8th... post goes out at once, so the
-     * GPU starts while the program is still issuing, at log2(n) writes;
-     * past FLUSH_OPS plain batching takes over. */
-    int now = 0;
-    if (c->ramp_next) {
-        if (++c->ramp_posts >= c->ramp_next) {
-            now = 1;
-            c->ramp_next = c->ramp_next * 2 > FLUSH_OPS ? 0 : c->ramp_next * 2;
-        }
-    }
+    /* The first request after a call is sent at once: the worker (and the
+     * GPU) may be idle, waiting for the work the program issues next, as
+     * after a training step's loss read-back. Later ones are batched. */
     int rc = enqueue_locked(c, opcode, 0, HIPR_FLAG_NO_REPLY, fixed, fixed_len, tail, tail_len,
-                            now);
+                            c->send_next);
+    c->send_next = 0;
     pthread_mutex_unlock(&c->wlock);
     if (rc < 0) {
         mark_broken(c, strerror(errno));
@@ -541,8 +532,7 @@ hipError_t hw_call(struct hw_conn *c, uint16_t opcode, const void *fixed, size_t
     pthread_mutex_lock(&c->wlock);
     int rc = enqueue_locked(c, opcode, w.request_id, 0, fixed, fixed_len, req_tail, req_tail_len,
                             1);
-    c->ramp_posts = 0;
-    c->ramp_next = c->ramp_off ? 0 : 1;
+    c->send_next = 1;
     pthread_mutex_unlock(&c->wlock);
     if (rc < 0)
         mark_broken(c, strerror(errno));

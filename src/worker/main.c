@@ -3,6 +3,8 @@
  *
  *   hip-worker [--bind ADDR] [--port N] [--backend cpu|cuda|hip|auto]
  *              [--max-sessions N] [--mem-limit SIZE] [--cpu-devices N]
+ *              [--max-handles N] [--max-module-size SIZE] [--max-inflight SIZE]
+ *              [--idle-timeout TIME]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -30,8 +32,15 @@ static void usage(FILE *f)
             "  --mem-limit SIZE      device memory per session, e.g. 512M, 8G (default: none)\n"
             "  --cpu-devices N       devices the cpu backend exposes (default 1)\n"
             "  --handshake-timeout MS  time a new connection has to say HELLO (default 5000)\n"
+            "  --max-handles N       streams, events, modules, functions per session, each\n"
+            "                        (default %u)\n"
+            "  --max-module-size SIZE  largest code object a session may load (default 256M)\n"
+            "  --max-inflight SIZE   queued work per session not yet finished (default 256M);\n"
+            "                        beyond it the session stops reading (backpressure)\n"
+            "  --idle-timeout TIME   end a session with no request for TIME (e.g. 600, 10m,\n"
+            "                        1h, 500ms; bare numbers are seconds; default: never)\n"
             "Environment: TF_DEBUG=1 for debug logs.\n",
-            HIPR_DEFAULT_PORT);
+            HIPR_DEFAULT_PORT, WORKER_DEFAULT_MAX_HANDLES);
 }
 
 /* "512M" -> bytes; -1 on garbage or overflow. */
@@ -57,6 +66,31 @@ static int parse_size(const char *s, uint64_t *out)
     if (*end != '\0' || (shift && v > (UINT64_MAX >> shift)))
         return -1;
     *out = (uint64_t)v << shift;
+    return 0;
+}
+
+/* "90", "90s", "500ms", "10m", "2h" -> milliseconds; -1 on garbage. */
+static int parse_duration_ms(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || s[0] == '-')
+        return -1;
+    uint64_t scale;
+    if (!strcmp(end, "") || !strcmp(end, "s"))
+        scale = 1000;
+    else if (!strcmp(end, "ms"))
+        scale = 1;
+    else if (!strcmp(end, "m"))
+        scale = 60 * 1000;
+    else if (!strcmp(end, "h"))
+        scale = 3600 * 1000;
+    else
+        return -1;
+    if (v > UINT64_MAX / 1000000u / scale) /* kept in ns later */
+        return -1;
+    *out = (uint64_t)v * scale;
     return 0;
 }
 
@@ -135,8 +169,12 @@ int main(int argc, char **argv)
         .max_sessions = 64,
         .cpu_devices = 1,
         .handshake_timeout_ms = 5000,
+        .max_handles = WORKER_DEFAULT_MAX_HANDLES,
+        .max_module_size = HIPR_CAP_MODULE,
+        .max_inflight = WORKER_DEFAULT_MAX_INFLIGHT,
     };
-    enum { O_BIND = 1, O_PORT, O_PORT_FILE, O_BACKEND, O_MAX, O_MEM, O_CPUDEV, O_HS, O_HELP };
+    enum { O_BIND = 1, O_PORT, O_PORT_FILE, O_BACKEND, O_MAX, O_MEM, O_CPUDEV, O_HS,
+           O_HANDLES, O_MODSIZE, O_INFLIGHT, O_IDLE, O_HELP };
     static const struct option opts[] = {
         { "bind", required_argument, NULL, O_BIND },
         { "port", required_argument, NULL, O_PORT },
@@ -146,6 +184,10 @@ int main(int argc, char **argv)
         { "mem-limit", required_argument, NULL, O_MEM },
         { "cpu-devices", required_argument, NULL, O_CPUDEV },
         { "handshake-timeout", required_argument, NULL, O_HS },
+        { "max-handles", required_argument, NULL, O_HANDLES },
+        { "max-module-size", required_argument, NULL, O_MODSIZE },
+        { "max-inflight", required_argument, NULL, O_INFLIGHT },
+        { "idle-timeout", required_argument, NULL, O_IDLE },
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
     };
@@ -181,6 +223,35 @@ int main(int argc, char **argv)
             if (parse_int(optarg, 100, 600000, &cfg.handshake_timeout_ms) < 0)
                 goto bad;
             break;
+        case O_HANDLES: {
+            int n;
+            if (parse_int(optarg, 1, 1 << 24, &n) < 0)
+                goto bad;
+            cfg.max_handles = (uint32_t)n;
+            break;
+        }
+        case O_MODSIZE:
+            /* Above the protocol's cap a frame is refused before any limit. */
+            if (parse_size(optarg, &cfg.max_module_size) < 0 || cfg.max_module_size == 0)
+                goto bad;
+            if (cfg.max_module_size > HIPR_CAP_MODULE) {
+                fprintf(stderr, "hip-worker: --max-module-size is at most 256M (the protocol's "
+                                "cap on one image)\n");
+                return 2;
+            }
+            break;
+        case O_INFLIGHT:
+            if (parse_size(optarg, &cfg.max_inflight) < 0)
+                goto bad;
+            if (cfg.max_inflight < HIPR_MiB) {
+                fprintf(stderr, "hip-worker: --max-inflight is at least 1M\n");
+                return 2;
+            }
+            break;
+        case O_IDLE:
+            if (parse_duration_ms(optarg, &cfg.idle_timeout_ms) < 0)
+                goto bad;
+            break;
         case O_HELP: case 'h':
             usage(stdout);
             return 0;
@@ -197,6 +268,11 @@ int main(int argc, char **argv)
         hw_error("no usable device for --backend %s; not starting", cfg.backend);
         return 1;
     }
+    hw_info("per session: --mem-limit %llu, --max-handles %u, --max-module-size %llu, "
+            "--max-inflight %llu, --idle-timeout %llu ms (0: none)",
+            (unsigned long long)cfg.mem_limit, cfg.max_handles,
+            (unsigned long long)cfg.max_module_size, (unsigned long long)cfg.max_inflight,
+            (unsigned long long)cfg.idle_timeout_ms);
     return supervisor_run(&cfg);
 bad:
     fprintf(stderr, "hip-worker: bad value '%s' for --%s\n", optarg, opts[c - 1].name);

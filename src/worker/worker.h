@@ -4,6 +4,10 @@
 
 #include <stdint.h>
 
+/* Defaults of the per-session limits (docs/worker.md). */
+#define WORKER_DEFAULT_MAX_HANDLES  16384u
+#define WORKER_DEFAULT_MAX_INFLIGHT (UINT64_C(256) << 20)
+
 struct worker_config {
     const char *bind;
     int port;
@@ -13,6 +17,11 @@ struct worker_config {
     uint64_t mem_limit;       /* per session, bytes; 0 = the device's size */
     int cpu_devices;
     int handshake_timeout_ms;
+    /* Per-session limits (docs/worker.md, "Limits"); quota.c reports refusals. */
+    uint32_t max_handles;      /* streams, events, modules, functions: each */
+    uint64_t max_module_size;  /* bytes of one code object image */
+    uint64_t max_inflight;     /* bytes of queued work not yet finished */
+    uint64_t idle_timeout_ms;  /* 0 = never end an idle session */
 };
 
 #endif

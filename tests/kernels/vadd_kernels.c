@@ -1,5 +1,6 @@
 /* CPU-device kernels used by the integration tests (hipwire/cpu_kernel.h). */
 #include <hipwire/cpu_kernel.h>
+#include <time.h>
 
 struct vadd_args {
     const float *a;
@@ -95,3 +96,22 @@ HIPWIRE_CPU_KERNEL(poke, struct poke_args, HIPWIRE_PARAM(struct poke_args, where
 
 /* A __device__ global for hipModuleGetGlobal. */
 __attribute__((visibility("default"))) int hw_global_table[64] = { 7 };
+
+/* Keeps the device busy for `us` microseconds per launch (the first thread
+ * of the first block spins): a device slower than its client, for the
+ * backpressure and idle-timeout tests. */
+struct spin_args {
+    unsigned us;
+};
+
+static void spin(const struct hipwire_cpu_ctx *ctx, const struct spin_args *p)
+{
+    if (ctx->thread_idx.x != 0 || ctx->block_idx.x != 0)
+        return;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000000L + (t.tv_nsec - t0.tv_nsec) / 1000 < (long)p->us);
+}
+HIPWIRE_CPU_KERNEL(spin, struct spin_args, HIPWIRE_PARAM(struct spin_args, us));

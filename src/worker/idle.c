@@ -1,0 +1,71 @@
+#include "idle.h"
+
+#include <errno.h>
+#include <poll.h>
+
+#include "hw_log.h"
+#include "hw_time.h"
+
+#define IDLE_SLICE_MS 1000 /* how often running work is looked at */
+
+static int counts_as_activity(uint16_t opcode)
+{
+    /* Heartbeats are not use. A newer heartbeat opcode belongs here too. */
+    return opcode != HIPR_OP_PING;
+}
+
+void idle_note_request(struct session *s, uint16_t opcode)
+{
+    if (counts_as_activity(opcode))
+        s->last_request_ns = hw_now_ns();
+}
+
+static int streams_busy(struct session *s)
+{
+    struct hw_bstream *bs;
+    for (int d = 0; d < s->device_count; d++)
+        if (s->ops->stream_default(s->be, d, &bs) == HW_OK &&
+            s->ops->stream_query(s->be, bs) == HW_ENOTREADY)
+            return 1;
+    size_t pos = 0;
+    uint64_t key;
+    void *v;
+    while (handle_map_next(&s->streams, &pos, &key, &v)) {
+        struct s_stream *st = v;
+        if (s->ops->stream_query(s->be, st->bs) == HW_ENOTREADY)
+            return 1;
+    }
+    return 0;
+}
+
+int idle_wait_request(struct session *s)
+{
+    uint64_t limit_ns = s->cfg->idle_timeout_ms * 1000000u;
+    if (!limit_ns)
+        return 0;
+    if (!s->last_request_ns)
+        s->last_request_ns = hw_now_ns();
+    for (;;) {
+        if (s->rpos < s->rlen)
+            return 0; /* a request is already buffered */
+        uint64_t now = hw_now_ns(), deadline = s->last_request_ns + limit_ns;
+        if (now >= deadline) {
+            if (!streams_busy(s)) {
+                hw_info("session %016llx: ending: idle for %llu ms, no request and no work running "
+                        "(--idle-timeout)",
+                        (unsigned long long)s->id,
+                        (unsigned long long)((now - s->last_request_ns) / 1000000u));
+                return -1;
+            }
+            s->last_request_ns = now; /* running work is activity */
+            continue;
+        }
+        uint64_t left_ms = (deadline - now + 999999u) / 1000000u;
+        struct pollfd pfd = { .fd = s->fd, .events = POLLIN };
+        int r = poll(&pfd, 1, left_ms < IDLE_SLICE_MS ? (int)left_ms : IDLE_SLICE_MS);
+        if (r > 0 || (r < 0 && errno != EINTR))
+            return 0; /* data, end of input or an error: the read says which */
+        if (r == 0 && streams_busy(s))
+            s->last_request_ns = hw_now_ns();
+    }
+}

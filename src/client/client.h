@@ -19,11 +19,13 @@
 
 #include "export.h"
 #include "hipr.h"
+#include "hw_worker_list.h"
 
 /* ---- connection ----------------------------------------------------------- */
 
 struct hw_conn {
     int fd;
+    struct hw_worker_addr worker; /* the TF_WORKER_HOST entry in use */
     uint64_t session_id;
     int device_count;
     int runtime_version;
@@ -63,6 +65,12 @@ struct hw_waiter {
 /* The connection, connecting on first use. NULL when the worker cannot be
  * reached; *err then says what to return (hipErrorNotInitialized). */
 struct hw_conn *hw_conn_get(hipError_t *err);
+
+/* worker_list.c: connects c->fd to the first worker of TF_WORKER_HOST whose
+ * handshake(c) succeeds (in the listed order) and records it in c->worker.
+ * Prints the one line a user sees when none can be used. */
+typedef hipError_t (*hw_handshake_fn)(struct hw_conn *c);
+hipError_t hw_connect_first_worker(struct hw_conn *c, hw_handshake_fn handshake);
 
 /* Queues an asynchronous request (fire-and-forget). The tail is copied or
  * sent before return, so the caller may reuse it at once. */

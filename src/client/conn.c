@@ -16,34 +16,10 @@
 #define WBUF_SIZE      (256 * 1024)
 #define FLUSH_BYTES    (64 * 1024)  /* keep the worker fed while buffering */
 #define FLUSH_OPS      256
-#define CONNECT_TIMEOUT_MS 5000
 
 static struct hw_conn the_conn;
 static pthread_once_t conn_once = PTHREAD_ONCE_INIT;
 static int conn_ok;
-
-static void conn_fail_line(const char *what, const char *host, int port, const char *why)
-{
-    /* The one line a user sees when the proxy cannot do anything. */
-    fprintf(stderr,
-            "hipwire: %s hip-worker at %s:%d: %s; HIP calls will return "
-            "hipErrorNotInitialized (set TF_WORKER_HOST / TF_WORKER_PORT)\n",
-            what, host, port, why);
-}
-
-static int env_int(const char *name, int dflt, int lo, int hi)
-{
-    const char *v = getenv(name);
-    char *end;
-    if (!v || !*v)
-        return dflt;
-    long x = strtol(v, &end, 10);
-    if (*end || x < lo || x > hi) {
-        fprintf(stderr, "hipwire: ignoring %s=%s (not a number in %d..%d)\n", name, v, lo, hi);
-        return dflt;
-    }
-    return (int)x;
-}
 
 static hipError_t handshake(struct hw_conn *c)
 {
@@ -91,12 +67,6 @@ out:
 static void conn_init(void)
 {
     struct hw_conn *c = &the_conn;
-    const char *hosts = getenv("TF_WORKER_HOST");
-    int port = env_int("TF_WORKER_PORT", HIPR_DEFAULT_PORT, 1, 65535);
-    int timeout = env_int("TF_CONNECT_TIMEOUT_MS", CONNECT_TIMEOUT_MS, 1, 3600000);
-    char list[1024];
-    const char *last_host = "127.0.0.1";
-    int last_err = ECONNREFUSED;
 
     hw_log_init("hipwire");
     pthread_mutex_init(&c->wlock, NULL);
@@ -104,43 +74,10 @@ static void conn_init(void)
     pthread_cond_init(&c->rcond, NULL);
     c->fd = -1;
     c->wbuf = malloc(WBUF_SIZE);
-    if (!c->wbuf)
+    if (c->wbuf && hw_connect_first_worker(c, handshake) == hipSuccess) {
+        conn_ok = 1;
         return;
-    snprintf(list, sizeof list, "%s", hosts && *hosts ? hosts : "127.0.0.1");
-
-    /* TF_WORKER_HOST may list several workers: the first that answers wins. */
-    for (char *save = NULL, *h = strtok_r(list, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
-        while (*h == ' ')
-            h++;
-        last_host = h;
-        int rc = hw_tcp_connect(h, port, timeout, &c->fd);
-        if (rc < 0) {
-            last_err = -rc;
-            hw_debug("cannot connect to %s:%d: %s", h, port, strerror(last_err));
-            continue;
-        }
-        hipError_t err = handshake(c);
-        if (err == hipSuccess) {
-            hw_debug("session %016llx on %s:%d, backend %s, %d device(s)",
-                     (unsigned long long)c->session_id, h, port, c->backend, c->device_count);
-            conn_ok = 1;
-            return;
-        }
-        if (err == hipErrorLaunchOutOfResources) {
-            conn_fail_line("refused by", h, port, "the worker is at --max-sessions");
-            last_err = 0;
-        } else {
-            last_err = EPROTO;
-        }
-        close(c->fd);
-        c->fd = -1;
-        pthread_mutex_lock(&c->rlock);
-        c->broken = 0;
-        pthread_mutex_unlock(&c->rlock);
     }
-    if (last_err)
-        conn_fail_line("cannot reach", last_host, port,
-                       last_err == EPROTO ? "handshake failed" : strerror(last_err));
     pthread_mutex_lock(&c->rlock);
     c->broken = 1;
     pthread_mutex_unlock(&c->rlock);

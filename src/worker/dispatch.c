@@ -236,6 +236,12 @@ HANDLER(WORKER_STATUS)
     return HW_EINVAL; /* answered only in place of HELLO */
 }
 
+HANDLER(WORKER_INFO)
+{
+    (void)s; (void)h; (void)fixed;
+    return HW_EINVAL; /* answered only in place of HELLO */
+}
+
 HANDLER(DEVICE_SYNCHRONIZE)
 {
     struct hipr_device m;

@@ -19,6 +19,7 @@
 #include "hw_log.h"
 #include "supervisor.h"
 #include "worker.h"
+#include "worker_info.h"
 
 static void usage(FILE *f)
 {
@@ -110,7 +111,7 @@ static int parse_int(const char *s, int lo, int hi, int *out)
  * nothing says so at start instead of at the first client, while the
  * supervisor itself never initialises a GPU runtime.
  */
-static int probe_backend(const struct worker_config *cfg)
+static int probe_backend(const struct worker_config *cfg, struct worker_info *info)
 {
     pid_t pid = fork();
     if (pid < 0)
@@ -135,10 +136,15 @@ static int probe_backend(const struct worker_config *cfg)
             if (rc == HW_OK && ops->device_count(be, &n) == HW_OK && n > 0) {
                 for (int d = 0; d < n; d++) {
                     struct hipr_devinfo di;
-                    if (ops->device_info(be, d, &di) == HW_OK)
-                        hw_info("device %d: %s (%s), %llu MiB", d, di.name, di.arch_name,
-                                (unsigned long long)(di.total_global_mem >> 20));
+                    if (ops->device_info(be, d, &di) != HW_OK)
+                        memset(&di, 0, sizeof di);
+                    hw_info("device %d: %s (%s), %llu MiB", d, di.name, di.arch_name,
+                            (unsigned long long)(di.total_global_mem >> 20));
+                    if (d < HIPR_CAP_DEVICES) /* what WORKER_INFO reports */
+                        info->devs[d] = di;
                 }
+                info->device_count = (uint32_t)(n < HIPR_CAP_DEVICES ? n : HIPR_CAP_DEVICES);
+                strncpy(info->backend, ops->name, sizeof info->backend - 1);
                 ops->close(be);
                 _exit(0);
             }
@@ -264,8 +270,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "hip-worker: unexpected argument '%s'\n", argv[optind]);
         return 2;
     }
-    if (probe_backend(&cfg) < 0) {
+    struct worker_info *info = worker_info_create();
+    if (!info) {
+        hw_error("out of memory");
+        return 1;
+    }
+    cfg.info = info;
+    if (probe_backend(&cfg, info) < 0) {
         hw_error("no usable device for --backend %s; not starting", cfg.backend);
+        worker_info_destroy(info);
         return 1;
     }
     hw_info("per session: --mem-limit %llu, --max-handles %u, --max-module-size %llu, "
@@ -273,7 +286,9 @@ int main(int argc, char **argv)
             (unsigned long long)cfg.mem_limit, cfg.max_handles,
             (unsigned long long)cfg.max_module_size, (unsigned long long)cfg.max_inflight,
             (unsigned long long)cfg.idle_timeout_ms);
-    return supervisor_run(&cfg);
+    int rc = supervisor_run(&cfg);
+    worker_info_destroy(info);
+    return rc;
 bad:
     fprintf(stderr, "hip-worker: bad value '%s' for --%s\n", optarg, opts[c - 1].name);
     return 2;

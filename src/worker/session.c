@@ -13,6 +13,7 @@
 #include "hw_log.h"
 #include "hw_net.h"
 #include "idle.h"
+#include "worker_info.h"
 
 #define UNKNOWN_OP_SKIP_MAX (64 * HIPR_KiB)
 
@@ -289,6 +290,10 @@ static int handshake(struct session *s)
     }
     if (h.opcode == HIPR_OP_WORKER_STATUS) {
         send_worker_status(s, h.request_id);
+        return 1;
+    }
+    if (h.opcode == HIPR_OP_WORKER_INFO) {
+        worker_info_send(s, s->cfg->info, h.request_id);
         return 1;
     }
     if (h.opcode != HIPR_OP_HELLO) {

@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 
+struct worker_info;
+
 /* Defaults of the per-session limits (docs/worker.md). */
 #define WORKER_DEFAULT_MAX_HANDLES  16384u
 #define WORKER_DEFAULT_MAX_INFLIGHT (UINT64_C(256) << 20)
@@ -22,6 +24,7 @@ struct worker_config {
     uint64_t max_module_size;  /* bytes of one code object image */
     uint64_t max_inflight;     /* bytes of queued work not yet finished */
     uint64_t idle_timeout_ms;  /* 0 = never end an idle session */
+    const struct worker_info *info; /* for WORKER_INFO; may be NULL */
 };
 
 #endif

@@ -16,8 +16,10 @@ static int counts_as_activity(uint16_t opcode)
 
 void idle_note_request(struct session *s, uint16_t opcode)
 {
+    /* No clock read per request: idle_wait_request() stamps the time when
+     * the read buffer runs dry, microseconds later at most. */
     if (counts_as_activity(opcode))
-        s->last_request_ns = hw_now_ns();
+        s->active_since_wait = 1;
 }
 
 static int streams_busy(struct session *s)
@@ -41,13 +43,13 @@ static int streams_busy(struct session *s)
 int idle_wait_request(struct session *s)
 {
     uint64_t limit_ns = s->cfg->idle_timeout_ms * 1000000u;
-    if (!limit_ns)
-        return 0;
-    if (!s->last_request_ns)
+    if (!limit_ns || s->rpos < s->rlen)
+        return 0; /* off, or a request is already buffered */
+    if (s->active_since_wait || !s->last_request_ns) {
         s->last_request_ns = hw_now_ns();
+        s->active_since_wait = 0;
+    }
     for (;;) {
-        if (s->rpos < s->rlen)
-            return 0; /* a request is already buffered */
         uint64_t now = hw_now_ns(), deadline = s->last_request_ns + limit_ns;
         if (now >= deadline) {
             if (!streams_busy(s)) {

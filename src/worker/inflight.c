@@ -8,10 +8,12 @@
 
 #define WAIT_SLICE_NS 100000000L /* how often a waiting loop looks at the peer */
 
-struct checkpoint {
-    struct session *s;
-    uint64_t n;
-};
+/* staged_bytes changes under stage_lock; the dispatch thread also reads it
+ * without the lock to decide whether it may have to wait. */
+static uint64_t staged(struct session *s)
+{
+    return __atomic_load_n(&s->staged_bytes, __ATOMIC_ACQUIRE);
+}
 
 static uint64_t checkpoint_size(const struct session *s)
 {
@@ -22,6 +24,11 @@ static uint64_t checkpoint_size(const struct session *s)
         n = 8 * HIPR_MiB;
     return n;
 }
+
+struct checkpoint {
+    struct session *s;
+    uint64_t n;
+};
 
 static void checkpoint_done(void *arg, int status)
 {
@@ -37,6 +44,10 @@ void inflight_checkpoint(struct session *s, struct hw_bstream *bs, uint64_t *unc
     if (n == 0)
         return;
     *uncovered = 0;
+    s->uncovered_total -= n;
+    pthread_mutex_lock(&s->stage_lock);
+    __atomic_add_fetch(&s->staged_bytes, n, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&s->stage_lock);
     struct checkpoint *cp = malloc(sizeof *cp);
     if (cp) {
         cp->s = s;
@@ -74,22 +85,14 @@ static int peer_reset(struct session *s)
     return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLERR));
 }
 
-void inflight_acquire(struct session *s, uint64_t n)
+/* Waits, stage_lock held, until n more bytes fit in the budget. One charge
+ * larger than the budget may always proceed alone, or it would wait forever.
+ * Every charge must already have its checkpoint queued (or be released by
+ * its own completion), so what this waits for is on its way. */
+static void wait_for_room_locked(struct session *s, uint64_t n)
 {
-    int checkpointed = 0;
-    pthread_mutex_lock(&s->stage_lock);
-    /* One charge larger than the budget may always proceed alone, or it
-     * would wait forever. */
     while (s->staged_bytes > 0 && s->staged_bytes + n > s->cfg->max_inflight &&
            !__atomic_load_n(&s->send_failed, __ATOMIC_ACQUIRE)) {
-        if (!checkpointed) {
-            /* Only this thread adds charges: make sure their release is queued. */
-            pthread_mutex_unlock(&s->stage_lock);
-            inflight_checkpoint_all(s);
-            checkpointed = 1;
-            pthread_mutex_lock(&s->stage_lock);
-            continue;
-        }
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
         until.tv_nsec += WAIT_SLICE_NS;
@@ -107,21 +110,31 @@ void inflight_acquire(struct session *s, uint64_t n)
             s->send_failed = 1; /* the request loop ends after this request */
             pthread_mutex_unlock(&s->send_lock);
             pthread_mutex_lock(&s->stage_lock);
-            break;
+            return;
         }
     }
-    s->staged_bytes += n;
+}
+
+void inflight_acquire(struct session *s, uint64_t n)
+{
+    if (s->uncovered_total + staged(s) + n > s->cfg->max_inflight)
+        inflight_checkpoint_all(s);
+    pthread_mutex_lock(&s->stage_lock);
+    wait_for_room_locked(s, n);
+    __atomic_add_fetch(&s->staged_bytes, n, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&s->stage_lock);
 }
 
 void inflight_release(struct session *s, uint64_t n)
 {
     pthread_mutex_lock(&s->stage_lock);
-    s->staged_bytes -= n;
+    __atomic_sub_fetch(&s->staged_bytes, n, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&s->stage_cond);
     pthread_mutex_unlock(&s->stage_lock);
 }
 
+/* The common case costs a few additions: queue entries are counted privately
+ * per stream and reach the shared budget a checkpoint at a time. */
 void inflight_queued(struct session *s, uint64_t stream, struct hw_bstream *bs, uint64_t n)
 {
     uint64_t *uncovered = NULL;
@@ -135,8 +148,14 @@ void inflight_queued(struct session *s, uint64_t stream, struct hw_bstream *bs, 
     }
     if (!uncovered)
         return; /* not a stream of this session: nothing was queued */
-    inflight_acquire(s, n);
     *uncovered += n;
+    s->uncovered_total += n;
     if (*uncovered >= checkpoint_size(s))
         inflight_checkpoint(s, bs, uncovered);
+    if (s->uncovered_total + staged(s) > s->cfg->max_inflight) {
+        inflight_checkpoint_all(s);
+        pthread_mutex_lock(&s->stage_lock);
+        wait_for_room_locked(s, 0);
+        pthread_mutex_unlock(&s->stage_lock);
+    }
 }

@@ -11,11 +11,13 @@
  * stays bounded by the budget (plus one request, which may always proceed
  * alone).
  *
- * Queue entries are released in batches: a stream's charges accumulate
- * until they reach a checkpoint size, then one callback queued behind them
- * releases them together (a callback per launch would double the queue).
- * Before the loop waits, every stream's open charges get their checkpoint,
- * so what it waits for is always on its way.
+ * Queue entries are counted in batches: a stream's charges accumulate
+ * privately (no lock per launch) until they reach a checkpoint size, then
+ * they join the shared budget and one callback queued behind them releases
+ * them together (a callback per launch would double the queue). Charges not
+ * yet checkpointed count against the budget too; before the loop waits,
+ * every stream's open charges get their checkpoint, so what it waits for is
+ * always on its way.
  */
 #ifndef INFLIGHT_H
 #define INFLIGHT_H

@@ -81,8 +81,10 @@ struct session {
 
     /* Limits (quota.c, inflight.c, idle.c). */
     uint64_t uncovered_default[HIPR_CAP_DEVICES]; /* per default stream */
+    uint64_t uncovered_total;  /* all streams' charges with no checkpoint yet */
     unsigned quota_logged;     /* quotas already reported in the log */
     uint64_t last_request_ns;  /* the last request that counts as activity */
+    int active_since_wait;     /* such a request arrived since idle.c looked */
 };
 
 /* Runs a session on an accepted socket until the client leaves; frees

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -43,12 +44,17 @@ int relay_start(const char *relay_path, const char *target, const char *const *a
         argv[n++] = args[i];
     argv[n] = NULL;
 
+    pid_t parent = getpid();
     p.pid = fork();
     if (p.pid < 0) {
         rmdir(p.dir);
         return -1;
     }
     if (p.pid == 0) {
+        /* A test that fails a check exits at once: its relay goes with it. */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent)
+            _exit(127);
         execv(relay_path, (char *const *)argv);
         perror("relay_start: exec");
         _exit(127);

@@ -19,6 +19,7 @@ static const subcommand subcommands[] = {
     {"node", cli_node, "check, prepare and label this node (check|setup|labels)"},
     {"partition", cli_partition, "MI300-class partition modes (show|set|reset)"},
     {"devices", cli_devices, "list the AMD GPUs and logical devices the provider sees"},
+    {"status", cli_status, "health, sessions and memory of the hip-workers (TF_WORKER_HOST)"},
 };
 
 static void usage(FILE *out) {

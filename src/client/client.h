@@ -23,11 +23,13 @@
 #include "export.h"
 #include "hipr.h"
 #include "hw_transport.h"
+#include "hw_worker_list.h"
 
 /* ---- connection ----------------------------------------------------------- */
 
 struct hw_conn {
     struct hw_transport tx;     /* plain TCP or TLS (TF_WORKER_TLS) */
+    struct hw_worker_addr worker; /* the TF_WORKER_HOST entry in use */
     uint64_t session_id;
     int device_count;
     int runtime_version;
@@ -76,6 +78,15 @@ struct hw_waiter {
 /* The connection, connecting on first use. NULL when the worker cannot be
  * reached; *err then says what to return (hipErrorNotInitialized). */
 struct hw_conn *hw_conn_get(hipError_t *err);
+
+/* worker_list.c: connects c->tx to the first worker of TF_WORKER_HOST whose
+ * link setup succeeds (in the listed order) and records it in c->worker.
+ * open_link runs on the fresh plain connection (TLS, authentication, HELLO)
+ * under TF_CONNECT_TIMEOUT_MS and says why it failed in why. Prints the one
+ * line a user sees when no worker can be used. */
+typedef hipError_t (*hw_open_link_fn)(struct hw_conn *c, const struct hw_worker_addr *w,
+                                      int timeout_ms, char *why, size_t why_len);
+hipError_t hw_connect_first_worker(struct hw_conn *c, hw_open_link_fn open_link);
 
 /* Queues an asynchronous request (fire-and-forget). The tail is copied or
  * sent before return, so the caller may reuse it at once. */

@@ -20,7 +20,6 @@
 #define WBUF_SIZE      (256 * 1024)
 #define FLUSH_BYTES    (64 * 1024)  /* keep the worker fed while buffering */
 #define FLUSH_OPS      256
-#define CONNECT_TIMEOUT_MS 5000
 #define HEARTBEAT_MS   5000         /* TF_WORKER_HEARTBEAT default */
 #define DEAD_AFTER     4            /* heartbeats of silence before giving up */
 
@@ -58,15 +57,6 @@ struct conn_security {
 static struct conn_security the_security;
 
 static void heartbeat_start(struct hw_conn *c);
-
-static void conn_fail_line(const char *what, const char *host, int port, const char *why)
-{
-    /* The one line a user sees when the proxy cannot do anything. */
-    fprintf(stderr, "hipwire: %s hip-worker at %s:%d: %s; HIP calls will return "
-                    "hipErrorNotInitialized%s\n",
-            what, host, port, why,
-            strcmp(what, "cannot reach") == 0 ? " (set TF_WORKER_HOST / TF_WORKER_PORT)" : "");
-}
 
 /* Reads TF_WORKER_TOKEN[_FILE], TF_WORKER_TLS, TF_WORKER_CA and
  * TF_WORKER_TLS_VERIFY. 0, or -1 with the reason in why. */
@@ -226,80 +216,45 @@ out:
     return err;
 }
 
-/* Connects to one worker: TCP, TLS when asked for, authentication, HELLO. */
-static hipError_t connect_worker(struct hw_conn *c, const struct conn_security *sec,
-                                 const char *host, int port, int timeout, const char **verb,
-                                 char *why, size_t why_len)
+/* Sets up a session on c->tx, freshly connected to worker w by
+ * hw_connect_first_worker: TLS when asked for, authentication, HELLO. */
+static hipError_t open_link(struct hw_conn *c, const struct hw_worker_addr *w, int timeout_ms,
+                            char *why, size_t why_len)
 {
-    int fd;
-    int rc = hw_tcp_connect(host, port, timeout, &fd);
-    *verb = "cannot reach";
-    if (rc < 0) {
-        snprintf(why, why_len, "%s", strerror(-rc));
+    const struct conn_security *sec = &the_security;
+    if (sec->tls && hw_tls_connect(&c->tx, sec->tls_ctx, w->host, timeout_ms, why, why_len) < 0)
         return hipErrorNotInitialized;
-    }
-    hw_tx_init_plain(&c->tx, fd);
-    hipError_t err = hipErrorNotInitialized;
-    *verb = "cannot use";
-    if (sec->tls && hw_tls_connect(&c->tx, sec->tls_ctx, host, timeout, why, why_len) < 0)
-        goto fail;
-    if ((err = authenticate(c, sec, 0, why, why_len)) != hipSuccess)
-        goto fail;
-    if ((err = handshake(c, why, why_len)) != hipSuccess) {
-        if (err == hipErrorLaunchOutOfResources)
-            *verb = "refused by";
-        goto fail;
-    }
-    return hipSuccess;
-fail:
-    hw_tx_close(&c->tx);
-    pthread_mutex_lock(&c->rlock);
-    c->broken = 0;
-    pthread_mutex_unlock(&c->rlock);
-    return err == hipSuccess ? hipErrorNotInitialized : err;
+    hipError_t err = authenticate(c, sec, 0, why, why_len);
+    if (err == hipSuccess)
+        err = handshake(c, why, why_len);
+    return err;
 }
 
 static void conn_init(void)
 {
     struct hw_conn *c = &the_conn;
-    struct conn_security *sec = &the_security;
-    const char *hosts = getenv("TF_WORKER_HOST");
-    int port = env_int("TF_WORKER_PORT", HIPR_DEFAULT_PORT, 1, 65535);
-    int timeout = env_int("TF_CONNECT_TIMEOUT_MS", CONNECT_TIMEOUT_MS, 1, 3600000);
-    char list[1024];
     char why[512] = "";
-    const char *last_host = "127.0.0.1", *verb = "cannot reach";
 
     hw_log_init("hipwire");
     pthread_mutex_init(&c->wlock, NULL);
     pthread_mutex_init(&c->rlock, NULL);
     pthread_cond_init(&c->rcond, NULL);
     hw_tx_init_plain(&c->tx, -1);
-    c->wbuf = malloc(WBUF_SIZE);
-    if (!c->wbuf)
-        return;
-    snprintf(list, sizeof list, "%s", hosts && *hosts ? hosts : "127.0.0.1");
-    if (security_from_env(sec, why, sizeof why) < 0) {
-        conn_fail_line("not connecting to", list, port, why);
+    if (security_from_env(&the_security, why, sizeof why) < 0) {
+        const char *hosts = getenv("TF_WORKER_HOST");
+        fprintf(stderr, "hipwire: not connecting to hip-worker at %s: %s; HIP calls will return "
+                        "hipErrorNotInitialized\n", hosts && *hosts ? hosts : "127.0.0.1", why);
         goto fail;
     }
-
-    /* TF_WORKER_HOST may list several workers: the first that answers wins. */
-    for (char *save = NULL, *h = strtok_r(list, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
-        while (*h == ' ')
-            h++;
-        last_host = h;
-        if (connect_worker(c, sec, h, port, timeout, &verb, why, sizeof why) == hipSuccess) {
-            hw_debug("session %016llx on %s:%d (%s), backend %s, %d device(s)",
-                     (unsigned long long)c->session_id, h, port,
-                     hw_tx_is_tls(&c->tx) ? "TLS" : "plain TCP", c->backend, c->device_count);
-            conn_ok = 1;
-            heartbeat_start(c);
-            return;
-        }
-        hw_debug("cannot use %s:%d: %s", h, port, why);
+    c->wbuf = malloc(WBUF_SIZE);
+    if (c->wbuf && hw_connect_first_worker(c, open_link) == hipSuccess) {
+        hw_debug("session %016llx (%s), backend %s, %d device(s)",
+                 (unsigned long long)c->session_id, hw_tx_is_tls(&c->tx) ? "TLS" : "plain TCP",
+                 c->backend, c->device_count);
+        conn_ok = 1;
+        heartbeat_start(c);
+        return;
     }
-    conn_fail_line(verb, last_host, port, why);
 fail:
     pthread_mutex_lock(&c->rlock);
     c->broken = 1;

@@ -279,6 +279,18 @@
     F(u32, reserved)              \
     F(u64, bytes_in_use)
 
+/* What a worker is, for `hipwire status`; answered in place of HELLO, like
+ * WORKER_STATUS. The tail is device_count HIPR_MSG_DEVINFO records of
+ * devinfo_size bytes each, as the worker's start-up probe found the devices. */
+#define HIPR_MSG_WORKER_INFO_REP(F) \
+    F(c256, version)                \
+    F(u32, proto_version)           \
+    F(u32, device_count)            \
+    F(u32, devinfo_size)            \
+    F(u32, reserved)                \
+    F(u64, uptime_ms)               \
+    F(c256, backend)
+
 /* Every message type, as M(c_name, FIELDS). */
 #define HIPR_MESSAGES(M)                              \
     M(reply_hdr, HIPR_MSG_REPLY_HDR)                  \
@@ -317,7 +329,8 @@
     M(launch, HIPR_MSG_LAUNCH)                        \
     M(session_stats_rep, HIPR_MSG_SESSION_STATS_REP)  \
     M(worker_status_rep, HIPR_MSG_WORKER_STATUS_REP)  \
-    M(session_entry, HIPR_MSG_SESSION_ENTRY)
+    M(session_entry, HIPR_MSG_SESSION_ENTRY)          \
+    M(worker_info_rep, HIPR_MSG_WORKER_INFO_REP)
 
 /* Caps on trailing data, in bytes. */
 #define HIPR_KiB (UINT64_C(1) << 10)
@@ -345,6 +358,7 @@
     X(AUTH_BEGIN,        0x0006, auth_begin_req,     auth_begin_rep,    0,                     0,                    SYNC)  \
     X(AUTH_PROOF,        0x0007, auth_proof,         auth_proof,        0,                     0,                    SYNC)  \
     X(HEARTBEAT,         0x0008, heartbeat,          heartbeat,         0,                     0,                    ASYNC) \
+    X(WORKER_INFO,       0x000C, empty,              worker_info_rep,   0,                     HIPR_CAP_DEVICES * 1024, SYNC) \
     X(DEVICE_SYNCHRONIZE,0x0101, device,             empty,             0,                     0,                    SYNC)  \
     X(DEVICE_RESET,      0x0102, device,             empty,             0,                     0,                    SYNC)  \
     X(MEM_GET_INFO,      0x0103, device,             mem_info_rep,      0,                     0,                    SYNC)  \

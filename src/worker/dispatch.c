@@ -15,7 +15,9 @@
 
 #include "copy_staged.h"
 #include "hw_log.h"
+#include "inflight.h"
 #include "module.h"
+#include "quota.h"
 #include "session.h"
 
 #define STAGE_SMALL (64 * 1024) /* below this, H2D data is always staged */
@@ -132,8 +134,11 @@ struct pending {
     const void *data;      /* reply tail, when the reply carries data */
     uint64_t len;
     void *to_free;
+    uint64_t charged;      /* against --max-inflight until the reply is sent */
 };
 
+/* A reply owed is charged until it is sent: a client that pipelines
+ * synchronous requests without reading replies cannot grow the worker. */
 static struct pending *pending_new(struct session *s, const struct hipr_header *h)
 {
     struct pending *p = calloc(1, sizeof *p);
@@ -142,8 +147,18 @@ static struct pending *pending_new(struct session *s, const struct hipr_header *
         p->opcode = h->opcode;
         p->request_id = h->request_id;
         p->remaining = 1;
+        p->charged = INFLIGHT_OP_COST;
+        inflight_acquire(s, p->charged);
     }
     return p;
+}
+
+/* Drops a pending reply that was never queued. */
+static void pending_free(struct pending *p)
+{
+    inflight_release(p->s, p->charged);
+    session_buf_put(p->s, p->to_free);
+    free(p);
 }
 
 static void pending_done(void *arg, int status)
@@ -156,15 +171,14 @@ static void pending_done(void *arg, int status)
     int st = __atomic_load_n(&p->status, __ATOMIC_RELAXED);
     session_reply(p->s, p->opcode, p->request_id, st, NULL, 0, st == HW_OK ? p->data : NULL,
                   st == HW_OK ? p->len : 0);
-    session_buf_put(p->s, p->to_free);
-    free(p);
+    pending_free(p);
 }
 
 static void stage_done(void *arg, int status)
 {
     struct pending *p = arg; /* reused as a staging record */
     (void)status;
-    session_stage_release(p->s, p->len);
+    inflight_release(p->s, p->len);
     session_buf_put(p->s, p->to_free);
     free(p);
 }
@@ -242,6 +256,12 @@ HANDLER(HEARTBEAT)
 {
     (void)s; (void)h; (void)fixed;
     return HW_OK;
+}
+
+HANDLER(WORKER_INFO)
+{
+    (void)s; (void)h; (void)fixed;
+    return HW_EINVAL; /* answered only in place of HELLO */
 }
 
 HANDLER(DEVICE_SYNCHRONIZE)
@@ -327,7 +347,10 @@ HANDLER(MALLOC)
         return HW_EDEVICE;
     if (m.size > 0) {
         if (s->cfg->mem_limit && m.size > s->cfg->mem_limit - s->allocs.malloc_bytes)
-            return HW_ENOMEM;
+            return quota_refuse(s, QUOTA_MEMORY, "hipMalloc of %llu bytes (%llu of %llu in use)",
+                                (unsigned long long)m.size,
+                                (unsigned long long)s->allocs.malloc_bytes,
+                                (unsigned long long)s->cfg->mem_limit);
         int rc = s->ops->mem_alloc(s->be, m.device, m.size, &r.ptr);
         if (rc != HW_OK)
             return rc;
@@ -395,8 +418,8 @@ static int device_idle(struct session *s, int device)
 
 /* Reads n tail bytes and queues their copy to dst..., one per row when
  * rows > 1 (rows of width bytes, dpitch apart). */
-static int h2d_common(struct session *s, struct hw_bstream *bs, int dev, uint64_t dst,
-                      uint64_t dpitch, uint64_t width, uint64_t rows)
+static int h2d_common(struct session *s, uint64_t stream, struct hw_bstream *bs, int dev,
+                      uint64_t dst, uint64_t dpitch, uint64_t width, uint64_t rows)
 {
     uint64_t n = s->tail_left;
     if (n == 0)
@@ -409,13 +432,13 @@ static int h2d_common(struct session *s, struct hw_bstream *bs, int dev, uint64_
     /* Memory the device copies from directly, filled from the socket. */
     if (rows == 1 && copy_staged_available(s) && !host_addr(s, dst))
         return copy_h2d_staged(s, bs, dst);
-    session_stage_acquire(s, n);
+    inflight_acquire(s, n);
     struct pending *rec = calloc(1, sizeof *rec);
     uint8_t *buf = session_buf_get(s, n);
     if (!rec || !buf) {
         free(rec);
         session_buf_put(s, buf);
-        session_stage_release(s, n);
+        inflight_release(s, n);
         return HW_ENOMEM;
     }
     rec->s = s;
@@ -438,6 +461,7 @@ static int h2d_common(struct session *s, struct hw_bstream *bs, int dev, uint64_
             stage_done(rec, rc);
             return rc;
         }
+        inflight_queued(s, stream, bs, INFLIGHT_OP_COST);
     }
     return HW_OK;
 }
@@ -454,7 +478,7 @@ HANDLER(MEMCPY_H2D)
         return rc;
     if ((rc = check_range(s, m.dst, n, &dev)) != HW_OK)
         return rc;
-    return h2d_common(s, bs, dev, m.dst, n, n, 1);
+    return h2d_common(s, m.stream, bs, dev, m.dst, n, n, 1);
 }
 
 HANDLER(MEMCPY2D_H2D)
@@ -474,7 +498,7 @@ HANDLER(MEMCPY2D_H2D)
         return rc;
     if (m.height == 0 || m.width == 0)
         return HW_OK;
-    return h2d_common(s, bs, dev, m.dst, m.dpitch, m.width, m.height);
+    return h2d_common(s, m.stream, bs, dev, m.dst, m.dpitch, m.width, m.height);
 }
 
 /* D2H: rows of width bytes spitch apart, packed into the reply's tail. */
@@ -508,9 +532,11 @@ static int d2h_common(struct session *s, const struct hipr_header *h, uint64_t s
             return HW_OK;
         }
     } else if (n) {
+        inflight_acquire(s, n); /* the staged data, until the reply is sent */
+        p->charged += n;
         uint8_t *buf = session_buf_get(s, n);
         if (!buf) {
-            free(p);
+            pending_free(p);
             return HW_ENOMEM;
         }
         p->data = p->to_free = buf;
@@ -519,17 +545,16 @@ static int d2h_common(struct session *s, const struct hipr_header *h, uint64_t s
             if (rc != HW_OK) {
                 if (i > 0)
                     session_drain(s, sdev);
-                session_buf_put(s, buf);
-                free(p);
+                pending_free(p);
                 return rc;
             }
+            inflight_queued(s, stream, bs, INFLIGHT_OP_COST);
         }
     }
     rc = s->ops->stream_callback(s->be, bs, pending_done, p);
     if (rc != HW_OK) {
         session_drain(s, sdev);
-        session_buf_put(s, p->to_free);
-        free(p);
+        pending_free(p);
     }
     return rc;
 }
@@ -562,7 +587,10 @@ HANDLER(MEMCPY_D2D)
     if ((rc = check_range(s, m.dst, m.size, NULL)) != HW_OK ||
         (rc = check_range(s, m.src, m.size, NULL)) != HW_OK)
         return rc;
-    return s->ops->memcpy_d2d(s->be, bs, m.dst, m.src, m.size);
+    rc = s->ops->memcpy_d2d(s->be, bs, m.dst, m.src, m.size);
+    if (rc == HW_OK)
+        inflight_queued(s, m.stream, bs, INFLIGHT_OP_COST);
+    return rc;
 }
 
 HANDLER(MEMCPY2D_D2D)
@@ -581,6 +609,7 @@ HANDLER(MEMCPY2D_D2D)
         rc = s->ops->memcpy_d2d(s->be, bs, m.dst + i * m.dpitch, m.src + i * m.spitch, m.width);
         if (rc != HW_OK)
             return rc;
+        inflight_queued(s, m.stream, bs, INFLIGHT_OP_COST);
     }
     return HW_OK;
 }
@@ -602,7 +631,10 @@ HANDLER(MEMSET)
         return HW_EINVAL;
     if ((rc = check_range(s, m.dst, m.count * m.elem_size, NULL)) != HW_OK)
         return rc;
-    return s->ops->memset(s->be, bs, m.dst, m.value, m.elem_size, m.count);
+    rc = s->ops->memset(s->be, bs, m.dst, m.value, m.elem_size, m.count);
+    if (rc == HW_OK)
+        inflight_queued(s, m.stream, bs, INFLIGHT_OP_COST);
+    return rc;
 }
 
 /* ---- streams and events --------------------------------------------------- */
@@ -616,10 +648,13 @@ HANDLER(STREAM_CREATE)
         return HW_EHANDLE;
     if (m.device < 0 || m.device >= s->device_count)
         return HW_EDEVICE;
+    int rc = quota_handle(s, &s->streams, "streams");
+    if (rc != HW_OK)
+        return rc;
     struct s_stream *st = calloc(1, sizeof *st);
     if (!st)
         return HW_ENOMEM;
-    int rc = s->ops->stream_create(s->be, m.device, m.flags, m.priority, &st->bs);
+    rc = s->ops->stream_create(s->be, m.device, m.flags, m.priority, &st->bs);
     if (rc != HW_OK) {
         free(st);
         return rc;
@@ -641,6 +676,7 @@ HANDLER(STREAM_DESTROY)
     struct s_stream *st = handle_map_del(&s->streams, m.stream);
     if (!st)
         return HW_EHANDLE;
+    inflight_checkpoint(s, st->bs, &st->uncovered); /* runs before the stream goes */
     s->ops->stream_destroy(s->be, st->bs);
     free(st);
     return HW_OK;
@@ -659,7 +695,7 @@ HANDLER(STREAM_SYNCHRONIZE)
         return HW_ENOMEM;
     rc = s->ops->stream_callback(s->be, bs, pending_done, p);
     if (rc != HW_OK)
-        free(p);
+        pending_free(p);
     return rc;
 }
 
@@ -688,7 +724,10 @@ HANDLER(STREAM_WAIT_EVENT)
     struct s_event *ev = handle_map_get(&s->events, m.event);
     if (!ev)
         return HW_EHANDLE;
-    return s->ops->stream_wait_event(s->be, bs, ev->be);
+    rc = s->ops->stream_wait_event(s->be, bs, ev->be);
+    if (rc == HW_OK)
+        inflight_queued(s, m.stream, bs, INFLIGHT_OP_COST);
+    return rc;
 }
 
 HANDLER(EVENT_CREATE)
@@ -700,10 +739,13 @@ HANDLER(EVENT_CREATE)
         return HW_EHANDLE;
     if (m.device < 0 || m.device >= s->device_count)
         return HW_EDEVICE;
+    int rc = quota_handle(s, &s->events, "events");
+    if (rc != HW_OK)
+        return rc;
     struct s_event *ev = calloc(1, sizeof *ev);
     if (!ev)
         return HW_ENOMEM;
-    int rc = s->ops->event_create(s->be, m.device, m.flags, &ev->be);
+    rc = s->ops->event_create(s->be, m.device, m.flags, &ev->be);
     if (rc != HW_OK) {
         free(ev);
         return rc;
@@ -729,7 +771,10 @@ HANDLER(EVENT_RECORD)
         return HW_EHANDLE;
     if ((rc = resolve_stream(s, m.stream, &bs, &dev)) != HW_OK)
         return rc;
-    return s->ops->event_record(s->be, ev->be, bs);
+    rc = s->ops->event_record(s->be, ev->be, bs);
+    if (rc == HW_OK)
+        inflight_queued(s, m.stream, bs, INFLIGHT_OP_COST);
+    return rc;
 }
 
 HANDLER(EVENT_SYNCHRONIZE)
@@ -744,7 +789,7 @@ HANDLER(EVENT_SYNCHRONIZE)
         return HW_ENOMEM;
     int rc = s->ops->event_callback(s->be, ev->be, pending_done, p);
     if (rc != HW_OK)
-        free(p);
+        pending_free(p);
     return rc;
 }
 
@@ -816,6 +861,13 @@ static int load_module(struct session *s, const struct hipr_module_load_req *req
     uint64_t n = s->tail_left;
     if (n == 0)
         return HW_EIMAGE;
+    /* Refused before anything is allocated; the image is read and dropped. */
+    if (n > s->cfg->max_module_size)
+        return quota_refuse(s, QUOTA_MODULE_SIZE, "a module image of %llu bytes (limit %llu)",
+                            (unsigned long long)n, (unsigned long long)s->cfg->max_module_size);
+    int rc = quota_handle(s, &s->modules, "modules");
+    if (rc != HW_OK)
+        return rc;
     void *image = malloc(n);
     if (!image)
         return HW_ENOMEM;
@@ -824,7 +876,7 @@ static int load_module(struct session *s, const struct hipr_module_load_req *req
         return -1;
     }
     struct s_module *mod = NULL;
-    int rc = module_load(s, m.device, image, n, &mod);
+    rc = module_load(s, m.device, image, n, &mod);
     free(image);
     if (rc != HW_OK)
         return rc;
@@ -871,6 +923,20 @@ HANDLER(MODULE_LOAD_EX)
     return HW_OK;
 }
 
+/* The handle already given out for this module's function `name`, or 0. */
+static uint64_t find_function(struct session *s, uint64_t module, const char *name)
+{
+    size_t pos = 0;
+    uint64_t key;
+    void *v;
+    while (handle_map_next(&s->functions, &pos, &key, &v)) {
+        const struct s_function *fn = v;
+        if (fn->module == module && strcmp(fn->name, name) == 0)
+            return key;
+    }
+    return 0;
+}
+
 HANDLER(MODULE_GET_FUNCTION)
 {
     struct hipr_module m;
@@ -882,17 +948,34 @@ HANDLER(MODULE_GET_FUNCTION)
     struct s_module *mod = handle_map_get(&s->modules, m.module);
     if (!mod)
         return HW_EHANDLE;
-    struct s_function *fn = calloc(1, sizeof *fn);
-    if (!fn)
-        return HW_ENOMEM;
-    rc = module_function(s, mod, name, fn);
-    if (rc != HW_OK) {
-        free(fn);
-        return rc;
+    /* A name looked up again gets the same handle, so a program that looks
+     * its kernels up in a loop does not grow the session. */
+    uint64_t id = find_function(s, m.module, name);
+    struct s_function *fn = id ? handle_map_get(&s->functions, id) : NULL;
+    if (!fn) {
+        if ((rc = quota_handle(s, &s->functions, "functions")) != HW_OK)
+            return rc;
+        fn = calloc(1, sizeof *fn);
+        if (!fn || !(fn->name = strdup(name))) {
+            free(fn);
+            return HW_ENOMEM;
+        }
+        rc = module_function(s, mod, name, fn);
+        if (rc != HW_OK) {
+            free(fn->name);
+            free(fn);
+            return rc;
+        }
+        fn->module = m.module;
+        id = ++s->next_handle;
+        if (handle_map_put(&s->functions, id, fn) < 0) {
+            free(fn->name);
+            free(fn);
+            return HW_ENOMEM;
+        }
     }
-    fn->module = m.module;
     struct hipr_function_rep r = {
-        .function = ++s->next_handle,
+        .function = id,
         .param_count = fn->info.param_count,
         .args_size = fn->info.args_size,
         .max_threads_per_block = fn->info.max_threads_per_block,
@@ -904,10 +987,6 @@ HANDLER(MODULE_GET_FUNCTION)
         .ptx_version = fn->info.ptx_version,
         .binary_version = fn->info.binary_version,
     };
-    if (handle_map_put(&s->functions, r.function, fn) < 0) {
-        free(fn);
-        return HW_ENOMEM;
-    }
     uint8_t out[HIPR_function_rep_SIZE];
     size_t tail_len = (size_t)r.param_count * 8;
     uint8_t *tail = malloc(tail_len ? tail_len : 1);
@@ -959,6 +1038,7 @@ static void unload_module(struct session *s, uint64_t id, struct s_module *mod)
         struct s_function *fn = v;
         if (fn->module == id) {
             handle_map_del(&s->functions, key);
+            free(fn->name);
             free(fn);
         }
     }
@@ -1020,9 +1100,15 @@ HANDLER(LAUNCH)
         return HW_EHANDLE;
     if (start && (rc = s->ops->event_record(s->be, start->be, bs)) != HW_OK)
         return rc;
+    uint64_t queued = start ? INFLIGHT_OP_COST : 0;
     rc = module_launch(s, fn, bs, grid, block, m.shared_mem, args, (uint32_t)n, m.flags);
-    if (rc == HW_OK && stop)
-        rc = s->ops->event_record(s->be, stop->be, bs);
+    if (rc == HW_OK) {
+        queued += INFLIGHT_OP_COST + n; /* the backend keeps a copy of the arguments */
+        if (stop && (rc = s->ops->event_record(s->be, stop->be, bs)) == HW_OK)
+            queued += INFLIGHT_OP_COST;
+    }
+    if (queued)
+        inflight_queued(s, m.stream, bs, queued);
     return rc;
 }
 

@@ -16,6 +16,7 @@
 #include "hw_log.h"
 #include "hw_sha256.h"
 #include "session.h"
+#include "worker_info.h"
 
 /* The largest request read before authentication, header included. */
 #define PRE_AUTH_BUF (HIPR_HEADER_SIZE + HIPR_auth_begin_req_SIZE)
@@ -159,7 +160,7 @@ int session_handshake(struct session *s, const char *peer, struct hipr_header *h
         uint32_t fixed_len = info->request_size;
         switch (h.opcode) {
         case HIPR_OP_AUTH_BEGIN: case HIPR_OP_AUTH_PROOF: case HIPR_OP_HELLO:
-        case HIPR_OP_WORKER_STATUS:
+        case HIPR_OP_WORKER_STATUS: case HIPR_OP_WORKER_INFO:
             break;
         default:
             hw_warn("rejecting connection from %s: first request is %s, not HELLO", peer,
@@ -185,6 +186,11 @@ int session_handshake(struct session *s, const char *peer, struct hipr_header *h
             if ((why = not_allowed(s, &a)) != NULL)
                 return refuse(s, &h, peer, why);
             session_send_worker_status(s, h.request_id);
+            return 1;
+        case HIPR_OP_WORKER_INFO:
+            if ((why = not_allowed(s, &a)) != NULL)
+                return refuse(s, &h, peer, why);
+            worker_info_send(s, s->cfg->info, h.request_id);
             return 1;
         default: /* HELLO */
             break;

@@ -3,6 +3,8 @@
  *
  *   hip-worker [--bind ADDR] [--port N] [--backend cpu|cuda|hip|auto]
  *              [--max-sessions N] [--mem-limit SIZE] [--cpu-devices N]
+ *              [--max-handles N] [--max-module-size SIZE] [--max-inflight SIZE]
+ *              [--idle-timeout TIME]
  *              [--token-file PATH] [--insecure] [--tls-cert PEM --tls-key PEM]
  *              [--require-tls]
  */
@@ -23,6 +25,7 @@
 #include "hw_transport.h"
 #include "supervisor.h"
 #include "worker.h"
+#include "worker_info.h"
 
 static void usage(FILE *f)
 {
@@ -43,8 +46,15 @@ static void usage(FILE *f)
             "  --tls-cert PEM        certificate chain; enables TLS (with --tls-key)\n"
             "  --tls-key PEM         private key of --tls-cert\n"
             "  --require-tls         refuse plain-text connections\n"
+            "  --max-handles N       streams, events, modules, functions per session, each\n"
+            "                        (default %u)\n"
+            "  --max-module-size SIZE  largest code object a session may load (default 256M)\n"
+            "  --max-inflight SIZE   queued work per session not yet finished (default 256M);\n"
+            "                        beyond it the session stops reading (backpressure)\n"
+            "  --idle-timeout TIME   end a session with no request for TIME (e.g. 600, 10m,\n"
+            "                        1h, 500ms; bare numbers are seconds; default: never)\n"
             "Environment: TF_DEBUG=1 for debug logs.\n",
-            HIPR_DEFAULT_PORT);
+            HIPR_DEFAULT_PORT, WORKER_DEFAULT_MAX_HANDLES);
 }
 
 /* "512M" -> bytes; -1 on garbage or overflow. */
@@ -73,6 +83,31 @@ static int parse_size(const char *s, uint64_t *out)
     return 0;
 }
 
+/* "90", "90s", "500ms", "10m", "2h" -> milliseconds; -1 on garbage. */
+static int parse_duration_ms(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || s[0] == '-')
+        return -1;
+    uint64_t scale;
+    if (!strcmp(end, "") || !strcmp(end, "s"))
+        scale = 1000;
+    else if (!strcmp(end, "ms"))
+        scale = 1;
+    else if (!strcmp(end, "m"))
+        scale = 60 * 1000;
+    else if (!strcmp(end, "h"))
+        scale = 3600 * 1000;
+    else
+        return -1;
+    if (v > UINT64_MAX / 1000000u / scale) /* kept in ns later */
+        return -1;
+    *out = (uint64_t)v * scale;
+    return 0;
+}
+
 static int parse_int(const char *s, int lo, int hi, int *out)
 {
     char *end;
@@ -89,7 +124,7 @@ static int parse_int(const char *s, int lo, int hi, int *out)
  * nothing says so at start instead of at the first client, while the
  * supervisor itself never initialises a GPU runtime.
  */
-static int probe_backend(const struct worker_config *cfg)
+static int probe_backend(const struct worker_config *cfg, struct worker_info *info)
 {
     pid_t pid = fork();
     if (pid < 0)
@@ -114,10 +149,15 @@ static int probe_backend(const struct worker_config *cfg)
             if (rc == HW_OK && ops->device_count(be, &n) == HW_OK && n > 0) {
                 for (int d = 0; d < n; d++) {
                     struct hipr_devinfo di;
-                    if (ops->device_info(be, d, &di) == HW_OK)
-                        hw_info("device %d: %s (%s), %llu MiB", d, di.name, di.arch_name,
-                                (unsigned long long)(di.total_global_mem >> 20));
+                    if (ops->device_info(be, d, &di) != HW_OK)
+                        memset(&di, 0, sizeof di);
+                    hw_info("device %d: %s (%s), %llu MiB", d, di.name, di.arch_name,
+                            (unsigned long long)(di.total_global_mem >> 20));
+                    if (d < HIPR_CAP_DEVICES) /* what WORKER_INFO reports */
+                        info->devs[d] = di;
                 }
+                info->device_count = (uint32_t)(n < HIPR_CAP_DEVICES ? n : HIPR_CAP_DEVICES);
+                strncpy(info->backend, ops->name, sizeof info->backend - 1);
                 ops->close(be);
                 _exit(0);
             }
@@ -202,8 +242,12 @@ int main(int argc, char **argv)
         .max_sessions = 64,
         .cpu_devices = 1,
         .handshake_timeout_ms = 5000,
+        .max_handles = WORKER_DEFAULT_MAX_HANDLES,
+        .max_module_size = HIPR_CAP_MODULE,
+        .max_inflight = WORKER_DEFAULT_MAX_INFLIGHT,
     };
-    enum { O_BIND = 1, O_PORT, O_PORT_FILE, O_BACKEND, O_MAX, O_MEM, O_CPUDEV, O_HS, O_HELP,
+    enum { O_BIND = 1, O_PORT, O_PORT_FILE, O_BACKEND, O_MAX, O_MEM, O_CPUDEV, O_HS,
+           O_HANDLES, O_MODSIZE, O_INFLIGHT, O_IDLE, O_HELP,
            O_TOKEN, O_INSECURE, O_TLS_CERT, O_TLS_KEY, O_REQUIRE_TLS };
     const char *token_file = NULL, *tls_cert = NULL, *tls_key = NULL;
     int insecure = 0;
@@ -216,6 +260,10 @@ int main(int argc, char **argv)
         { "mem-limit", required_argument, NULL, O_MEM },
         { "cpu-devices", required_argument, NULL, O_CPUDEV },
         { "handshake-timeout", required_argument, NULL, O_HS },
+        { "max-handles", required_argument, NULL, O_HANDLES },
+        { "max-module-size", required_argument, NULL, O_MODSIZE },
+        { "max-inflight", required_argument, NULL, O_INFLIGHT },
+        { "idle-timeout", required_argument, NULL, O_IDLE },
         { "help", no_argument, NULL, O_HELP },
         { "token-file", required_argument, NULL, O_TOKEN },
         { "insecure", no_argument, NULL, O_INSECURE },
@@ -261,6 +309,35 @@ int main(int argc, char **argv)
         case O_TLS_CERT: tls_cert = optarg; break;
         case O_TLS_KEY: tls_key = optarg; break;
         case O_REQUIRE_TLS: cfg.require_tls = 1; break;
+        case O_HANDLES: {
+            int n;
+            if (parse_int(optarg, 1, 1 << 24, &n) < 0)
+                goto bad;
+            cfg.max_handles = (uint32_t)n;
+            break;
+        }
+        case O_MODSIZE:
+            /* Above the protocol's cap a frame is refused before any limit. */
+            if (parse_size(optarg, &cfg.max_module_size) < 0 || cfg.max_module_size == 0)
+                goto bad;
+            if (cfg.max_module_size > HIPR_CAP_MODULE) {
+                fprintf(stderr, "hip-worker: --max-module-size is at most 256M (the protocol's "
+                                "cap on one image)\n");
+                return 2;
+            }
+            break;
+        case O_INFLIGHT:
+            if (parse_size(optarg, &cfg.max_inflight) < 0)
+                goto bad;
+            if (cfg.max_inflight < HIPR_MiB) {
+                fprintf(stderr, "hip-worker: --max-inflight is at least 1M\n");
+                return 2;
+            }
+            break;
+        case O_IDLE:
+            if (parse_duration_ms(optarg, &cfg.idle_timeout_ms) < 0)
+                goto bad;
+            break;
         case O_HELP: case 'h':
             usage(stdout);
             return 0;
@@ -277,12 +354,26 @@ int main(int argc, char **argv)
     int rc = setup_security(&cfg, &token, token_file, insecure, tls_cert, tls_key);
     if (rc != 0)
         return rc;
-    if (probe_backend(&cfg) < 0) {
+    struct worker_info *info = worker_info_create();
+    if (!info) {
+        hw_error("out of memory");
+        rc = 1;
+        goto out;
+    }
+    cfg.info = info;
+    if (probe_backend(&cfg, info) < 0) {
         hw_error("no usable device for --backend %s; not starting", cfg.backend);
         rc = 1;
-    } else {
-        rc = supervisor_run(&cfg);
+        goto out;
     }
+    hw_info("per session: --mem-limit %llu, --max-handles %u, --max-module-size %llu, "
+            "--max-inflight %llu, --idle-timeout %llu ms (0: none)",
+            (unsigned long long)cfg.mem_limit, cfg.max_handles,
+            (unsigned long long)cfg.max_module_size, (unsigned long long)cfg.max_inflight,
+            (unsigned long long)cfg.idle_timeout_ms);
+    rc = supervisor_run(&cfg);
+out:
+    worker_info_destroy(info);
     hw_tls_ctx_free(cfg.tls);
     hw_token_clear(&token);
     return rc;

@@ -15,8 +15,8 @@
 #include "hw_log.h"
 #include "hw_net.h"
 #include "hw_sha256.h"
+#include "idle.h"
 
-#define STAGE_BUDGET (256 * HIPR_MiB)
 #define UNKNOWN_OP_SKIP_MAX (64 * HIPR_KiB)
 
 /* Fills a reply's header and reply header; takes the pending async error. */
@@ -244,24 +244,6 @@ void session_buf_drop_all(struct session *s)
     s->buf_cached_bytes = 0;
 }
 
-void session_stage_acquire(struct session *s, uint64_t n)
-{
-    pthread_mutex_lock(&s->stage_lock);
-    /* One oversized chunk may always proceed alone, or it would wait forever. */
-    while (s->staged_bytes > 0 && s->staged_bytes + n > STAGE_BUDGET)
-        pthread_cond_wait(&s->stage_cond, &s->stage_lock);
-    s->staged_bytes += n;
-    pthread_mutex_unlock(&s->stage_lock);
-}
-
-void session_stage_release(struct session *s, uint64_t n)
-{
-    pthread_mutex_lock(&s->stage_lock);
-    s->staged_bytes -= n;
-    pthread_cond_broadcast(&s->stage_cond);
-    pthread_mutex_unlock(&s->stage_lock);
-}
-
 /* Opens the configured backend; "auto" takes the first with a device. */
 static int open_backend(struct session *s)
 {
@@ -402,6 +384,8 @@ static void request_loop(struct session *s)
     const struct hipr_op_info *info;
 
     for (;;) {
+        if (idle_wait_request(s) < 0)
+            return;
         if (session_read(s, hbuf, sizeof hbuf) < 0) {
             if (errno == ETIMEDOUT && s->heartbeat_ms)
                 hw_warn("session %016llx: nothing from the client for %d ms (heartbeat every "
@@ -415,6 +399,7 @@ static void request_loop(struct session *s)
             return;
         }
         hipr_header_decode(hbuf, &h);
+        idle_note_request(s, h.opcode);
         enum hipr_check c = hipr_check_request(&h, &info);
         if (c == HIPR_EOPCODE && h.magic == HIPR_MAGIC && h.version == HIPR_VERSION &&
             h.payload_length <= UNKNOWN_OP_SKIP_MAX) {

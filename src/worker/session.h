@@ -23,6 +23,7 @@
 struct s_stream {
     struct hw_bstream *bs;
     int device;
+    uint64_t uncovered;        /* inflight.c: charges with no checkpoint yet */
 };
 
 struct s_event {
@@ -40,6 +41,7 @@ struct s_module {
 struct s_function {
     struct hw_bfunction *bf;        /* NULL in a foreign module */
     uint64_t module;
+    char *name;                /* a second lookup of the name returns this handle */
     struct hw_func_info info;
 };
 
@@ -80,8 +82,9 @@ struct session {
     uint8_t *rbuf;
     size_t rpos, rlen;
 
-    /* H2D data staged for queued copies, bounded so a flood slows the client
-     * (TCP backpressure) instead of growing the worker. */
+    /* Work accepted and not finished, bounded by --max-inflight so a flood
+     * slows the client (TCP backpressure) instead of growing the worker
+     * (inflight.c). */
     pthread_mutex_t stage_lock;
     pthread_cond_t stage_cond;
     uint64_t staged_bytes;
@@ -89,6 +92,13 @@ struct session {
      * whose first touch page-faults, which costs more than the copy. */
     void *buf_cache[8];
     uint64_t buf_cached_bytes;
+
+    /* Limits (quota.c, inflight.c, idle.c). */
+    uint64_t uncovered_default[HIPR_CAP_DEVICES]; /* per default stream */
+    uint64_t uncovered_total;  /* all streams' charges with no checkpoint yet */
+    unsigned quota_logged;     /* quotas already reported in the log */
+    uint64_t last_request_ns;  /* the last request that counts as activity */
+    int active_since_wait;     /* such a request arrived since idle.c looked */
 };
 
 /* Runs a session on an accepted socket until the client leaves; frees
@@ -139,10 +149,6 @@ void session_update_usage(struct session *s);
 void *session_buf_get(struct session *s, uint64_t n);
 void session_buf_put(struct session *s, void *buf);
 void session_buf_drop_all(struct session *s);
-
-/* Stage budget for H2D data in flight. */
-void session_stage_acquire(struct session *s, uint64_t n);
-void session_stage_release(struct session *s, uint64_t n);
 
 /* dispatch.c: handles one request whose fixed part is in `fixed`. Returns a
  * hw_status, or -1 when the session must end. See dispatch.c for who replies. */

@@ -18,7 +18,8 @@
 
 /* Connections still in their handshake (not yet authenticated, no status
  * slot) are capped separately, so unauthenticated peers can never take the
- * places of sessions; each also has --handshake-timeout to finish. */
+ * places of sessions; each also has --handshake-timeout to finish. Beyond
+ * the cap, connections are left in the listen backlog until one finishes. */
 #define HANDSHAKE_SLACK 16
 
 static volatile sig_atomic_t stop_requested;
@@ -109,23 +110,26 @@ int supervisor_run(const struct worker_config *cfg)
             cfg->token ? "token required" : "no authentication",
             cfg->require_tls ? "TLS required" : cfg->tls ? "TLS or plain" : "plain TCP");
 
+    int full_logged = 0;
     while (!stop_requested) {
-        struct pollfd pfd = { .fd = lfd, .events = POLLIN };
-        int n = poll(&pfd, 1, 200); /* also the reaping period */
+        /* At capacity, new connections wait in the listen backlog (their
+         * connect timeout bounds the wait) instead of being closed: a burst
+         * of clients larger than the handshake slack is served in turn. */
+        uint64_t unused;
+        int pending = live - (int)status_table_count(table, &unused);
+        int full = live >= nkids || pending >= HANDSHAKE_SLACK;
+        if (full && !full_logged)
+            hw_debug("%d connections, %d still in their handshake: new ones wait", live,
+                     pending);
+        full_logged = full;
+        struct pollfd pfd = { .fd = full ? -1 : lfd, .events = POLLIN };
+        int n = poll(&pfd, 1, full ? 20 : 200); /* also the reaping period */
         reap(table, kids, nkids, &live);
-        if (n <= 0)
+        if (n <= 0 || full)
             continue;
         int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
         if (cfd < 0)
             continue;
-        uint64_t unused;
-        int pending = live - (int)status_table_count(table, &unused);
-        if (live >= nkids || pending >= HANDSHAKE_SLACK) {
-            hw_warn("too many connections (%d, %d still in their handshake); closing a new one",
-                    live, pending);
-            close(cfd);
-            continue;
-        }
         hw_tcp_tune(cfd);
         uint64_t sid = new_session_id(&counter);
         pid_t pid = fork();

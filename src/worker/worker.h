@@ -7,6 +7,12 @@
 #include "hw_auth.h"
 #include "hw_transport.h"
 
+struct worker_info;
+
+/* Defaults of the per-session limits (docs/worker.md). */
+#define WORKER_DEFAULT_MAX_HANDLES  16384u
+#define WORKER_DEFAULT_MAX_INFLIGHT (UINT64_C(256) << 20)
+
 struct worker_config {
     const char *bind;
     int port;
@@ -19,6 +25,12 @@ struct worker_config {
     const struct hw_token *token; /* NULL: no authentication (loopback or --insecure) */
     struct hw_tls_ctx *tls;       /* NULL: plain TCP only */
     int require_tls;              /* refuse plain-text connections */
+    /* Per-session limits (docs/worker.md, "Limits"); quota.c reports refusals. */
+    uint32_t max_handles;      /* streams, events, modules, functions: each */
+    uint64_t max_module_size;  /* bytes of one code object image */
+    uint64_t max_inflight;     /* bytes of queued work not yet finished */
+    uint64_t idle_timeout_ms;  /* 0 = never end an idle session */
+    const struct worker_info *info; /* for WORKER_INFO; may be NULL */
 };
 
 #endif

@@ -90,6 +90,20 @@ static void seed_status_hello(struct seed_writer *w)
     hello_frame(w, HIPR_HELLO_STATUS_ONLY);
 }
 
+/* WORKER_INFO in place of HELLO, and refused inside a session. */
+static void seed_info(struct seed_writer *w)
+{
+    w->out[w->len++] = 0;
+    frame(w, HIPR_OP_WORKER_INFO, 0, NULL, 0, NULL, 0);
+}
+
+static void seed_info_in_session(struct seed_writer *w)
+{
+    w->out[w->len++] = FUZZ_MODE_AUTO_HELLO;
+    frame(w, HIPR_OP_WORKER_INFO, 0, NULL, 0, NULL, 0);
+    u64_frame(w, HIPR_OP_PING, 0, 9, NULL, 0);
+}
+
 static void seed_device(struct seed_writer *w)
 {
     w->out[w->len++] = FUZZ_MODE_AUTO_HELLO;
@@ -244,6 +258,7 @@ typedef void (*seed_fn)(struct seed_writer *w);
 static const seed_fn seeds[] = {
     seed_handshake, seed_status, seed_status_hello, seed_device, seed_copies,
     seed_copies_2d, seed_big_h2d, seed_streams_events, seed_modules, seed_bad_frames,
+    seed_info, seed_info_in_session,
 };
 
 size_t fuzz_seed_count(void)

@@ -137,6 +137,9 @@ static struct worker_config fuzz_cfg = {
     .mem_limit = 1u << 20, /* keeps every copy, memset and allocation small */
     .cpu_devices = 2,
     .handshake_timeout_ms = 1000,
+    .max_handles = 64,
+    .max_module_size = 1u << 20,
+    .max_inflight = 4u << 20,
 };
 static struct status_table *fuzz_table;
 static uint64_t fuzz_session_id;

@@ -157,3 +157,22 @@ static void gate(const struct hipwire_cpu_ctx *ctx, const struct gate_args *p)
 }
 HIPWIRE_CPU_KERNEL(gate, struct gate_args, HIPWIRE_PARAM(struct gate_args, gate),
                    HIPWIRE_PARAM(struct gate_args, done));
+
+/* Keeps the device busy for `us` microseconds per launch (the first thread
+ * of the first block spins): a device slower than its client, for the
+ * backpressure and idle-timeout tests. */
+struct spin_args {
+    unsigned us;
+};
+
+static void spin(const struct hipwire_cpu_ctx *ctx, const struct spin_args *p)
+{
+    if (ctx->thread_idx.x != 0 || ctx->block_idx.x != 0)
+        return;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000000L + (t.tv_nsec - t0.tv_nsec) / 1000 < (long)p->us);
+}
+HIPWIRE_CPU_KERNEL(spin, struct spin_args, HIPWIRE_PARAM(struct spin_args, us));

@@ -1,0 +1,378 @@
+/*
+ * cmd_status.c - `hipwire status`: health, sessions and memory of the
+ * hip-workers a client would use.
+ *
+ *   hipwire status [--worker HOST[:PORT]]... [--json] [--timeout MS]
+ *
+ * Without --worker it asks every worker of TF_WORKER_HOST (TF_WORKER_PORT
+ * for entries without a port; src/common/hw_worker_list.h), as the proxy
+ * would. Each worker gets two short connections that open no session:
+ * WORKER_INFO (version, backend, devices, uptime) and WORKER_STATUS
+ * (sessions and the device memory they hold). Exit status 0 when every
+ * worker answered, 1 when any did not, 2 on bad usage.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "hipr.h"
+#include "hw_net.h"
+#include "hw_worker_list.h"
+#include "json_writer.h"
+
+#define DEFAULT_TIMEOUT_MS 3000
+
+struct report {
+    struct hw_worker_addr addr;
+    char where[300];
+    int up;
+    char error[256];
+    struct hipr_worker_info_rep info;
+    struct hipr_devinfo *devs;
+    uint32_t ndev;
+    struct hipr_worker_status_rep status;
+    struct hipr_session_entry *sessions;
+    uint32_t nsess;
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: hipwire status [--worker HOST[:PORT]]... [--json] [--timeout MS]\n"
+               "  Shows each hip-worker's health (reachable, version, backend, devices),\n"
+               "  its sessions and the device memory they hold. Without --worker: the\n"
+               "  workers of TF_WORKER_HOST (TF_WORKER_PORT, default %d, for entries\n"
+               "  without a port). Exit status 1 when any worker does not answer.\n"
+               "  --json        machine-readable output\n"
+               "  --timeout MS  per worker and request (default %d)\n",
+            HIPR_DEFAULT_PORT, DEFAULT_TIMEOUT_MS);
+}
+
+/*
+ * Hook for workers that require a token (--token-file): prove it here, on
+ * the fresh connection, before the status request, with the handshake the
+ * proxy uses (TF_WORKER_TOKEN / TF_WORKER_TOKEN_FILE). Workers without
+ * authentication need nothing. Returns 0, or -1 with the reason in err.
+ */
+static int status_authenticate(int fd, const struct hw_worker_addr *a, char *err,
+                               size_t errlen)
+{
+    (void)fd;
+    (void)a;
+    (void)err;
+    (void)errlen;
+    return 0;
+}
+
+/* One request on a fresh connection; its reply body (after the reply
+ * header) in *body (malloc'd). 0, or -1 with the reason in err. */
+static int ask(const struct hw_worker_addr *a, int timeout_ms, uint16_t opcode, uint8_t **body,
+               size_t *body_len, char *err, size_t errlen)
+{
+    int fd = -1, rc = -1;
+    uint8_t hbuf[HIPR_HEADER_SIZE + HIPR_reply_hdr_SIZE];
+    uint8_t *b = NULL;
+    int e = hw_tcp_connect(a->host, a->port, timeout_ms, &fd);
+    if (e < 0) {
+        snprintf(err, errlen, "%s", strerror(-e));
+        return -1;
+    }
+    struct timeval tv = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 };
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    if (status_authenticate(fd, a, err, errlen) < 0)
+        goto out;
+    struct hipr_header h = { HIPR_MAGIC, HIPR_VERSION, opcode, 1, 0, 0 };
+    hipr_header_encode(hbuf, &h);
+    if (hw_write_full(fd, hbuf, HIPR_HEADER_SIZE) < 0 ||
+        hw_read_full(fd, hbuf, HIPR_HEADER_SIZE) < 0) {
+        snprintf(err, errlen, "%s",
+                 errno == EAGAIN ? "no answer in time"
+                 : errno ? strerror(errno)
+                         : "closed the connection (not a hip-worker, or it wants a token)");
+        goto out;
+    }
+    const struct hipr_op_info *info;
+    hipr_header_decode(hbuf, &h);
+    enum hipr_check c = hipr_check_reply(&h, &info);
+    if (c != HIPR_OK || h.opcode != opcode || !(h.flags & HIPR_FLAG_RESPONSE)) {
+        snprintf(err, errlen, "not a hip-worker reply (%s)",
+                 c != HIPR_OK ? hipr_check_str(c) : "wrong opcode");
+        goto out;
+    }
+    struct hipr_reply_hdr rh;
+    if (hw_read_full(fd, hbuf + HIPR_HEADER_SIZE, HIPR_reply_hdr_SIZE) < 0) {
+        snprintf(err, errlen, "the reply was cut short");
+        goto out;
+    }
+    hipr_reply_hdr_decode(hbuf + HIPR_HEADER_SIZE, HIPR_reply_hdr_SIZE, &rh);
+    if (rh.status != 0) {
+        snprintf(err, errlen, "%s refused (status %d; an older worker?)", info->name,
+                 rh.status);
+        goto out;
+    }
+    /* hipr_check_reply bounded the length by the opcode's caps. */
+    size_t n = (size_t)(h.payload_length - HIPR_reply_hdr_SIZE);
+    b = malloc(n ? n : 1);
+    if (!b || hw_read_full(fd, b, n) < 0) {
+        snprintf(err, errlen, "the reply was cut short");
+        goto out;
+    }
+    *body = b;
+    *body_len = n;
+    b = NULL;
+    rc = 0;
+out:
+    free(b);
+    close(fd);
+    return rc;
+}
+
+static void query(struct report *r, int timeout_ms)
+{
+    uint8_t *body = NULL;
+    size_t len = 0;
+    hw_worker_addr_format(&r->addr, r->where, sizeof r->where);
+    if (ask(&r->addr, timeout_ms, HIPR_OP_WORKER_INFO, &body, &len, r->error,
+            sizeof r->error) < 0)
+        return;
+    if (hipr_worker_info_rep_decode(body, len, &r->info) < 0 ||
+        r->info.devinfo_size != HIPR_devinfo_SIZE || r->info.device_count > HIPR_CAP_DEVICES ||
+        len != HIPR_worker_info_rep_SIZE + (size_t)r->info.device_count * HIPR_devinfo_SIZE) {
+        snprintf(r->error, sizeof r->error, "malformed WORKER_INFO reply");
+        free(body);
+        return;
+    }
+    r->devs = calloc(r->info.device_count ? r->info.device_count : 1, sizeof *r->devs);
+    for (uint32_t i = 0; r->devs && i < r->info.device_count; i++)
+        hipr_devinfo_decode(body + HIPR_worker_info_rep_SIZE + i * HIPR_devinfo_SIZE,
+                            HIPR_devinfo_SIZE, &r->devs[r->ndev++]);
+    free(body);
+    body = NULL;
+
+    if (ask(&r->addr, timeout_ms, HIPR_OP_WORKER_STATUS, &body, &len, r->error,
+            sizeof r->error) < 0)
+        return;
+    if (hipr_worker_status_rep_decode(body, len, &r->status) < 0 ||
+        r->status.sessions > HIPR_CAP_SESSIONS ||
+        len != HIPR_worker_status_rep_SIZE + (size_t)r->status.sessions * HIPR_session_entry_SIZE) {
+        snprintf(r->error, sizeof r->error, "malformed WORKER_STATUS reply");
+        free(body);
+        return;
+    }
+    r->sessions = calloc(r->status.sessions ? r->status.sessions : 1, sizeof *r->sessions);
+    for (uint32_t i = 0; r->sessions && i < r->status.sessions; i++)
+        hipr_session_entry_decode(body + HIPR_worker_status_rep_SIZE +
+                                      i * HIPR_session_entry_SIZE,
+                                  HIPR_session_entry_SIZE, &r->sessions[r->nsess++]);
+    free(body);
+    r->up = 1;
+}
+
+static void human_bytes(uint64_t b, char *buf, size_t len)
+{
+    if (b >= (UINT64_C(1) << 30))
+        snprintf(buf, len, "%.1f GiB", (double)b / (double)(UINT64_C(1) << 30));
+    else if (b >= (UINT64_C(1) << 20))
+        snprintf(buf, len, "%.1f MiB", (double)b / (double)(UINT64_C(1) << 20));
+    else if (b >= 1024)
+        snprintf(buf, len, "%.1f KiB", (double)b / 1024.0);
+    else
+        snprintf(buf, len, "%llu B", (unsigned long long)b);
+}
+
+static void human_uptime(uint64_t ms, char *buf, size_t len)
+{
+    uint64_t s = ms / 1000;
+    if (s >= 86400)
+        snprintf(buf, len, "%llud%lluh", (unsigned long long)(s / 86400),
+                 (unsigned long long)(s % 86400 / 3600));
+    else if (s >= 3600)
+        snprintf(buf, len, "%lluh%llum", (unsigned long long)(s / 3600),
+                 (unsigned long long)(s % 3600 / 60));
+    else if (s >= 60)
+        snprintf(buf, len, "%llum%llus", (unsigned long long)(s / 60),
+                 (unsigned long long)(s % 60));
+    else
+        snprintf(buf, len, "%llus", (unsigned long long)s);
+}
+
+static void print_text(const struct report *r, int n)
+{
+    char b1[32], b2[32];
+    for (int i = 0; i < n; i++) {
+        const struct report *w = &r[i];
+        if (!w->up) {
+            printf("%s  unreachable: %s\n", w->where, w->error);
+            continue;
+        }
+        human_uptime(w->info.uptime_ms, b1, sizeof b1);
+        printf("%s  up %s: hip-worker %s, protocol %u, backend %s\n", w->where, b1,
+               w->info.version, w->info.proto_version, w->info.backend);
+        printf("  devices: %u\n", w->ndev);
+        for (uint32_t d = 0; d < w->ndev; d++) {
+            human_bytes(w->devs[d].total_global_mem, b1, sizeof b1);
+            printf("    %u  %s (%s), %s\n", d, w->devs[d].name, w->devs[d].arch_name, b1);
+        }
+        human_bytes(w->status.bytes_in_use, b1, sizeof b1);
+        if (w->status.mem_limit)
+            human_bytes(w->status.mem_limit, b2, sizeof b2);
+        printf("  sessions: %u of %u (%llu served), device memory in use: %s, per-session "
+               "limit: %s\n",
+               w->status.sessions, w->status.max_sessions,
+               (unsigned long long)w->status.sessions_served, b1,
+               w->status.mem_limit ? b2 : "none");
+        for (uint32_t s = 0; s < w->nsess; s++) {
+            human_bytes(w->sessions[s].bytes_in_use, b1, sizeof b1);
+            printf("    session %016llx  pid %u  %s\n",
+                   (unsigned long long)w->sessions[s].session_id, w->sessions[s].pid, b1);
+        }
+    }
+}
+
+static void print_json(const struct report *r, int n, int all_up)
+{
+    json_writer j;
+    char id[32];
+    jw_init(&j, stdout);
+    jw_object_begin(&j);
+    jw_key(&j, "all_reachable");
+    jw_bool(&j, all_up);
+    jw_key(&j, "workers");
+    jw_array_begin(&j);
+    for (int i = 0; i < n; i++) {
+        const struct report *w = &r[i];
+        jw_object_begin(&j);
+        jw_key(&j, "address"); jw_string(&j, w->where);
+        jw_key(&j, "reachable"); jw_bool(&j, w->up);
+        if (!w->up) {
+            jw_key(&j, "error"); jw_string(&j, w->error);
+            jw_object_end(&j);
+            continue;
+        }
+        jw_key(&j, "version"); jw_string(&j, w->info.version);
+        jw_key(&j, "protocol"); jw_uint(&j, w->info.proto_version);
+        jw_key(&j, "backend"); jw_string(&j, w->info.backend);
+        jw_key(&j, "uptime_ms"); jw_uint(&j, w->info.uptime_ms);
+        jw_key(&j, "devices");
+        jw_array_begin(&j);
+        for (uint32_t d = 0; d < w->ndev; d++) {
+            jw_object_begin(&j);
+            jw_key(&j, "index"); jw_uint(&j, d);
+            jw_key(&j, "name"); jw_string(&j, w->devs[d].name);
+            jw_key(&j, "arch"); jw_string(&j, w->devs[d].arch_name);
+            jw_key(&j, "total_memory_bytes"); jw_uint(&j, w->devs[d].total_global_mem);
+            jw_object_end(&j);
+        }
+        jw_array_end(&j);
+        jw_key(&j, "sessions"); jw_uint(&j, w->status.sessions);
+        jw_key(&j, "max_sessions"); jw_uint(&j, w->status.max_sessions);
+        jw_key(&j, "sessions_served"); jw_uint(&j, w->status.sessions_served);
+        jw_key(&j, "memory_in_use_bytes"); jw_uint(&j, w->status.bytes_in_use);
+        jw_key(&j, "mem_limit_bytes"); jw_uint(&j, w->status.mem_limit);
+        jw_key(&j, "session_list");
+        jw_array_begin(&j);
+        for (uint32_t s = 0; s < w->nsess; s++) {
+            jw_object_begin(&j);
+            snprintf(id, sizeof id, "%016llx", (unsigned long long)w->sessions[s].session_id);
+            jw_key(&j, "id"); jw_string(&j, id);
+            jw_key(&j, "pid"); jw_uint(&j, w->sessions[s].pid);
+            jw_key(&j, "memory_in_use_bytes"); jw_uint(&j, w->sessions[s].bytes_in_use);
+            jw_object_end(&j);
+        }
+        jw_array_end(&j);
+        jw_object_end(&j);
+    }
+    jw_array_end(&j);
+    jw_object_end(&j);
+    jw_finish(&j);
+}
+
+static int env_port(void)
+{
+    const char *v = getenv("TF_WORKER_PORT");
+    char *end;
+    long p = v && *v ? strtol(v, &end, 10) : HIPR_DEFAULT_PORT;
+    if (v && *v && (*end || p < 1 || p > 65535)) {
+        fprintf(stderr, "hipwire status: ignoring TF_WORKER_PORT=%s\n", v);
+        p = HIPR_DEFAULT_PORT;
+    }
+    return (int)p;
+}
+
+int cli_status(int argc, char **argv)
+{
+    struct hw_worker_addr *addrs = calloc(HW_WORKER_LIST_MAX, sizeof *addrs);
+    struct report *reports = NULL;
+    int n = 0, json = 0, timeout_ms = DEFAULT_TIMEOUT_MS, rc = CLI_EXIT_USAGE;
+    int port = env_port();
+    char err[256];
+
+    if (!addrs)
+        return CLI_EXIT_FAILURE;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json")) {
+            json = 1;
+        } else if (!strcmp(argv[i], "--worker") && i + 1 < argc) {
+            int got = hw_worker_list_parse(argv[++i], port, addrs + n, HW_WORKER_LIST_MAX - n,
+                                           err, sizeof err);
+            if (got < 0) {
+                fprintf(stderr, "hipwire status: --worker %s: %s\n", argv[i], err);
+                goto out;
+            }
+            n += got;
+        } else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
+            char *end;
+            long t = strtol(argv[++i], &end, 10);
+            if (*end || t < 1 || t > 600000) {
+                fprintf(stderr, "hipwire status: bad --timeout '%s'\n", argv[i]);
+                goto out;
+            }
+            timeout_ms = (int)t;
+        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout);
+            rc = CLI_EXIT_OK;
+            goto out;
+        } else {
+            fprintf(stderr, "hipwire status: unknown argument '%s'\n", argv[i]);
+            usage(stderr);
+            goto out;
+        }
+    }
+    if (n == 0) {
+        const char *spec = getenv("TF_WORKER_HOST");
+        n = hw_worker_list_parse(spec && *spec ? spec : "127.0.0.1", port, addrs,
+                                 HW_WORKER_LIST_MAX, err, sizeof err);
+        if (n < 0) {
+            fprintf(stderr, "hipwire status: TF_WORKER_HOST=%s: %s\n", spec, err);
+            goto out;
+        }
+    }
+    reports = calloc((size_t)n, sizeof *reports);
+    if (!reports) {
+        rc = CLI_EXIT_FAILURE;
+        goto out;
+    }
+    int all_up = 1;
+    for (int i = 0; i < n; i++) {
+        reports[i].addr = addrs[i];
+        query(&reports[i], timeout_ms);
+        all_up &= reports[i].up;
+    }
+    if (json)
+        print_json(reports, n, all_up);
+    else
+        print_text(reports, n);
+    rc = all_up ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+out:
+    for (int i = 0; reports && i < n; i++) {
+        free(reports[i].devs);
+        free(reports[i].sessions);
+    }
+    free(reports);
+    free(addrs);
+    return rc;
+}

@@ -1,0 +1,132 @@
+/*
+ * worker_list.c - which worker a new client connects to.
+ *
+ * TF_WORKER_HOST lists one or more workers (src/common/hw_worker_list.h).
+ * They are tried in the listed order, every time, and the first whose
+ * link setup (TLS, authentication, HELLO) succeeds is kept: no rotation and no randomising, so failover is
+ * predictable and the first healthy worker takes every new client (give
+ * different clients the list in different orders to spread them). A worker
+ * is skipped when it cannot be connected to, refuses the session (it is at
+ * --max-sessions), refuses or fails the TLS or authentication handshake, or
+ * accepts but does not complete the handshake within TF_CONNECT_TIMEOUT_MS
+ * (a hung host, a stalled network path).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client.h"
+#include "hw_log.h"
+#include "hw_net.h"
+#include "hw_time.h"
+
+#define CONNECT_TIMEOUT_MS 5000
+#define REASONS_MAX 1024
+
+static int env_int(const char *name, int dflt, int lo, int hi)
+{
+    const char *v = getenv(name);
+    char *end;
+    if (!v || !*v)
+        return dflt;
+    long x = strtol(v, &end, 10);
+    if (*end || x < lo || x > hi) {
+        fprintf(stderr, "hipwire: ignoring %s=%s (not a number in %d..%d)\n", name, v, lo, hi);
+        return dflt;
+    }
+    return (int)x;
+}
+
+/* Why a worker that accepted the connection was not used: a timeout, else
+ * the reason the link setup gave. */
+static const char *handshake_failure(hipError_t err, const char *why, uint64_t elapsed_ms,
+                                     int timeout_ms)
+{
+    if (err == hipErrorLaunchOutOfResources)
+        return "the worker is at --max-sessions";
+    if (err == hipErrorNotSupported)
+        return "the worker speaks another protocol version";
+    if (elapsed_ms >= (uint64_t)timeout_ms)
+        return "no handshake within TF_CONNECT_TIMEOUT_MS";
+    return *why ? why : "handshake failed";
+}
+
+static void appendf(char *buf, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void appendf(char *buf, size_t cap, const char *fmt, ...)
+{
+    size_t len = strlen(buf);
+    va_list ap;
+    va_start(ap, fmt);
+    if (len < cap)
+        vsnprintf(buf + len, cap - len, fmt, ap);
+    va_end(ap);
+}
+
+hipError_t hw_connect_first_worker(struct hw_conn *c, hw_open_link_fn open_link)
+{
+    const char *spec = getenv("TF_WORKER_HOST");
+    int port = env_int("TF_WORKER_PORT", HIPR_DEFAULT_PORT, 1, 65535);
+    int timeout = env_int("TF_CONNECT_TIMEOUT_MS", CONNECT_TIMEOUT_MS, 1, 3600000);
+    struct hw_worker_addr *list = calloc(HW_WORKER_LIST_MAX, sizeof *list);
+    char err[256], where[300], why[512], reasons[REASONS_MAX] = "";
+    hipError_t rc = hipErrorNotInitialized;
+    int refused_only = 1, unreachable = 0;
+
+    if (!list)
+        return hipErrorOutOfMemory;
+    int n = hw_worker_list_parse(spec && *spec ? spec : "127.0.0.1", port, list,
+                                 HW_WORKER_LIST_MAX, err, sizeof err);
+    if (n < 0) {
+        fprintf(stderr, "hipwire: TF_WORKER_HOST=%s: %s; HIP calls will return "
+                        "hipErrorNotInitialized\n", spec, err);
+        goto out;
+    }
+    for (int i = 0; i < n; i++) {
+        int fd;
+        hw_worker_addr_format(&list[i], where, sizeof where);
+        int e = hw_tcp_connect(list[i].host, list[i].port, timeout, &fd);
+        if (e < 0) {
+            hw_debug("cannot connect to %s: %s", where, strerror(-e));
+            appendf(reasons, sizeof reasons, "%s%s: %s", *reasons ? "; " : "", where,
+                    strerror(-e));
+            refused_only = 0;
+            unreachable = 1;
+            continue;
+        }
+        hw_tx_init_plain(&c->tx, fd);
+        /* A worker that accepts and then says nothing must not hang the
+         * application: the handshake gets the connect deadline. */
+        hw_tx_set_recv_timeout(&c->tx, timeout);
+        uint64_t t0 = hw_now_ns();
+        why[0] = '\0';
+        hipError_t herr = open_link(c, &list[i], timeout, why, sizeof why);
+        if (herr == hipSuccess) {
+            hw_tx_set_recv_timeout(&c->tx, 0);
+            c->worker = list[i];
+            hw_debug("session %016llx on %s, backend %s, %d device(s)",
+                     (unsigned long long)c->session_id, where, c->backend, c->device_count);
+            rc = hipSuccess;
+            goto out;
+        }
+        const char *reason = handshake_failure(herr, why, (hw_now_ns() - t0) / 1000000u, timeout);
+        hw_debug("not using %s: %s", where, reason);
+        appendf(reasons, sizeof reasons, "%s%s: %s", *reasons ? "; " : "", where, reason);
+        refused_only &= herr == hipErrorLaunchOutOfResources;
+        hw_tx_close(&c->tx);
+        hw_tx_init_plain(&c->tx, -1);
+        pthread_mutex_lock(&c->rlock);
+        c->broken = 0; /* the failed handshake marked it; the next worker starts clean */
+        pthread_mutex_unlock(&c->rlock);
+    }
+    /* The one line a user sees when the proxy cannot do anything. */
+    fprintf(stderr, "hipwire: %s hip-worker at %s; HIP calls will return hipErrorNotInitialized%s\n",
+            refused_only ? "refused by" : unreachable ? "cannot reach" : "cannot use", reasons,
+            unreachable ? " (set TF_WORKER_HOST / TF_WORKER_PORT)" : "");
+out:
+    free(list);
+    return rc;
+}

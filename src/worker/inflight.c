@@ -1,0 +1,161 @@
+#include "inflight.h"
+
+#include <poll.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "hw_log.h"
+
+#define WAIT_SLICE_NS 100000000L /* how often a waiting loop looks at the peer */
+
+/* staged_bytes changes under stage_lock; the dispatch thread also reads it
+ * without the lock to decide whether it may have to wait. */
+static uint64_t staged(struct session *s)
+{
+    return __atomic_load_n(&s->staged_bytes, __ATOMIC_ACQUIRE);
+}
+
+static uint64_t checkpoint_size(const struct session *s)
+{
+    uint64_t n = s->cfg->max_inflight / 16;
+    if (n < 64 * HIPR_KiB)
+        n = 64 * HIPR_KiB;
+    if (n > 8 * HIPR_MiB)
+        n = 8 * HIPR_MiB;
+    return n;
+}
+
+struct checkpoint {
+    struct session *s;
+    uint64_t n;
+};
+
+static void checkpoint_done(void *arg, int status)
+{
+    struct checkpoint *cp = arg;
+    (void)status;
+    inflight_release(cp->s, cp->n);
+    free(cp);
+}
+
+void inflight_checkpoint(struct session *s, struct hw_bstream *bs, uint64_t *uncovered)
+{
+    uint64_t n = *uncovered;
+    if (n == 0)
+        return;
+    *uncovered = 0;
+    s->uncovered_total -= n;
+    pthread_mutex_lock(&s->stage_lock);
+    __atomic_add_fetch(&s->staged_bytes, n, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&s->stage_lock);
+    struct checkpoint *cp = malloc(sizeof *cp);
+    if (cp) {
+        cp->s = s;
+        cp->n = n;
+        if (s->ops->stream_callback(s->be, bs, checkpoint_done, cp) == HW_OK)
+            return;
+        free(cp);
+    }
+    /* Out of memory, or the stream is gone: nothing can mark the spot, and
+     * holding the charge forever would wedge the session. */
+    inflight_release(s, n);
+}
+
+void inflight_checkpoint_all(struct session *s)
+{
+    for (int d = 0; d < s->device_count && d < HIPR_CAP_DEVICES; d++) {
+        struct hw_bstream *bs;
+        if (s->uncovered_default[d] && s->ops->stream_default(s->be, d, &bs) == HW_OK)
+            inflight_checkpoint(s, bs, &s->uncovered_default[d]);
+    }
+    size_t pos = 0;
+    uint64_t key;
+    void *v;
+    while (handle_map_next(&s->streams, &pos, &key, &v)) {
+        struct s_stream *st = v;
+        inflight_checkpoint(s, st->bs, &st->uncovered);
+    }
+}
+
+/* A peer that reset the connection will read no reply and send nothing
+ * more that could matter: what is still unread is dropped, not run. */
+static int peer_reset(struct session *s)
+{
+    struct pollfd pfd = { .fd = s->tx.fd, .events = POLLIN };
+    return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLERR));
+}
+
+/* Waits, stage_lock held, until n more bytes fit in the budget. One charge
+ * larger than the budget may always proceed alone, or it would wait forever.
+ * Every charge must already have its checkpoint queued (or be released by
+ * its own completion), so what this waits for is on its way. */
+static void wait_for_room_locked(struct session *s, uint64_t n)
+{
+    while (s->staged_bytes > 0 && s->staged_bytes + n > s->cfg->max_inflight &&
+           !__atomic_load_n(&s->send_failed, __ATOMIC_ACQUIRE)) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += WAIT_SLICE_NS;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&s->stage_cond, &s->stage_lock, &until);
+        if (peer_reset(s)) {
+            pthread_mutex_unlock(&s->stage_lock);
+            hw_info("session %016llx: the client reset the connection; dropping what it "
+                    "sent and was not read yet",
+                    (unsigned long long)s->id);
+            pthread_mutex_lock(&s->send_lock);
+            s->send_failed = 1; /* the request loop ends after this request */
+            pthread_mutex_unlock(&s->send_lock);
+            pthread_mutex_lock(&s->stage_lock);
+            return;
+        }
+    }
+}
+
+void inflight_acquire(struct session *s, uint64_t n)
+{
+    if (s->uncovered_total + staged(s) + n > s->cfg->max_inflight)
+        inflight_checkpoint_all(s);
+    pthread_mutex_lock(&s->stage_lock);
+    wait_for_room_locked(s, n);
+    __atomic_add_fetch(&s->staged_bytes, n, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&s->stage_lock);
+}
+
+void inflight_release(struct session *s, uint64_t n)
+{
+    pthread_mutex_lock(&s->stage_lock);
+    __atomic_sub_fetch(&s->staged_bytes, n, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&s->stage_cond);
+    pthread_mutex_unlock(&s->stage_lock);
+}
+
+/* The common case costs a few additions: queue entries are counted privately
+ * per stream and reach the shared budget a checkpoint at a time. */
+void inflight_queued(struct session *s, uint64_t stream, struct hw_bstream *bs, uint64_t n)
+{
+    uint64_t *uncovered = NULL;
+    if (stream < HIPR_FIRST_STREAM_ID) {
+        if (stream < HIPR_CAP_DEVICES)
+            uncovered = &s->uncovered_default[stream];
+    } else {
+        struct s_stream *st = handle_map_get(&s->streams, stream);
+        if (st)
+            uncovered = &st->uncovered;
+    }
+    if (!uncovered)
+        return; /* not a stream of this session: nothing was queued */
+    *uncovered += n;
+    s->uncovered_total += n;
+    if (*uncovered >= checkpoint_size(s))
+        inflight_checkpoint(s, bs, uncovered);
+    if (s->uncovered_total + staged(s) > s->cfg->max_inflight) {
+        inflight_checkpoint_all(s);
+        pthread_mutex_lock(&s->stage_lock);
+        wait_for_room_locked(s, 0);
+        pthread_mutex_unlock(&s->stage_lock);
+    }
+}

@@ -160,12 +160,13 @@ HIPWIRE_CPU_KERNEL(gate, struct gate_args, HIPWIRE_PARAM(struct gate_args, gate)
 
 /* Keeps the device busy for `us` microseconds per launch (the first thread
  * of the first block spins): a device slower than its client, for the
- * backpressure and idle-timeout tests. */
-struct spin_args {
+ * backpressure and idle-timeout tests (spin_ns above takes 16 bytes of
+ * arguments; these tests want the 4-byte form). */
+struct spin_us_args {
     unsigned us;
 };
 
-static void spin(const struct hipwire_cpu_ctx *ctx, const struct spin_args *p)
+static void spin(const struct hipwire_cpu_ctx *ctx, const struct spin_us_args *p)
 {
     if (ctx->thread_idx.x != 0 || ctx->block_idx.x != 0)
         return;
@@ -175,4 +176,4 @@ static void spin(const struct hipwire_cpu_ctx *ctx, const struct spin_args *p)
         clock_gettime(CLOCK_MONOTONIC, &t);
     while ((t.tv_sec - t0.tv_sec) * 1000000L + (t.tv_nsec - t0.tv_nsec) / 1000 < (long)p->us);
 }
-HIPWIRE_CPU_KERNEL(spin, struct spin_args, HIPWIRE_PARAM(struct spin_args, us));
+HIPWIRE_CPU_KERNEL(spin, struct spin_us_args, HIPWIRE_PARAM(struct spin_us_args, us));

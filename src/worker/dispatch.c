@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "hw_log.h"
+#include "rtc.h"
 #include "session.h"
 
 #define STAGE_SMALL (64 * 1024) /* below this, H2D data is always staged */
@@ -958,6 +959,13 @@ HANDLER(LAUNCH)
     return rc;
 }
 
+/* ---- runtime compilation (rtc.c) ------------------------------------------------ */
+
+HANDLER(RTC_COMPILE)
+{
+    return rtc_handle_compile(s, h, fixed);
+}
+
 /* ---- teardown and dispatch ---------------------------------------------------- */
 
 void session_release_all(struct session *s)
@@ -970,6 +978,7 @@ void session_release_all(struct session *s)
 
     if (!s->be)
         goto out;
+    rtc_session_end(s); /* compile threads call the backend */
     session_drain(s, -1);
     for (pos = 0; handle_map_next(&s->streams, &pos, &key, &v);) {
         struct s_stream *st = v;

@@ -30,6 +30,10 @@ static void usage(FILE *f)
             "  --mem-limit SIZE      device memory per session, e.g. 512M, 8G (default: none)\n"
             "  --cpu-devices N       devices the cpu backend exposes (default 1)\n"
             "  --handshake-timeout MS  time a new connection has to say HELLO (default 5000)\n"
+            "  --rtc-timeout S       wall time of one run-time compile (default 60)\n"
+            "  --rtc-max-output SIZE largest file a run-time compile may write (default 64M)\n"
+            "  --rtc-dir PATH        where compiles get private directories (default $TMPDIR or /tmp)\n"
+            "  --hipcc PATH          the compiler for run-time compiles (default: hipcc in PATH)\n"
             "Environment: TF_DEBUG=1 for debug logs.\n",
             HIPR_DEFAULT_PORT);
 }
@@ -136,7 +140,8 @@ int main(int argc, char **argv)
         .cpu_devices = 1,
         .handshake_timeout_ms = 5000,
     };
-    enum { O_BIND = 1, O_PORT, O_PORT_FILE, O_BACKEND, O_MAX, O_MEM, O_CPUDEV, O_HS, O_HELP };
+    enum { O_BIND = 1, O_PORT, O_PORT_FILE, O_BACKEND, O_MAX, O_MEM, O_CPUDEV, O_HS, O_HELP,
+           O_RTC_TIMEOUT, O_RTC_OUTPUT, O_RTC_DIR, O_HIPCC };
     static const struct option opts[] = {
         { "bind", required_argument, NULL, O_BIND },
         { "port", required_argument, NULL, O_PORT },
@@ -147,6 +152,10 @@ int main(int argc, char **argv)
         { "cpu-devices", required_argument, NULL, O_CPUDEV },
         { "handshake-timeout", required_argument, NULL, O_HS },
         { "help", no_argument, NULL, O_HELP },
+        { "rtc-timeout", required_argument, NULL, O_RTC_TIMEOUT },
+        { "rtc-max-output", required_argument, NULL, O_RTC_OUTPUT },
+        { "rtc-dir", required_argument, NULL, O_RTC_DIR },
+        { "hipcc", required_argument, NULL, O_HIPCC },
         { NULL, 0, NULL, 0 },
     };
     hw_log_init("hip-worker");
@@ -181,6 +190,19 @@ int main(int argc, char **argv)
             if (parse_int(optarg, 100, 600000, &cfg.handshake_timeout_ms) < 0)
                 goto bad;
             break;
+        case O_RTC_TIMEOUT: {
+            int sec;
+            if (parse_int(optarg, 1, 3600, &sec) < 0)
+                goto bad;
+            cfg.rtc_timeout_ms = sec * 1000;
+            break;
+        }
+        case O_RTC_OUTPUT:
+            if (parse_size(optarg, &cfg.rtc_max_output) < 0 || cfg.rtc_max_output < 4096)
+                goto bad;
+            break;
+        case O_RTC_DIR: cfg.rtc_dir = optarg; break;
+        case O_HIPCC: cfg.hipcc = optarg; break;
         case O_HELP: case 'h':
             usage(stdout);
             return 0;

@@ -75,6 +75,8 @@ struct session {
      * whose first touch page-faults, which costs more than the copy. */
     void *buf_cache[8];
     uint64_t buf_cached_bytes;
+
+    struct rtc_jobs *rtc;      /* compiles in flight (rtc.c); NULL until the first */
 };
 
 /* Runs a session on an accepted socket until the client leaves; frees

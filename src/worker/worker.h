@@ -13,6 +13,11 @@ struct worker_config {
     uint64_t mem_limit;       /* per session, bytes; 0 = the device's size */
     int cpu_devices;
     int handshake_timeout_ms;
+    /* Runtime compilation (docs/hiprtc.md). */
+    int rtc_timeout_ms;       /* wall time of one compile */
+    uint64_t rtc_max_output;  /* bytes per file the compiler writes */
+    const char *rtc_dir;      /* private compile directories go here; NULL: $TMPDIR or /tmp */
+    const char *hipcc;        /* NULL: hipcc from PATH */
 };
 
 #endif

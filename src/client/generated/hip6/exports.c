@@ -1839,30 +1839,6 @@ HW_EXPORT hipError_t hipWaitExternalSemaphoresAsync(const hipExternalSemaphore_t
     return hw_api_unsupported("hipWaitExternalSemaphoresAsync");
 }
 
-HW_EXPORT hiprtcResult hiprtcAddNameExpression(hiprtcProgram prog, const char *name_expression)
-{
-    (void)hw_api_unsupported("hiprtcAddNameExpression");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
-HW_EXPORT hiprtcResult hiprtcCompileProgram(hiprtcProgram prog, int numOptions, const char **options)
-{
-    (void)hw_api_unsupported("hiprtcCompileProgram");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
-HW_EXPORT hiprtcResult hiprtcCreateProgram(hiprtcProgram *prog, const char *src, const char *name, int numHeaders, const char **headers, const char **includeNames)
-{
-    (void)hw_api_unsupported("hiprtcCreateProgram");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
-HW_EXPORT hiprtcResult hiprtcDestroyProgram(hiprtcProgram *prog)
-{
-    (void)hw_api_unsupported("hiprtcDestroyProgram");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
 HW_EXPORT hiprtcResult hiprtcGetBitcode(hiprtcProgram prog, char *bitcode)
 {
     (void)hw_api_unsupported("hiprtcGetBitcode");
@@ -1872,42 +1848,6 @@ HW_EXPORT hiprtcResult hiprtcGetBitcode(hiprtcProgram prog, char *bitcode)
 HW_EXPORT hiprtcResult hiprtcGetBitcodeSize(hiprtcProgram prog, size_t *bitcode_size)
 {
     (void)hw_api_unsupported("hiprtcGetBitcodeSize");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
-HW_EXPORT hiprtcResult hiprtcGetCode(hiprtcProgram prog, char *code)
-{
-    (void)hw_api_unsupported("hiprtcGetCode");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
-HW_EXPORT hiprtcResult hiprtcGetCodeSize(hiprtcProgram prog, size_t *codeSizeRet)
-{
-    (void)hw_api_unsupported("hiprtcGetCodeSize");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
-HW_EXPORT const char *hiprtcGetErrorString(hiprtcResult result)
-{
-    (void)hw_api_unsupported("hiprtcGetErrorString");
-    return "hiprtcGetErrorString is not supported by hipwire";
-}
-
-HW_EXPORT hiprtcResult hiprtcGetLoweredName(hiprtcProgram prog, const char *name_expression, const char **lowered_name)
-{
-    (void)hw_api_unsupported("hiprtcGetLoweredName");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
-HW_EXPORT hiprtcResult hiprtcGetProgramLog(hiprtcProgram prog, char *log)
-{
-    (void)hw_api_unsupported("hiprtcGetProgramLog");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
-HW_EXPORT hiprtcResult hiprtcGetProgramLogSize(hiprtcProgram prog, size_t *logSizeRet)
-{
-    (void)hw_api_unsupported("hiprtcGetProgramLogSize");
     return HIPRTC_ERROR_INTERNAL_ERROR;
 }
 
@@ -1938,12 +1878,6 @@ HW_EXPORT hiprtcResult hiprtcLinkCreate(unsigned int num_options, hiprtcJIT_opti
 HW_EXPORT hiprtcResult hiprtcLinkDestroy(hiprtcLinkState hip_link_state)
 {
     (void)hw_api_unsupported("hiprtcLinkDestroy");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
-HW_EXPORT hiprtcResult hiprtcVersion(int *major, int *minor)
-{
-    (void)hw_api_unsupported("hiprtcVersion");
     return HIPRTC_ERROR_INTERNAL_ERROR;
 }
 

@@ -5,14 +5,15 @@
  * Creating a program, adding name expressions and reading results are local;
  * hiprtcCompileProgram sends everything in one RTC_COMPILE request and keeps
  * the code object, the log and the lowered names that come back. The same
- * functions are what libhiprtc.so forwards to (hiprtc_forward.c), so a
- * process that uses both libraries still has one connection.
+ * functions are what libhiprtc.so forwards to (hipwire_hiprtc_function), so
+ * a process that uses both libraries still has one connection.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include <hip/hiprtc.h>
 
+#include "api_unsupported.h"
 #include "client.h"
 
 struct rtc_name {
@@ -380,4 +381,111 @@ HW_EXPORT hiprtcResult hiprtcVersion(int *major, int *minor)
     *major = HIP_VERSION_MAJOR;
     *minor = HIP_VERSION_MINOR;
     return HIPRTC_SUCCESS;
+}
+
+#if HIP_VERSION_MAJOR >= 6
+/* Programs are never compiled to bitcode here (-fgpu-rdc is not among the
+ * worker's options), which is what ROCm answers for such a program. */
+HW_EXPORT hiprtcResult hiprtcGetBitcodeSize(hiprtcProgram prog, size_t *bitcode_size)
+{
+    if (!prog)
+        return HIPRTC_ERROR_INVALID_PROGRAM;
+    return bitcode_size ? HIPRTC_ERROR_INVALID_PROGRAM : HIPRTC_ERROR_INVALID_INPUT;
+}
+
+HW_EXPORT hiprtcResult hiprtcGetBitcode(hiprtcProgram prog, char *bitcode)
+{
+    if (!prog)
+        return HIPRTC_ERROR_INVALID_PROGRAM;
+    return bitcode ? HIPRTC_ERROR_INVALID_PROGRAM : HIPRTC_ERROR_INVALID_INPUT;
+}
+
+/* Linking (of bitcode) is not built: each call says so (TF_DEBUG=1) and
+ * fails as a link does. */
+HW_EXPORT hiprtcResult hiprtcLinkCreate(unsigned int num_options, hiprtcJIT_option *option_ptr,
+                                        void **option_vals_pptr,
+                                        hiprtcLinkState *hip_link_state_ptr)
+{
+    (void)num_options, (void)option_ptr, (void)option_vals_pptr, (void)hip_link_state_ptr;
+    (void)hw_api_unsupported("hiprtcLinkCreate");
+    return HIPRTC_ERROR_LINKING;
+}
+
+HW_EXPORT hiprtcResult hiprtcLinkAddFile(hiprtcLinkState hip_link_state,
+                                         hiprtcJITInputType input_type, const char *file_path,
+                                         unsigned int num_options, hiprtcJIT_option *options_ptr,
+                                         void **option_values)
+{
+    (void)hip_link_state, (void)input_type, (void)file_path, (void)num_options;
+    (void)options_ptr, (void)option_values;
+    (void)hw_api_unsupported("hiprtcLinkAddFile");
+    return HIPRTC_ERROR_LINKING;
+}
+
+HW_EXPORT hiprtcResult hiprtcLinkAddData(hiprtcLinkState hip_link_state,
+                                         hiprtcJITInputType input_type, void *image,
+                                         size_t image_size, const char *name,
+                                         unsigned int num_options, hiprtcJIT_option *options_ptr,
+                                         void **option_values)
+{
+    (void)hip_link_state, (void)input_type, (void)image, (void)image_size, (void)name;
+    (void)num_options, (void)options_ptr, (void)option_values;
+    (void)hw_api_unsupported("hiprtcLinkAddData");
+    return HIPRTC_ERROR_LINKING;
+}
+
+HW_EXPORT hiprtcResult hiprtcLinkComplete(hiprtcLinkState hip_link_state, void **bin_out,
+                                          size_t *size_out)
+{
+    (void)hip_link_state, (void)bin_out, (void)size_out;
+    (void)hw_api_unsupported("hiprtcLinkComplete");
+    return HIPRTC_ERROR_LINKING;
+}
+
+HW_EXPORT hiprtcResult hiprtcLinkDestroy(hiprtcLinkState hip_link_state)
+{
+    (void)hip_link_state;
+    (void)hw_api_unsupported("hiprtcLinkDestroy");
+    return HIPRTC_ERROR_LINKING;
+}
+#define RTC_API_6(X)                                                         \
+    X(hiprtcGetBitcode) X(hiprtcGetBitcodeSize) X(hiprtcLinkCreate)           \
+    X(hiprtcLinkAddFile) X(hiprtcLinkAddData) X(hiprtcLinkComplete) X(hiprtcLinkDestroy)
+#else
+#define RTC_API_6(X)
+#endif
+
+#define RTC_API(X)                                                           \
+    X(hiprtcCreateProgram) X(hiprtcDestroyProgram) X(hiprtcAddNameExpression) \
+    X(hiprtcCompileProgram) X(hiprtcGetCodeSize) X(hiprtcGetCode)              \
+    X(hiprtcGetProgramLogSize) X(hiprtcGetProgramLog) X(hiprtcGetLoweredName)  \
+    X(hiprtcGetErrorString) X(hiprtcVersion) RTC_API_6(X)
+
+/* Hidden aliases: their addresses are this library's functions even when
+ * libhiprtc.so, whose functions have the same names, was loaded first and
+ * so comes first in a lookup by name (which would make it call itself). */
+#define RTC_LOCAL_(name) \
+    extern __typeof__(name) local_##name __attribute__((alias(#name), visibility("hidden")));
+RTC_API(RTC_LOCAL_)
+#undef RTC_LOCAL_
+
+/* libhiprtc.so's way in: the proxy's own hiprtc function `name`, or NULL. */
+HW_EXPORT void *hipwire_hiprtc_function(const char *name)
+{
+    static const struct {
+        const char *name;
+        void (*fn)(void);
+    } table[] = {
+#define RTC_ENTRY_(name) { #name, (void (*)(void))local_##name },
+        RTC_API(RTC_ENTRY_)
+#undef RTC_ENTRY_
+    };
+    void *p = NULL;
+    for (size_t i = 0; name && i < sizeof table / sizeof table[0]; i++)
+        if (strcmp(table[i].name, name) == 0) {
+            /* Function to object pointer: POSIX makes the bits the same. */
+            memcpy(&p, &table[i].fn, sizeof p);
+            break;
+        }
+    return p;
 }

@@ -3,11 +3,11 @@
  * ships it, in a library of its own (docs/hiprtc.md).
  *
  * Every function the hiprtc.h built against declares is defined here and
- * calls the proxy libamdhip64's implementation, found through the proxy's
- * export table (hipwire_get_proc_address), so a process that loads both
- * libraries has one program representation and one worker connection.
- * Calling the proxy's function by name instead would bind back to this
- * library's own definition.
+ * calls the proxy libamdhip64's implementation, which the proxy hands out by
+ * name (hipwire_hiprtc_function), so a process that loads both libraries has
+ * one program representation and one worker connection. Calling the proxy's
+ * function by its name instead (or dlsym) could bind back to this library's
+ * own definition and recurse.
  */
 #include <string.h>
 
@@ -16,14 +16,14 @@
 
 #define HWRTC_EXPORT __attribute__((visibility("default")))
 
-void *hipwire_get_proc_address(const char *name);
+void *hipwire_hiprtc_function(const char *name);
 
 /* The proxy's function `name` (resolved once; a race resolves it twice). */
 static void *proxy_fn(void **cache, const char *name)
 {
     void *p = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
     if (!p) {
-        p = hipwire_get_proc_address(name);
+        p = hipwire_hiprtc_function(name);
         __atomic_store_n(cache, p, __ATOMIC_RELEASE);
     }
     return p;

@@ -251,6 +251,8 @@ static int build_command(const struct hw_rtc_input *in, const char *compiler, co
     c->argv[c->nargv++] = "--genco";
     c->argv[c->nargv++] = "--no-gpu-bundle-output";
     c->argv[c->nargv++] = "-Iinclude";
+    /* A crashing compiler writes no reproducer files. */
+    c->argv[c->nargv++] = "-fno-crash-diagnostics";
     if (translate_options(in, c, &target, &has_std, log) < 0)
         return -1;
     c->argv[c->nargv++] = own(c, "--offload-arch=%s%s", target, NULL);
@@ -431,7 +433,10 @@ int rtc_hipcc_compile(const struct hw_rtc_input *in, const char *target,
 io_error:
     text_fmt(&log, "hipwire: cannot write the program into %s: %s\n", dir, strerror(errno));
 done:
-    if (made_dir && remove_tree(dir) >= in->max_output && result != HW_RTC_SUCCESS)
+    /* The limit shows as a file at the limit, or as a tool killed by SIGXFSZ
+     * (whose partial output the compiler already removed). */
+    if (made_dir && (remove_tree(dir) >= in->max_output ||
+                     (log.p && strstr(log.p, strsignal(SIGXFSZ)))) && result != HW_RTC_SUCCESS)
         text_fmt(&log, "hipwire: a file the compiler wrote reached the worker's limit of %llu "
                  "bytes (--rtc-max-output)\n", (unsigned long long)in->max_output);
     free(cmd);

@@ -49,6 +49,7 @@ void hipStreamGetCaptureInfo_v2_spt(void);
 void hipStreamIsCapturing_spt(void);
 void hipwire_function_params(void);
 void hipwire_get_proc_address(void);
+void hipwire_hiprtc_function(void);
 hipError_t hw_cxx__Z22hipCreateSurfaceObjectPP13__hip_surfacePK15hipResourceDesc(hipSurfaceObject_t *pSurfObject, const hipResourceDesc *pResDesc) __asm__("_Z22hipCreateSurfaceObjectPP13__hip_surfacePK15hipResourceDesc");
 hipError_t hw_cxx__Z23hipDestroySurfaceObjectP13__hip_surface(hipSurfaceObject_t surfaceObject) __asm__("_Z23hipDestroySurfaceObjectP13__hip_surface");
 hipError_t hw_cxx__Z24hipExtModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_j(hipFunction_t f, uint32_t globalWorkSizeX, uint32_t globalWorkSizeY, uint32_t globalWorkSizeZ, uint32_t localWorkSizeX, uint32_t localWorkSizeY, uint32_t localWorkSizeZ, size_t sharedMemBytes, hipStream_t hStream, void **kernelParams, void **extra, hipEvent_t startEvent, hipEvent_t stopEvent, uint32_t flags) __asm__("_Z24hipExtModuleLaunchKernelP18ihipModuleSymbol_tjjjjjjmP12ihipStream_tPPvS4_P11ihipEvent_tS6_j");
@@ -2047,5 +2048,6 @@ const struct hw_export hw_export_table[] = {
     {"hiprtcVersion", "hip_4.2", (hw_export_fn)hiprtcVersion},
     {"hipwire_function_params", "hip_5.2", (hw_export_fn)hipwire_function_params},
     {"hipwire_get_proc_address", "hip_5.2", (hw_export_fn)hipwire_get_proc_address},
+    {"hipwire_hiprtc_function", "hip_5.2", (hw_export_fn)hipwire_hiprtc_function},
 };
 const size_t hw_export_count = sizeof(hw_export_table) / sizeof(hw_export_table[0]);

@@ -35,6 +35,7 @@ void hipGetProcAddress_spt(void);
 void hipRegisterTracerCallback(const void *function);
 void hipwire_function_params(void);
 void hipwire_get_proc_address(void);
+void hipwire_hiprtc_function(void);
 
 HW_EXPORT void __hipGetPCH(const char **pch, unsigned int *size)
 {
@@ -1839,48 +1840,6 @@ HW_EXPORT hipError_t hipWaitExternalSemaphoresAsync(const hipExternalSemaphore_t
     return hw_api_unsupported("hipWaitExternalSemaphoresAsync");
 }
 
-HW_EXPORT hiprtcResult hiprtcGetBitcode(hiprtcProgram prog, char *bitcode)
-{
-    (void)hw_api_unsupported("hiprtcGetBitcode");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
-HW_EXPORT hiprtcResult hiprtcGetBitcodeSize(hiprtcProgram prog, size_t *bitcode_size)
-{
-    (void)hw_api_unsupported("hiprtcGetBitcodeSize");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
-HW_EXPORT hiprtcResult hiprtcLinkAddData(hiprtcLinkState hip_link_state, hiprtcJITInputType input_type, void *image, size_t image_size, const char *name, unsigned int num_options, hiprtcJIT_option *options_ptr, void **option_values)
-{
-    (void)hw_api_unsupported("hiprtcLinkAddData");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
-HW_EXPORT hiprtcResult hiprtcLinkAddFile(hiprtcLinkState hip_link_state, hiprtcJITInputType input_type, const char *file_path, unsigned int num_options, hiprtcJIT_option *options_ptr, void **option_values)
-{
-    (void)hw_api_unsupported("hiprtcLinkAddFile");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
-HW_EXPORT hiprtcResult hiprtcLinkComplete(hiprtcLinkState hip_link_state, void **bin_out, size_t *size_out)
-{
-    (void)hw_api_unsupported("hiprtcLinkComplete");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
-HW_EXPORT hiprtcResult hiprtcLinkCreate(unsigned int num_options, hiprtcJIT_option *option_ptr, void **option_vals_pptr, hiprtcLinkState *hip_link_state_ptr)
-{
-    (void)hw_api_unsupported("hiprtcLinkCreate");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
-HW_EXPORT hiprtcResult hiprtcLinkDestroy(hiprtcLinkState hip_link_state)
-{
-    (void)hw_api_unsupported("hiprtcLinkDestroy");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
 /* Every export, sorted by name for bsearch. */
 const struct hw_export hw_export_table[] = {
     {"__gnu_f2h_ieee", "hip_4.2", (hw_export_fn)__gnu_f2h_ieee},
@@ -2378,5 +2337,6 @@ const struct hw_export hw_export_table[] = {
     {"hiprtcVersion", "hip_4.2", (hw_export_fn)hiprtcVersion},
     {"hipwire_function_params", "hip_6.2", (hw_export_fn)hipwire_function_params},
     {"hipwire_get_proc_address", "hip_6.2", (hw_export_fn)hipwire_get_proc_address},
+    {"hipwire_hiprtc_function", "hip_6.2", (hw_export_fn)hipwire_hiprtc_function},
 };
 const size_t hw_export_count = sizeof(hw_export_table) / sizeof(hw_export_table[0]);

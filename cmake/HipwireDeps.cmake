@@ -3,7 +3,7 @@
 # exact apt-get line. -DHIPWIRE_INSTALL_DEPS=OFF skips this (machines without
 # apt, e.g. a GPU box where HIP headers are supplied through -DHIP_ROOT).
 option(HIPWIRE_INSTALL_DEPS "Install missing Debian packages at configure time" ON)
-set(HIPWIRE_DEBIAN_PACKAGES libamdhip64-dev hipcc python3 clang libclang-rt-14-dev
+set(HIPWIRE_DEBIAN_PACKAGES libamdhip64-dev hipcc python3 clang libclang-rt-14-dev libssl-dev openssl
     libzstd-dev zlib1g-dev llvm-15 lld-15)
 
 function(hipwire_missing_packages out)
@@ -47,3 +47,14 @@ endif()
 file(STRINGS "${HIP_INCLUDE_DIR}/hip/hip_version.h" _hv REGEX "#define HIP_VERSION_MAJOR")
 string(REGEX MATCH "[0-9]+" HIP_VERSION_MAJOR "${_hv}")
 message(STATUS "hipwire: HIP headers ${HIP_INCLUDE_DIR}, major ${HIP_VERSION_MAJOR}")
+
+# TLS (OpenSSL) is on when OpenSSL is found; -DHIPWIRE_TLS=OFF builds without
+# it (the proxy and worker then refuse TLS settings with a clear message).
+# Found here, at the top level, so its imported targets are visible to every
+# directory (the fuzz harness links them too).
+find_package(OpenSSL QUIET)
+option(HIPWIRE_TLS "TLS between the proxy and hip-worker (needs OpenSSL)" ${OPENSSL_FOUND})
+if(HIPWIRE_TLS AND NOT OPENSSL_FOUND)
+  message(FATAL_ERROR "hipwire: HIPWIRE_TLS=ON but OpenSSL was not found (apt-get install libssl-dev)")
+endif()
+message(STATUS "hipwire: TLS ${HIPWIRE_TLS}")

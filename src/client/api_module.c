@@ -1,5 +1,6 @@
 /*
- * api_module.c - code objects and launches.
+ * api_module.c - code objects and launches: the module API, and the module
+ * operations the fat-binary registry shares with it (hw_module_*, hw_launch).
  *
  * The worker reports each kernel's parameter layout when the function is
  * looked up, so a launch packs kernelParams into one argument buffer here
@@ -54,6 +55,72 @@ static void forget_module_functions(const struct hw_module *m)
     pthread_mutex_unlock(&fn_lock);
 }
 
+hipError_t hw_module_load(struct hw_conn *c, int device, const void *image, size_t size,
+                          struct hw_module **out)
+{
+    if (size == 0 || size > HIPR_CAP_MODULE)
+        return hipErrorInvalidImage;
+    struct hw_module *m = calloc(1, sizeof *m);
+    if (!m)
+        return hipErrorOutOfMemory;
+    m->device = device;
+    struct hipr_module_load_req req = { .device = device };
+    uint8_t buf[HIPR_module_load_req_SIZE], body[HIPR_module_load_rep_SIZE];
+    hipr_module_load_req_encode(buf, &req);
+    /* The image goes out straight from the caller's memory (it is large);
+     * the reply says whether the device can run what it holds. */
+    hipError_t err = hw_call(c, HIPR_OP_MODULE_LOAD_EX, buf, sizeof buf, image, size, body,
+                             sizeof body, NULL, 0, NULL);
+    if (err != hipSuccess) {
+        free(m);
+        return err;
+    }
+    struct hipr_module_load_rep r;
+    hipr_module_load_rep_decode(body, sizeof body, &r);
+    m->id = r.module;
+    m->flags = r.flags;
+    *out = m;
+    return hipSuccess;
+}
+
+/* Guards the modules' lists of variable ranges. */
+static pthread_mutex_t globals_lock = PTHREAD_MUTEX_INITIALIZER;
+
+hipError_t hw_module_release(struct hw_conn *c, struct hw_module *m)
+{
+    hipError_t err = hipSuccess;
+    if (c) {
+        struct hipr_module req = { m->id };
+        uint8_t buf[HIPR_module_SIZE];
+        hipr_module_encode(buf, &req);
+        err = hw_post(c, HIPR_OP_MODULE_UNLOAD, buf, sizeof buf, NULL, 0);
+    }
+    struct hw_mem_range r;
+    for (size_t i = 0; i < m->nglobals; i++)
+        hw_mem_remove(m->globals[i], &r);
+    free(m->globals);
+    free(m);
+    return err;
+}
+
+/* Puts a variable's range in the allocation table (once) and remembers it
+ * for the module's unload. */
+static void add_global_range(struct hw_module *m, uint64_t ptr, uint64_t size)
+{
+    struct hw_mem_range mr;
+    pthread_mutex_lock(&globals_lock);
+    if (hw_mem_find(ptr, &mr) < 0) {
+        uint64_t *v = realloc(m->globals, (m->nglobals + 1) * sizeof *v);
+        struct hw_mem_range nr = { ptr, size, m->device, HW_MEM_DEVICE, 0 };
+        if (v) {
+            m->globals = v;
+            if (hw_mem_add(&nr) == 0)
+                m->globals[m->nglobals++] = ptr;
+        }
+    }
+    pthread_mutex_unlock(&globals_lock);
+}
+
 static hipError_t load_image(hipModule_t *module, const void *image, size_t size)
 {
     hipError_t err;
@@ -62,24 +129,10 @@ static hipError_t load_image(hipModule_t *module, const void *image, size_t size
         return hw_ret(hipErrorInvalidValue);
     if (!c)
         return hw_ret(err);
-    if (size == 0 || size > HIPR_CAP_MODULE)
-        return hw_ret(hipErrorInvalidImage);
-    struct hw_module *m = calloc(1, sizeof *m);
-    if (!m)
-        return hw_ret(hipErrorOutOfMemory);
-    m->device = hw_current_device();
-    struct hipr_module_load_req req = { .device = m->device };
-    uint8_t buf[HIPR_module_load_req_SIZE], body[HIPR_module_SIZE];
-    hipr_module_load_req_encode(buf, &req);
-    err = hw_call(c, HIPR_OP_MODULE_LOAD, buf, sizeof buf, image, size, body, sizeof body, NULL,
-                  0, NULL);
-    if (err != hipSuccess) {
-        free(m);
+    struct hw_module *m;
+    err = hw_module_load(c, hw_current_device(), image, size, &m);
+    if (err != hipSuccess)
         return hw_ret(err);
-    }
-    struct hipr_module r;
-    hipr_module_decode(body, sizeof body, &r);
-    m->id = r.module;
     *module = (hipModule_t)m;
     return hipSuccess;
 }
@@ -130,13 +183,57 @@ HW_EXPORT hipError_t hipModuleUnload(hipModule_t module)
     if (!module)
         return hw_ret(hipErrorInvalidResourceHandle);
     struct hw_module *m = (struct hw_module *)module;
-    struct hipr_module req = { m->id };
-    uint8_t buf[HIPR_module_SIZE];
-    hipr_module_encode(buf, &req);
-    err = hw_post(c, HIPR_OP_MODULE_UNLOAD, buf, sizeof buf, NULL, 0);
     forget_module_functions(m);
-    free(m);
-    return hw_ret(err);
+    return hw_ret(hw_module_release(c, m));
+}
+
+hipError_t hw_module_function(struct hw_conn *c, struct hw_module *m, const char *name,
+                              struct hw_function **out)
+{
+    size_t nlen = strlen(name);
+    if (nlen == 0 || nlen >= HIPR_CAP_NAME)
+        return hipErrorInvalidValue;
+    struct hipr_module req = { m->id };
+    uint8_t buf[HIPR_module_SIZE], body[HIPR_function_rep_SIZE];
+    uint8_t *params = malloc(HIPR_CAP_PARAMS * 8);
+    uint64_t plen = 0;
+    if (!params)
+        return hipErrorOutOfMemory;
+    hipr_module_encode(buf, &req);
+    hipError_t err = hw_call(c, HIPR_OP_MODULE_GET_FUNCTION, buf, sizeof buf, name, nlen, body,
+                             sizeof body, params, HIPR_CAP_PARAMS * 8, &plen);
+    if (err != hipSuccess) {
+        free(params);
+        return err;
+    }
+    struct hipr_function_rep r;
+    hipr_function_rep_decode(body, sizeof body, &r);
+    if (r.param_count > HIPR_CAP_PARAMS || plen != (uint64_t)r.param_count * 8) {
+        free(params);
+        return hipErrorInvalidImage;
+    }
+    struct hw_function *f = calloc(1, sizeof *f + r.param_count * sizeof f->params[0]);
+    if (!f) {
+        free(params);
+        return hipErrorOutOfMemory;
+    }
+    f->id = r.function;
+    f->module = m;
+    f->info = r;
+    snprintf(f->name, sizeof f->name, "%s", name);
+    for (uint32_t i = 0; i < r.param_count; i++) {
+        f->params[i].offset = hipr_get_u32(params + 8 * i);
+        f->params[i].size = hipr_get_u32(params + 8 * i + 4);
+        if (f->params[i].offset > r.args_size ||
+            f->params[i].size > r.args_size - f->params[i].offset) {
+            free(f);
+            free(params);
+            return hipErrorInvalidImage;
+        }
+    }
+    free(params);
+    *out = f;
+    return hipSuccess;
 }
 
 HW_EXPORT hipError_t hipModuleGetFunction(hipFunction_t *function, hipModule_t module,
@@ -150,51 +247,34 @@ HW_EXPORT hipError_t hipModuleGetFunction(hipFunction_t *function, hipModule_t m
         return hw_ret(err);
     if (!module)
         return hw_ret(hipErrorInvalidResourceHandle);
-    size_t nlen = strlen(name);
-    if (nlen == 0 || nlen >= HIPR_CAP_NAME)
-        return hw_ret(hipErrorInvalidValue);
-    struct hw_module *m = (struct hw_module *)module;
-    struct hipr_module req = { m->id };
-    uint8_t buf[HIPR_module_SIZE], body[HIPR_function_rep_SIZE];
-    uint8_t *params = malloc(HIPR_CAP_PARAMS * 8);
-    uint64_t plen = 0;
-    if (!params)
-        return hw_ret(hipErrorOutOfMemory);
-    hipr_module_encode(buf, &req);
-    err = hw_call(c, HIPR_OP_MODULE_GET_FUNCTION, buf, sizeof buf, name, nlen, body, sizeof body,
-                  params, HIPR_CAP_PARAMS * 8, &plen);
-    if (err != hipSuccess) {
-        free(params);
-        return hw_ret(err == hipErrorNotFound ? hipErrorNotFound : err);
-    }
-    struct hipr_function_rep r;
-    hipr_function_rep_decode(body, sizeof body, &r);
-    if (r.param_count > HIPR_CAP_PARAMS || plen != (uint64_t)r.param_count * 8) {
-        free(params);
-        return hw_ret(hipErrorInvalidImage);
-    }
-    struct hw_function *f = calloc(1, sizeof *f + r.param_count * sizeof f->params[0]);
-    if (!f) {
-        free(params);
-        return hw_ret(hipErrorOutOfMemory);
-    }
-    f->id = r.function;
-    f->module = m;
-    f->info = r;
-    snprintf(f->name, sizeof f->name, "%s", name);
-    for (uint32_t i = 0; i < r.param_count; i++) {
-        f->params[i].offset = hipr_get_u32(params + 8 * i);
-        f->params[i].size = hipr_get_u32(params + 8 * i + 4);
-        if (f->params[i].offset > r.args_size ||
-            f->params[i].size > r.args_size - f->params[i].offset) {
-            free(f);
-            free(params);
-            return hw_ret(hipErrorInvalidImage);
-        }
-    }
-    free(params);
+    struct hw_function *f;
+    err = hw_module_function(c, (struct hw_module *)module, name, &f);
+    if (err != hipSuccess)
+        return hw_ret(err);
     remember_function(f);
     *function = (hipFunction_t)f;
+    return hipSuccess;
+}
+
+hipError_t hw_module_global(struct hw_conn *c, struct hw_module *m, const char *name,
+                            uint64_t *ptr, uint64_t *size)
+{
+    size_t nlen = strlen(name);
+    if (nlen == 0 || nlen >= HIPR_CAP_NAME)
+        return hipErrorInvalidValue;
+    struct hipr_module req = { m->id };
+    uint8_t buf[HIPR_module_SIZE], body[HIPR_global_rep_SIZE];
+    hipr_module_encode(buf, &req);
+    hipError_t err = hw_call(c, HIPR_OP_MODULE_GET_GLOBAL, buf, sizeof buf, name, nlen, body,
+                             sizeof body, NULL, 0, NULL);
+    if (err != hipSuccess)
+        return err;
+    struct hipr_global_rep r;
+    hipr_global_rep_decode(body, sizeof body, &r);
+    /* Copies to the global are checked against the client table too. */
+    add_global_range(m, r.ptr, r.size);
+    *ptr = r.ptr;
+    *size = r.size;
     return hipSuccess;
 }
 
@@ -209,29 +289,14 @@ HW_EXPORT hipError_t hipModuleGetGlobal(hipDeviceptr_t *dptr, size_t *bytes, hip
         return hw_ret(err);
     if (!module)
         return hw_ret(hipErrorInvalidResourceHandle);
-    size_t nlen = strlen(name);
-    if (nlen == 0 || nlen >= HIPR_CAP_NAME)
-        return hw_ret(hipErrorInvalidValue);
-    struct hw_module *m = (struct hw_module *)module;
-    struct hipr_module req = { m->id };
-    uint8_t buf[HIPR_module_SIZE], body[HIPR_global_rep_SIZE];
-    hipr_module_encode(buf, &req);
-    err = hw_call(c, HIPR_OP_MODULE_GET_GLOBAL, buf, sizeof buf, name, nlen, body, sizeof body,
-                  NULL, 0, NULL);
+    uint64_t ptr, size;
+    err = hw_module_global(c, (struct hw_module *)module, name, &ptr, &size);
     if (err != hipSuccess)
         return hw_ret(err);
-    struct hipr_global_rep r;
-    hipr_global_rep_decode(body, sizeof body, &r);
-    /* Copies to the global are checked against the client table too. */
-    struct hw_mem_range mr;
-    if (hw_mem_find(r.ptr, &mr) < 0) {
-        struct hw_mem_range nr = { r.ptr, r.size, m->device, HW_MEM_DEVICE, 0 };
-        hw_mem_add(&nr);
-    }
     if (dptr)
-        *dptr = (hipDeviceptr_t)(uintptr_t)r.ptr;
+        *dptr = (hipDeviceptr_t)(uintptr_t)ptr;
     if (bytes)
-        *bytes = (size_t)r.size;
+        *bytes = (size_t)size;
     return hipSuccess;
 }
 
@@ -278,22 +343,25 @@ static hipError_t marshal(const struct hw_function *f, void **kernelParams, void
     return hipSuccess;
 }
 
-static hipError_t launch(hipFunction_t function, const uint32_t grid[3], const uint32_t block[3],
-                         unsigned shared, hipStream_t stream, void **kernelParams, void **extra,
-                         hipEvent_t start, hipEvent_t stop, uint32_t flags)
+hipError_t hw_launch(const struct hw_function *f, const uint32_t grid[3], const uint32_t block[3],
+                     unsigned shared, hipStream_t stream, void **kernelParams, void **extra,
+                     hipEvent_t start, hipEvent_t stop, uint32_t flags)
 {
     hipError_t err;
     int dev;
     struct hw_conn *c = hw_conn_get(&err);
     if (!c)
         return hw_ret(err);
-    if (!function)
+    if (!f)
         return hw_ret(hipErrorInvalidResourceHandle);
-    const struct hw_function *f = (const struct hw_function *)function;
     if (!f->module)
         return hw_ret(hipErrorInvalidResourceHandle); /* its module was unloaded */
     if (!grid[0] || !grid[1] || !grid[2] || !block[0] || !block[1] || !block[2])
         return hw_ret(hipErrorInvalidConfiguration);
+    /* HIP answers this from the launch call itself, not later: the worker
+     * said at load time that nothing in the image runs on the device. */
+    if (f->module->flags & HIPR_MODULE_NO_BINARY)
+        return hw_ret(hipErrorNoBinaryForGpu);
     uint8_t args[HIPR_CAP_KERNEL_ARGS];
     size_t len = 0;
     if ((err = marshal(f, kernelParams, extra, args, sizeof args, &len)) != hipSuccess)
@@ -321,7 +389,8 @@ HW_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDim
 {
     uint32_t grid[3] = { gridDimX, gridDimY, gridDimZ };
     uint32_t block[3] = { blockDimX, blockDimY, blockDimZ };
-    return launch(f, grid, block, sharedMemBytes, stream, kernelParams, extra, NULL, NULL, 0);
+    return hw_launch((const struct hw_function *)f, grid, block, sharedMemBytes, stream,
+                     kernelParams, extra, NULL, NULL, 0);
 }
 
 /* hip_ext.h declares this for C++ only; the generated table exports the
@@ -348,11 +417,14 @@ HW_EXPORT hipError_t hipExtModuleLaunchKernel(hipFunction_t f, uint32_t globalWo
     uint32_t grid[3] = { (globalWorkSizeX + block[0] - 1) / block[0],
                          (globalWorkSizeY + block[1] - 1) / block[1],
                          (globalWorkSizeZ + block[2] - 1) / block[2] };
-    return launch(f, grid, block, (unsigned)sharedMemBytes, hStream, kernelParams, extra,
-                  startEvent, stopEvent, flags);
+    /* Its flags (hipExtAnyOrderLaunch) are an ordering hint; launches run
+     * in stream order anyway, and bit 0 of LAUNCH flags means cooperative. */
+    (void)flags;
+    return hw_launch((const struct hw_function *)f, grid, block, (unsigned)sharedMemBytes,
+                     hStream, kernelParams, extra, startEvent, stopEvent, 0);
 }
 
-static void fill_attributes(const struct hw_function *f, struct hipFuncAttributes *a)
+void hw_fill_attributes(const struct hw_function *f, struct hipFuncAttributes *a)
 {
     memset(a, 0, sizeof *a);
     a->binaryVersion = f->info.binary_version;
@@ -374,7 +446,7 @@ HW_EXPORT hipError_t hipFuncGetAttribute(int *value, hipFunction_attribute attri
     if (!f || !hw_function_known(f))
         return hw_ret(hipErrorInvalidResourceHandle);
     struct hipFuncAttributes a;
-    fill_attributes(f, &a);
+    hw_fill_attributes(f, &a);
     switch (attrib) {
     case HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = a.maxThreadsPerBlock; break;
     case HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *value = (int)a.sharedSizeBytes; break;
@@ -396,11 +468,19 @@ HW_EXPORT hipError_t hipFuncGetAttributes(struct hipFuncAttributes *attr, const 
 {
     if (!attr)
         return hw_ret(hipErrorInvalidValue);
-    /* Accepts module functions; host stubs of fat binaries are not registered yet. */
-    const struct hw_function *f = func;
-    if (!f || !hw_function_known(f))
+    /* A host stub of a registered kernel (resolved on the current device),
+     * or a module function. */
+    const struct hw_function *f = NULL;
+    if (hw_fatbin_is_kernel(func)) {
+        hipError_t err = hw_fatbin_function(func, hw_current_device(), &f);
+        if (err != hipSuccess)
+            return hw_ret(err);
+    } else if (func && hw_function_known(func)) {
+        f = func;
+    } else {
         return hw_ret(hipErrorInvalidDeviceFunction);
-    fill_attributes(f, attr);
+    }
+    hw_fill_attributes(f, attr);
     return hipSuccess;
 }
 
@@ -425,4 +505,25 @@ HW_EXPORT int hipwire_function_params(hipFunction_t function, uint32_t *count,
     *count = f->info.param_count;
     *args_size = f->info.args_size;
     return 0;
+}
+
+/*
+ * hipwire extension, not HIP API: hipModuleLaunchKernel with the worker's
+ * LAUNCH flags (HIPR_LAUNCH_COOPERATIVE ...). A relaying hip backend passes
+ * its client's launch through with it, flags included, so the next worker
+ * decides what it can run. Grid in blocks; arguments as `extra`.
+ */
+HW_EXPORT hipError_t hipwire_module_launch_kernel(hipFunction_t f, uint32_t gridDimX,
+                                                  uint32_t gridDimY, uint32_t gridDimZ,
+                                                  uint32_t blockDimX, uint32_t blockDimY,
+                                                  uint32_t blockDimZ, uint32_t sharedMemBytes,
+                                                  hipStream_t stream, void **extra,
+                                                  uint32_t flags)
+{
+    uint32_t grid[3] = { gridDimX, gridDimY, gridDimZ };
+    uint32_t block[3] = { blockDimX, blockDimY, blockDimZ };
+    if (!hw_function_known((const struct hw_function *)f))
+        return hw_ret(hipErrorInvalidResourceHandle);
+    return hw_launch((const struct hw_function *)f, grid, block, sharedMemBytes, stream, NULL,
+                     extra, NULL, NULL, flags);
 }

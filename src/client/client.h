@@ -22,11 +22,12 @@
 
 #include "export.h"
 #include "hipr.h"
+#include "hw_transport.h"
 
 /* ---- connection ----------------------------------------------------------- */
 
 struct hw_conn {
-    int fd;
+    struct hw_transport tx;     /* plain TCP or TLS (TF_WORKER_TLS) */
     uint64_t session_id;
     int device_count;
     int runtime_version;
@@ -47,6 +48,14 @@ struct hw_conn {
     struct hw_waiter *waiters;
     int broken;                 /* connection lost; every call fails */
     int async_error;            /* deferred error reported by the worker */
+
+    /* Dead-peer detection (conn.c): the agreed interval (0: off), when
+     * anything was last sent and received, and the heartbeat thread. */
+    int heartbeat_ms;
+    uint64_t last_send_ms, last_recv_ms;
+    int closing;                /* the process is exiting: no more noise */
+    pthread_t hb_thread;
+    int hb_running;
 };
 
 /* A thread waiting for one reply. Body and tail land directly in the
@@ -110,6 +119,11 @@ struct hw_event {
 struct hw_module {
     uint64_t id;
     int device;
+    unsigned flags;             /* HIPR_MODULE_* from the worker */
+    /* Variables' ranges this module put in the allocation table, removed
+     * when it is unloaded (their addresses are reused). */
+    uint64_t *globals;
+    size_t nglobals;
 };
 
 struct hw_function {
@@ -126,6 +140,37 @@ struct hw_function {
 uint64_t hw_stream_wire_id(hipStream_t s, int *dev);
 uint64_t hw_new_handle_id(void);
 int hw_function_known(const struct hw_function *f);
+
+/* ---- modules and launches (api_module.c), shared by the module API and the
+ * fat-binary registry; they return errors without recording them ---------- */
+
+hipError_t hw_module_load(struct hw_conn *c, int device, const void *image, size_t size,
+                          struct hw_module **out);
+/* Unloads on the worker (fire-and-forget; not when c is NULL), forgets its
+ * variables' ranges and frees m. */
+hipError_t hw_module_release(struct hw_conn *c, struct hw_module *m);
+/* A new function object (the caller owns it) with its parameter layout. */
+hipError_t hw_module_function(struct hw_conn *c, struct hw_module *m, const char *name,
+                              struct hw_function **out);
+hipError_t hw_module_global(struct hw_conn *c, struct hw_module *m, const char *name,
+                            uint64_t *ptr, uint64_t *size);
+/* Packs the arguments and queues the launch; records errors (hw_ret). */
+hipError_t hw_launch(const struct hw_function *f, const uint32_t grid[3], const uint32_t block[3],
+                     unsigned shared, hipStream_t stream, void **kernelParams, void **extra,
+                     hipEvent_t start, hipEvent_t stop, uint32_t flags);
+void hw_fill_attributes(const struct hw_function *f, struct hipFuncAttributes *a);
+
+/* ---- fat binaries (fatbin_registry.c) ---------------------------------------- */
+
+/* Whether host_stub is a registered kernel's host function. */
+int hw_fatbin_is_kernel(const void *host_stub);
+/* The kernel behind host_stub on device dev: its fat binary is uploaded on
+ * the first use on that device, the function resolved on its first use;
+ * both are cached. hipErrorInvalidDeviceFunction when not registered. */
+hipError_t hw_fatbin_function(const void *host_stub, int dev, const struct hw_function **out);
+/* The device address and size of a registered variable (its host shadow)
+ * on device dev. hipErrorInvalidSymbol when not registered. */
+hipError_t hw_fatbin_global(const void *host_var, int dev, uint64_t *ptr, uint64_t *size);
 
 /* ---- client allocation table (hipMemcpyDefault, pointer attributes) --------- */
 

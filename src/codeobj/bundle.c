@@ -469,42 +469,66 @@ static char feature_setting(const char *id, const char *feat, size_t flen)
     return 0;
 }
 
+bool hw_cob_target_match(const char *code_object_target, const char *device_target,
+                         int *score)
+{
+    if (!code_object_target || !device_target || !*device_target)
+        return false;
+    size_t qp = proc_len(device_target);
+    const char *id = code_object_target;
+    if (proc_len(id) != qp || strncmp(id, device_target, qp) != 0)
+        return false;
+    /* Each feature the code object pins must not contradict the device. A
+     * pin the device agrees with scores; one the device leaves open costs,
+     * so a plain "gfx90a" prefers the code object built for any mode. */
+    int points = 0;
+    const char *c = strchr(id, ':');
+    while (c) {
+        const char *f = c + 1;
+        const char *next = strchr(f, ':');
+        size_t l = next ? (size_t)(next - f) : strlen(f);
+        if (l >= 2) {
+            char want = f[l - 1];
+            char have = feature_setting(device_target, f, l - 1);
+            if (have && have != want)
+                return false;
+            points += have == want ? 2 : -1;
+        }
+        c = next;
+    }
+    if (score)
+        *score = points;
+    return true;
+}
+
+const char *hw_cob_target_id(const char *triple)
+{
+    static const char amd[] = "amdgcn-amd-amdhsa-";
+    if (!triple)
+        return NULL;
+    const char *a = strstr(triple, amd);
+    if (!a)
+        return NULL;
+    const char *t = a + sizeof amd - 1;
+    /* the environment field between the two '-' is empty in AMD ids */
+    const char *dash = strchr(t, '-');
+    return dash ? dash + 1 : t;
+}
+
 const hw_cob_entry *hw_cob_bundle_find(const hw_cob_bundle *b,
                                        const char *target_id)
 {
     if (!b || !target_id || !*target_id)
         return NULL;
-    size_t qp = proc_len(target_id);
     const hw_cob_entry *best = NULL;
     int best_score = -1000000;
     for (uint32_t k = 0; k < b->nentries; k++) {
         const hw_cob_entry *e = &b->entries[k];
-        if (!e->is_amdgcn || e->size == 0)
-            continue;
-        const char *id = e->target_id;
-        if (proc_len(id) != qp || strncmp(id, target_id, qp) != 0)
-            continue;
-        /* Each feature the entry pins must not contradict the query. A pin
-         * the query agrees with scores; one the query leaves open costs, so
-         * a plain "gfx90a" prefers the entry built for any mode. */
         int score = 0;
-        bool ok = true;
-        const char *c = strchr(id, ':');
-        while (c && ok) {
-            const char *f = c + 1;
-            const char *next = strchr(f, ':');
-            size_t l = next ? (size_t)(next - f) : strlen(f);
-            if (l >= 2) {
-                char want = f[l - 1];
-                char have = feature_setting(target_id, f, l - 1);
-                if (have && have != want)
-                    ok = false;
-                else
-                    score += have == want ? 2 : -1;
-            }
-            c = next;
-        }
-        if (ok && score > best_score) {
+        if (!e->is_amdgcn || e->size == 0 ||
+            !hw_cob_target_match(e->target_id, target_id, &score))
+            continue;
+        if (score > best_score) {
             best = e;
             best_score = score;
         }

@@ -37,6 +37,20 @@ static inline uint64_t le64(const uint8_t *p)
     return (uint64_t)le32(p) | ((uint64_t)le32(p + 4) << 32);
 }
 
+/* An ELF64 little-endian image whose header tables were checked to lie
+ * inside it (elf.c). */
+typedef struct cob_elf_view {
+    const uint8_t *p;
+    size_t len;
+    uint64_t phoff, shoff;
+    uint16_t phnum, shnum, phentsize, shentsize;
+    uint32_t flags;
+    uint8_t abiversion;
+} cob_elf_view;
+
+int cob_elf_open(const uint8_t *p, size_t len, cob_elf_view *v, bool need_amdgpu,
+                 hw_cob_err *err);
+
 /* ELF image size (elf.c), used by hw_cob_image_size. */
 int cob_elf_image_size(const uint8_t *p, size_t max, uint64_t *size,
                        hw_cob_err *err);

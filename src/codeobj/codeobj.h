@@ -50,6 +50,7 @@ const char *hw_cob_strerror(int status);
 #define HW_COB_MAX_KERNELS     (1u << 20)
 #define HW_COB_MAX_ARGS        65536     /* per kernel */
 #define HW_COB_MAX_NOTE        (64u << 20) /* metadata note bytes */
+#define HW_COB_MAX_SYMBOLS     (1u << 22) /* ELF symbol table entries */
 
 /* ---- The fat-binary wrapper (__hipRegisterFatBinary's argument) ---- */
 
@@ -151,6 +152,18 @@ void hw_cob_bundle_close(hw_cob_bundle *b);
 const hw_cob_entry *hw_cob_bundle_find(const hw_cob_bundle *b,
                                        const char *target_id);
 
+/* Whether a code object built for code_object_target (a target ID such as
+ * "gfx90a:xnack+") runs on a device whose target ID is device_target: the
+ * rule hw_cob_bundle_find applies to each entry. *score (may be NULL) ranks
+ * several matches: higher is closer. */
+bool hw_cob_target_match(const char *code_object_target, const char *device_target,
+                         int *score);
+
+/* The target ID inside an AMDGPU triple ("amdgcn-amd-amdhsa--gfx90a:xnack-",
+ * "hipv4-amdgcn-amd-amdhsa--gfx90a"), pointing into triple; NULL when the
+ * triple is not amdgcn-amd-amdhsa. */
+const char *hw_cob_target_id(const char *triple);
+
 /* Pointer to an entry's bytes (bounds were checked at open). */
 const uint8_t *hw_cob_entry_data(const hw_cob_bundle *b, const hw_cob_entry *e);
 
@@ -224,6 +237,35 @@ int hw_cob_elf_find_metadata_note(const void *elf, size_t len,
                                   hw_cob_err *err);
 
 void hw_cob_metadata_free(hw_cob_metadata *m);
+
+/* ---- AMDGPU code object symbols ---- */
+
+#define HW_COB_STT_OBJECT 1
+#define HW_COB_STT_FUNC   2
+
+typedef struct hw_cob_symbol {
+    const char *name;        /* in the image's string table */
+    uint64_t value;          /* st_value */
+    uint64_t size;           /* st_size */
+    uint8_t type, bind;      /* STT_*, STB_* */
+    /* The object's size initial bytes inside the image; NULL when it lives
+     * in zero-filled memory (.bss) or has no size. */
+    const uint8_t *init;
+} hw_cob_symbol;
+
+/* Returns nonzero to stop the walk. */
+typedef int (*hw_cob_symbol_fn)(void *arg, const hw_cob_symbol *sym);
+
+/* Calls fn for each defined, named symbol of an AMDGPU ELF's symbol table
+ * (.symtab, else .dynsym), in table order. A symbol whose bytes would lie
+ * outside its section fails the walk (EFORMAT). */
+int hw_cob_elf_symbols(const void *elf, size_t len, hw_cob_symbol_fn fn, void *arg,
+                       hw_cob_err *err);
+
+/* The data object (STT_OBJECT, size > 0) called name: a __device__ or
+ * __constant__ variable. ENOTFOUND when there is none. */
+int hw_cob_elf_find_object(const void *elf, size_t len, const char *name,
+                           hw_cob_symbol *out, hw_cob_err *err);
 
 /* Kernel by .name, or by .symbol with or without its ".kd" suffix. */
 const hw_cob_kernel *hw_cob_find_kernel(const hw_cob_metadata *m,

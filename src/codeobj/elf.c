@@ -20,17 +20,8 @@
 #define PHDR_SIZE 56
 #define SHDR_SIZE 64
 
-typedef struct elf_view {
-    const uint8_t *p;
-    size_t len;
-    uint64_t phoff, shoff;
-    uint16_t phnum, shnum, phentsize, shentsize;
-    uint32_t flags;
-    uint8_t abiversion;
-} elf_view;
-
-static int elf_open(const uint8_t *p, size_t len, elf_view *v, bool need_amdgpu,
-                    hw_cob_err *err)
+int cob_elf_open(const uint8_t *p, size_t len, cob_elf_view *v, bool need_amdgpu,
+                 hw_cob_err *err)
 {
     if (len < EHDR_SIZE)
         return cob_fail(err, HW_COB_ETRUNC,
@@ -133,7 +124,7 @@ int cob_elf_image_size(const uint8_t *p, size_t max, uint64_t *size,
 
 /* Scan one note area [off, off+sz) for the AMDGPU metadata note.
  * Returns OK with *desc set, ENOTFOUND, or an error for a malformed note. */
-static int scan_notes(const elf_view *v, uint64_t off, uint64_t sz,
+static int scan_notes(const cob_elf_view *v, uint64_t off, uint64_t sz,
                       uint64_t align, const uint8_t **desc, size_t *desc_len,
                       hw_cob_err *err)
 {
@@ -183,8 +174,8 @@ int hw_cob_elf_find_metadata_note(const void *elf, size_t len,
 {
     if (!elf || !desc || !desc_len)
         return cob_fail(err, HW_COB_EINVAL, "ELF: NULL argument");
-    elf_view v;
-    int rc = elf_open(elf, len, &v, true, err);
+    cob_elf_view v;
+    int rc = cob_elf_open(elf, len, &v, true, err);
     if (rc)
         return rc;
     const uint8_t *d = NULL;
@@ -220,8 +211,8 @@ int hw_cob_elf_metadata(const void *elf, size_t len, hw_cob_metadata *out,
 {
     if (!elf || !out)
         return cob_fail(err, HW_COB_EINVAL, "ELF: NULL argument");
-    elf_view v;
-    int rc = elf_open(elf, len, &v, true, err);
+    cob_elf_view v;
+    int rc = cob_elf_open(elf, len, &v, true, err);
     if (rc)
         return rc;
     if (((const uint8_t *)elf)[7] != ELFOSABI_AMDGPU_HSA)

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -171,4 +172,53 @@ int hw_discard(int fd, uint64_t n)
         n -= chunk;
     }
     return 0;
+}
+
+int hw_addr_is_loopback(const char *host)
+{
+    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                              .ai_flags = AI_PASSIVE };
+    struct addrinfo *res = NULL;
+    if (getaddrinfo(host, "0", &hints, &res) != 0)
+        return -1;
+    int all = 1;
+    for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+        if (ai->ai_family == AF_INET) {
+            const struct sockaddr_in *a = (const struct sockaddr_in *)ai->ai_addr;
+            all &= (ntohl(a->sin_addr.s_addr) >> 24) == 127;
+        } else if (ai->ai_family == AF_INET6) {
+            const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)ai->ai_addr;
+            all &= IN6_IS_ADDR_LOOPBACK(&a->sin6_addr);
+        } else {
+            all = 0;
+        }
+    }
+    freeaddrinfo(res);
+    return all;
+}
+
+void hw_peer_name(int fd, char *buf, size_t len)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    char host[INET6_ADDRSTRLEN] = "?";
+    int port = 0;
+    if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0) {
+        if (ss.ss_family == AF_INET) {
+            const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
+            inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
+            port = ntohs(a->sin_port);
+        } else if (ss.ss_family == AF_INET6) {
+            const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ss;
+            inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
+            port = ntohs(a->sin6_port);
+        }
+    }
+    snprintf(buf, len, "%s:%d", host, port);
+}
+
+void hw_tcp_user_timeout(int fd, int ms)
+{
+    unsigned v = ms > 0 ? (unsigned)ms : 0;
+    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &v, sizeof v);
 }

@@ -18,5 +18,13 @@ int hw_writev_full(int fd, struct iovec *iov, int iovcnt);
 int hw_write_full(int fd, const void *buf, size_t n);
 /* Reads and throws away n bytes. */
 int hw_discard(int fd, uint64_t n);
+/* TCP_USER_TIMEOUT: a write that stays unacknowledged this long fails,
+ * instead of blocking for the kernel's ~15 minutes of retransmissions. */
+void hw_tcp_user_timeout(int fd, int ms);
+/* 1 when every address host resolves to is a loopback address, 0 when one
+ * is not, -1 when it does not resolve. */
+int hw_addr_is_loopback(const char *host);
+/* "address:port" of the connected peer, for log lines. */
+void hw_peer_name(int fd, char *buf, size_t len);
 
 #endif

@@ -27,8 +27,18 @@
 /* HELLO request flags. */
 #define HIPR_HELLO_STATUS_ONLY 0x1u /* ask for WORKER_STATUS, open no session */
 
+/* AUTH_BEGIN reply: what the worker requires, and what this link is. */
+#define HIPR_AUTH_REQUIRES_TOKEN 0x1u
+#define HIPR_AUTH_REQUIRES_TLS   0x2u
+#define HIPR_AUTH_LINK_TLS       0x1u
+
 /* Stream ids below this name the default (null) stream of device <id>. */
 #define HIPR_FIRST_STREAM_ID 0x100u
+
+/* MODULE_LOAD_EX reply flags. */
+#define HIPR_MODULE_NO_BINARY 0x1u /* no code object in the image runs on the
+                                      device: functions and globals resolve,
+                                      launches fail with hipErrorNoBinaryForGpu */
 
 /* LAUNCH flags. */
 #define HIPR_LAUNCH_COOPERATIVE 0x1u
@@ -51,6 +61,7 @@ typedef int64_t  hipr_i64_t;
 typedef float    hipr_f32_t;
 typedef char     hipr_c256_t[256];
 typedef uint8_t  hipr_b16_t[16];
+typedef uint8_t  hipr_b32_t[32];
 
 #define HIPR_SIZE_u8   1
 #define HIPR_SIZE_u16  2
@@ -61,6 +72,7 @@ typedef uint8_t  hipr_b16_t[16];
 #define HIPR_SIZE_f32  4
 #define HIPR_SIZE_c256 256
 #define HIPR_SIZE_b16  16
+#define HIPR_SIZE_b32  32
 
 #define HIPR_STRUCT_FIELD_(t, n) hipr_##t##_t n;
 #define HIPR_FIELD_SIZE_(t, n) +HIPR_SIZE_##t

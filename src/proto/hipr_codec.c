@@ -31,6 +31,7 @@ static uint8_t *put_c256(uint8_t *p, const char *s)
     return p + 256;
 }
 static uint8_t *put_b16(uint8_t *p, const uint8_t *b) { memcpy(p, b, 16); return p + 16; }
+static uint8_t *put_b32(uint8_t *p, const uint8_t *b) { memcpy(p, b, 32); return p + 32; }
 
 static const uint8_t *get_u8(const uint8_t *p, uint8_t *v) { *v = *p; return p + 1; }
 static const uint8_t *get_u16(const uint8_t *p, uint16_t *v)
@@ -64,6 +65,7 @@ static const uint8_t *get_c256(const uint8_t *p, char *s)
     return p + 256;
 }
 static const uint8_t *get_b16(const uint8_t *p, uint8_t *b) { memcpy(b, p, 16); return p + 16; }
+static const uint8_t *get_b32(const uint8_t *p, uint8_t *b) { memcpy(b, p, 32); return p + 32; }
 
 /* Silence "unused function" for primitives no message uses yet. */
 static void hipr_codec_keep_(void) __attribute__((unused));
@@ -86,6 +88,7 @@ static int too_short(size_t len, size_t need) { return len < need; }
 #define HIPR_ADDR_f32(x)  &(x)
 #define HIPR_ADDR_c256(x) (x)
 #define HIPR_ADDR_b16(x)  (x)
+#define HIPR_ADDR_b32(x)  (x)
 
 #define HIPR_DEFINE_CODEC_(name, FIELDS)                                         \
     size_t hipr_##name##_encode(uint8_t *out, const struct hipr_##name *m)       \

@@ -16,7 +16,7 @@
 
 /*
  * Field types. Every integer is little-endian on the wire. c256 is a fixed
- * 256-byte NUL-padded string, b16 a fixed 16-byte blob, f32 an IEEE-754
+ * 256-byte NUL-padded string, b16 and b32 fixed 16- and 32-byte blobs, f32 an IEEE-754
  * single sent as its u32 bit pattern.
  */
 
@@ -94,6 +94,35 @@
     F(u32, flags)
 
 #define HIPR_MSG_PING(F) F(u64, nonce)
+
+/* Authentication (docs/protocol.md): session is 0 for a new session, else
+ * the one the client will resume; it is covered by both proofs.
+ * heartbeat_ms: the interval the client proposes (0: no heartbeats). */
+#define HIPR_MSG_AUTH_BEGIN_REQ(F) \
+    F(b32, client_nonce)           \
+    F(u64, session)                \
+    F(u32, flags)                  \
+    F(u32, heartbeat_ms)
+
+/* requires: HIPR_AUTH_REQUIRES_*; link: HIPR_AUTH_LINK_* (what the worker
+ * sees); heartbeat_ms: the interval both sides will use (0: none). */
+#define HIPR_MSG_AUTH_BEGIN_REP(F) \
+    F(b32, worker_nonce)           \
+    F(u32, requires)               \
+    F(u32, link)                   \
+    F(u32, heartbeat_ms)           \
+    F(u32, reserved)
+
+/* Sent by either side after heartbeat_ms without sending anything: from the
+ * client a NO_REPLY request, from the worker an unsolicited RESPONSE frame
+ * with request_id 0. seq: requests sent (client) or executed (worker). */
+#define HIPR_MSG_HEARTBEAT(F) \
+    F(u64, seq)               \
+    F(u32, interval_ms)       \
+    F(u32, reserved)
+
+/* HMAC-SHA256 proof: the client's in the request, the worker's in the reply. */
+#define HIPR_MSG_AUTH_PROOF(F) F(b32, proof)
 
 #define HIPR_MSG_DEVICE(F) F(i32, device)
 
@@ -189,6 +218,11 @@
 
 #define HIPR_MSG_MODULE(F) F(u64, module)
 
+/* MODULE_LOAD_EX's reply: flags are HIPR_MODULE_* (hipr.h). */
+#define HIPR_MSG_MODULE_LOAD_REP(F) \
+    F(u64, module)                  \
+    F(u32, flags)
+
 /* The tail of the reply is param_count (u32 offset, u32 size) pairs. */
 #define HIPR_MSG_FUNCTION_REP(F)   \
     F(u64, function)               \
@@ -273,6 +307,10 @@
     M(hello_rep, HIPR_MSG_HELLO_REP)                  \
     M(devinfo, HIPR_MSG_DEVINFO)                      \
     M(ping, HIPR_MSG_PING)                            \
+    M(auth_begin_req, HIPR_MSG_AUTH_BEGIN_REQ)        \
+    M(auth_begin_rep, HIPR_MSG_AUTH_BEGIN_REP)        \
+    M(auth_proof, HIPR_MSG_AUTH_PROOF)                \
+    M(heartbeat, HIPR_MSG_HEARTBEAT)                  \
     M(device, HIPR_MSG_DEVICE)                        \
     M(mem_info_rep, HIPR_MSG_MEM_INFO_REP)            \
     M(malloc_req, HIPR_MSG_MALLOC_REQ)                \
@@ -294,6 +332,7 @@
     M(event_elapsed_rep, HIPR_MSG_EVENT_ELAPSED_REP)  \
     M(module_load_req, HIPR_MSG_MODULE_LOAD_REQ)      \
     M(module, HIPR_MSG_MODULE)                        \
+    M(module_load_rep, HIPR_MSG_MODULE_LOAD_REP)      \
     M(function_rep, HIPR_MSG_FUNCTION_REP)            \
     M(global_rep, HIPR_MSG_GLOBAL_REP)                \
     M(launch, HIPR_MSG_LAUNCH)                        \
@@ -333,6 +372,9 @@
     X(PING,              0x0003, ping,               ping,              0,                     0,                    SYNC)  \
     X(SESSION_STATS,     0x0004, empty,              session_stats_rep, 0,                     0,                    SYNC)  \
     X(WORKER_STATUS,     0x0005, empty,              worker_status_rep, 0,                     HIPR_CAP_SESSIONS * 24, SYNC) \
+    X(AUTH_BEGIN,        0x0006, auth_begin_req,     auth_begin_rep,    0,                     0,                    SYNC)  \
+    X(AUTH_PROOF,        0x0007, auth_proof,         auth_proof,        0,                     0,                    SYNC)  \
+    X(HEARTBEAT,         0x0008, heartbeat,          heartbeat,         0,                     0,                    ASYNC) \
     X(DEVICE_SYNCHRONIZE,0x0101, device,             empty,             0,                     0,                    SYNC)  \
     X(DEVICE_RESET,      0x0102, device,             empty,             0,                     0,                    SYNC)  \
     X(MEM_GET_INFO,      0x0103, device,             mem_info_rep,      0,                     0,                    SYNC)  \
@@ -360,6 +402,7 @@
     X(MODULE_GET_FUNCTION,0x0502, module,            function_rep,      HIPR_CAP_NAME,         HIPR_CAP_PARAMS * 8,  SYNC)  \
     X(MODULE_GET_GLOBAL, 0x0503, module,             global_rep,        HIPR_CAP_NAME,         0,                    SYNC)  \
     X(MODULE_UNLOAD,     0x0504, module,             empty,             0,                     0,                    ASYNC) \
+    X(MODULE_LOAD_EX,    0x0505, module_load_req,    module_load_rep,   HIPR_CAP_MODULE,       0,                    SYNC)  \
     X(LAUNCH,            0x0510, launch,             empty,             HIPR_CAP_KERNEL_ARGS,  0,                    ASYNC) \
     X(RTC_COMPILE,       0x0601, rtc_compile_req,    rtc_compile_rep,   HIPR_CAP_RTC_INPUT,    HIPR_CAP_RTC_REPLY,   SYNC)
 

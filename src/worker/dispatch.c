@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "hw_log.h"
+#include "module.h"
 #include "rtc.h"
 #include "session.h"
 
@@ -221,6 +222,26 @@ HANDLER(WORKER_STATUS)
 {
     (void)s; (void)h; (void)fixed;
     return HW_EINVAL; /* answered only in place of HELLO */
+}
+
+/* Authentication happens before HELLO (session.c); afterwards it is an error. */
+HANDLER(AUTH_BEGIN)
+{
+    (void)s; (void)h; (void)fixed;
+    return HW_EINVAL;
+}
+
+HANDLER(AUTH_PROOF)
+{
+    (void)s; (void)h; (void)fixed;
+    return HW_EINVAL;
+}
+
+/* A client's heartbeat: its arrival is the point (session.c times the gaps). */
+HANDLER(HEARTBEAT)
+{
+    (void)s; (void)h; (void)fixed;
+    return HW_OK;
 }
 
 HANDLER(DEVICE_SYNCHRONIZE)
@@ -770,10 +791,11 @@ static int read_name(struct session *s, char *name)
     return HW_OK;
 }
 
-HANDLER(MODULE_LOAD)
+/* Reads the image and loads it; both MODULE_LOAD and MODULE_LOAD_EX. */
+static int load_module(struct session *s, const struct hipr_module_load_req *req,
+                       uint64_t *id_out, struct s_module **mod_out)
 {
-    struct hipr_module_load_req m;
-    hipr_module_load_req_decode(fixed, HIPR_module_load_req_SIZE, &m);
+    struct hipr_module_load_req m = *req;
     if (m.device < 0 || m.device >= s->device_count)
         return HW_EDEVICE;
     uint64_t n = s->tail_left;
@@ -786,22 +808,50 @@ HANDLER(MODULE_LOAD)
         free(image);
         return -1;
     }
-    struct s_module *mod = calloc(1, sizeof *mod);
-    int rc = mod ? s->ops->module_load(s->be, m.device, image, n, &mod->bm) : HW_ENOMEM;
+    struct s_module *mod = NULL;
+    int rc = module_load(s, m.device, image, n, &mod);
     free(image);
-    if (rc != HW_OK) {
-        free(mod);
+    if (rc != HW_OK)
         return rc;
-    }
-    mod->device = m.device;
-    struct hipr_module r = { .module = ++s->next_handle };
-    if (handle_map_put(&s->modules, r.module, mod) < 0) {
-        s->ops->module_unload(s->be, mod->bm);
-        free(mod);
+    uint64_t id = ++s->next_handle;
+    if (handle_map_put(&s->modules, id, mod) < 0) {
+        module_unload(s, mod);
         return HW_ENOMEM;
     }
+    *id_out = id;
+    *mod_out = mod;
+    return HW_OK;
+}
+
+HANDLER(MODULE_LOAD)
+{
+    struct hipr_module_load_req m;
+    struct s_module *mod;
+    struct hipr_module r;
+    hipr_module_load_req_decode(fixed, HIPR_module_load_req_SIZE, &m);
+    int rc = load_module(s, &m, &r.module, &mod);
+    if (rc != HW_OK)
+        return rc;
     uint8_t out[HIPR_module_SIZE];
     hipr_module_encode(out, &r);
+    session_reply(s, h->opcode, h->request_id, HW_OK, out, sizeof out, NULL, 0);
+    return HW_OK;
+}
+
+HANDLER(MODULE_LOAD_EX)
+{
+    struct hipr_module_load_req m;
+    struct s_module *mod;
+    struct hipr_module_load_rep r = { 0 };
+    hipr_module_load_req_decode(fixed, HIPR_module_load_req_SIZE, &m);
+    if (m.flags != 0)
+        return HW_EINVAL; /* no request flags are defined yet */
+    int rc = load_module(s, &m, &r.module, &mod);
+    if (rc != HW_OK)
+        return rc;
+    r.flags = module_runnable(mod) == HW_OK ? 0 : HIPR_MODULE_NO_BINARY;
+    uint8_t out[HIPR_module_load_rep_SIZE];
+    hipr_module_load_rep_encode(out, &r);
     session_reply(s, h->opcode, h->request_id, HW_OK, out, sizeof out, NULL, 0);
     return HW_OK;
 }
@@ -820,7 +870,7 @@ HANDLER(MODULE_GET_FUNCTION)
     struct s_function *fn = calloc(1, sizeof *fn);
     if (!fn)
         return HW_ENOMEM;
-    rc = s->ops->module_function(s->be, mod->bm, name, &fn->bf, &fn->info);
+    rc = module_function(s, mod, name, fn);
     if (rc != HW_OK) {
         free(fn);
         return rc;
@@ -870,7 +920,7 @@ HANDLER(MODULE_GET_GLOBAL)
     struct s_module *mod = handle_map_get(&s->modules, m.module);
     if (!mod)
         return HW_EHANDLE;
-    rc = s->ops->module_global(s->be, mod->bm, name, &r.ptr, &r.size);
+    rc = module_global(s, mod, name, &r.ptr, &r.size);
     if (rc != HW_OK)
         return rc;
     /* Copies to and from the global are checked like any allocation. */
@@ -902,8 +952,7 @@ static void unload_module(struct session *s, uint64_t id, struct s_module *mod)
         if (r.kind == ALLOC_GLOBAL && r.owner == id)
             alloc_table_remove(&s->allocs, r.base, &r);
     }
-    s->ops->module_unload(s->be, mod->bm);
-    free(mod);
+    module_unload(s, mod);
 }
 
 HANDLER(MODULE_UNLOAD)
@@ -916,6 +965,8 @@ HANDLER(MODULE_UNLOAD)
         return HW_EHANDLE;
     session_drain(s, -1); /* queued work may still run its code or touch its globals */
     unload_module(s, m.module, mod);
+    hw_debug("session %016llx: module %llu unloaded", (unsigned long long)s->id,
+             (unsigned long long)m.module);
     return HW_OK;
 }
 
@@ -938,6 +989,8 @@ HANDLER(LAUNCH)
     struct s_module *mod = handle_map_get(&s->modules, fn->module);
     if (!mod || mod->device != dev)
         return HW_EHANDLE; /* a function runs only on its module's device */
+    if ((rc = module_runnable(mod)) != HW_OK)
+        return rc;
     if (n < fn->info.args_size)
         return HW_EINVAL;
     uint32_t grid[3] = { m.grid_x, m.grid_y, m.grid_z };
@@ -952,8 +1005,7 @@ HANDLER(LAUNCH)
         return HW_EHANDLE;
     if (start && (rc = s->ops->event_record(s->be, start->be, bs)) != HW_OK)
         return rc;
-    rc = s->ops->launch(s->be, bs, fn->bf, grid, block, m.shared_mem, args, (uint32_t)n,
-                        m.flags);
+    rc = module_launch(s, fn, bs, grid, block, m.shared_mem, args, (uint32_t)n, m.flags);
     if (rc == HW_OK && stop)
         rc = s->ops->event_record(s->be, stop->be, bs);
     return rc;

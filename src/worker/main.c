@@ -3,18 +3,24 @@
  *
  *   hip-worker [--bind ADDR] [--port N] [--backend cpu|cuda|hip|auto]
  *              [--max-sessions N] [--mem-limit SIZE] [--cpu-devices N]
+ *              [--token-file PATH] [--insecure] [--tls-cert PEM --tls-key PEM]
+ *              [--require-tls]
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "backend.h"
 #include "hipr.h"
+#include "hw_auth.h"
 #include "hw_log.h"
+#include "hw_net.h"
+#include "hw_transport.h"
 #include "supervisor.h"
 #include "worker.h"
 
@@ -29,7 +35,14 @@ static void usage(FILE *f)
             "  --max-sessions N      concurrent client sessions (default 64)\n"
             "  --mem-limit SIZE      device memory per session, e.g. 512M, 8G (default: none)\n"
             "  --cpu-devices N       devices the cpu backend exposes (default 1)\n"
-            "  --handshake-timeout MS  time a new connection has to say HELLO (default 5000)\n"
+            "  --handshake-timeout MS  time a new connection has to authenticate and say\n"
+            "                        HELLO (default 5000)\n"
+            "  --token-file PATH     shared secret clients must prove they hold (required\n"
+            "                        to listen on a non-loopback address)\n"
+            "  --insecure            listen on a non-loopback address without a token\n"
+            "  --tls-cert PEM        certificate chain; enables TLS (with --tls-key)\n"
+            "  --tls-key PEM         private key of --tls-cert\n"
+            "  --require-tls         refuse plain-text connections\n"
             "  --rtc-timeout S       wall time of one run-time compile (default 60)\n"
             "  --rtc-max-output SIZE largest file a run-time compile may write (default 64M)\n"
             "  --rtc-dir PATH        where compiles get private directories (default $TMPDIR or /tmp)\n"
@@ -130,6 +143,60 @@ static int probe_backend(const struct worker_config *cfg)
     return WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
+/*
+ * Token, TLS and the bind address. A worker reachable from other hosts runs
+ * code for whoever connects, so it does not listen beyond loopback without a
+ * token unless told to with --insecure. Returns 0 or the exit status.
+ */
+static int setup_security(struct worker_config *cfg, struct hw_token *token,
+                          const char *token_file, int insecure, const char *tls_cert,
+                          const char *tls_key)
+{
+    char why[512];
+    if (token_file) {
+        struct stat st;
+        if (hw_token_from_file(token_file, token, why, sizeof why) < 0) {
+            hw_error("--token-file: %s", why);
+            return 2;
+        }
+        if (stat(token_file, &st) == 0 && (st.st_mode & 077))
+            hw_warn("--token-file %s is readable by other users (chmod 600 it)", token_file);
+        cfg->token = token;
+    }
+    if (!tls_cert != !tls_key) {
+        hw_error("--tls-cert and --tls-key go together");
+        return 2;
+    }
+    if (tls_cert) {
+        cfg->tls = hw_tls_server_ctx(tls_cert, tls_key, why, sizeof why);
+        if (!cfg->tls) {
+            hw_error("TLS: %s", why);
+            return 2;
+        }
+    }
+    if (cfg->require_tls && !cfg->tls) {
+        hw_error("--require-tls needs --tls-cert and --tls-key");
+        return 2;
+    }
+    int lo = hw_addr_is_loopback(cfg->bind);
+    if (lo < 0) {
+        hw_error("--bind %s: cannot resolve the address", cfg->bind);
+        return 2;
+    }
+    if (!lo && !cfg->token && !insecure) {
+        hw_error("refusing to listen on %s without --token-file: anyone who can reach it could "
+                 "run code on this machine's devices and read their memory (pass --insecure to "
+                 "do it anyway)", cfg->bind);
+        return 2;
+    }
+    if (!lo && !cfg->token)
+        hw_warn("--insecure: listening on %s with no authentication", cfg->bind);
+    if (!lo && cfg->token && !cfg->tls)
+        hw_warn("listening on %s without TLS: clients are authenticated, but their data "
+                "crosses the network in the clear", cfg->bind);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     struct worker_config cfg = {
@@ -141,7 +208,10 @@ int main(int argc, char **argv)
         .handshake_timeout_ms = 5000,
     };
     enum { O_BIND = 1, O_PORT, O_PORT_FILE, O_BACKEND, O_MAX, O_MEM, O_CPUDEV, O_HS, O_HELP,
+           O_TOKEN, O_INSECURE, O_TLS_CERT, O_TLS_KEY, O_REQUIRE_TLS,
            O_RTC_TIMEOUT, O_RTC_OUTPUT, O_RTC_DIR, O_HIPCC };
+    const char *token_file = NULL, *tls_cert = NULL, *tls_key = NULL;
+    int insecure = 0;
     static const struct option opts[] = {
         { "bind", required_argument, NULL, O_BIND },
         { "port", required_argument, NULL, O_PORT },
@@ -152,6 +222,11 @@ int main(int argc, char **argv)
         { "cpu-devices", required_argument, NULL, O_CPUDEV },
         { "handshake-timeout", required_argument, NULL, O_HS },
         { "help", no_argument, NULL, O_HELP },
+        { "token-file", required_argument, NULL, O_TOKEN },
+        { "insecure", no_argument, NULL, O_INSECURE },
+        { "tls-cert", required_argument, NULL, O_TLS_CERT },
+        { "tls-key", required_argument, NULL, O_TLS_KEY },
+        { "require-tls", no_argument, NULL, O_REQUIRE_TLS },
         { "rtc-timeout", required_argument, NULL, O_RTC_TIMEOUT },
         { "rtc-max-output", required_argument, NULL, O_RTC_OUTPUT },
         { "rtc-dir", required_argument, NULL, O_RTC_DIR },
@@ -190,6 +265,11 @@ int main(int argc, char **argv)
             if (parse_int(optarg, 100, 600000, &cfg.handshake_timeout_ms) < 0)
                 goto bad;
             break;
+        case O_TOKEN: token_file = optarg; break;
+        case O_INSECURE: insecure = 1; break;
+        case O_TLS_CERT: tls_cert = optarg; break;
+        case O_TLS_KEY: tls_key = optarg; break;
+        case O_REQUIRE_TLS: cfg.require_tls = 1; break;
         case O_RTC_TIMEOUT: {
             int sec;
             if (parse_int(optarg, 1, 3600, &sec) < 0)
@@ -215,11 +295,19 @@ int main(int argc, char **argv)
         fprintf(stderr, "hip-worker: unexpected argument '%s'\n", argv[optind]);
         return 2;
     }
+    static struct hw_token token;
+    int rc = setup_security(&cfg, &token, token_file, insecure, tls_cert, tls_key);
+    if (rc != 0)
+        return rc;
     if (probe_backend(&cfg) < 0) {
         hw_error("no usable device for --backend %s; not starting", cfg.backend);
-        return 1;
+        rc = 1;
+    } else {
+        rc = supervisor_run(&cfg);
     }
-    return supervisor_run(&cfg);
+    hw_tls_ctx_free(cfg.tls);
+    hw_token_clear(&token);
+    return rc;
 bad:
     fprintf(stderr, "hip-worker: bad value '%s' for --%s\n", optarg, opts[c - 1].name);
     return 2;

@@ -8,10 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
+#include "hw_auth.h"
 #include "hw_log.h"
 #include "hw_net.h"
+#include "hw_sha256.h"
 
 #define STAGE_BUDGET (256 * HIPR_MiB)
 #define UNKNOWN_OP_SKIP_MAX (64 * HIPR_KiB)
@@ -45,9 +48,11 @@ int session_reply(struct session *s, uint16_t opcode, uint32_t request_id, int s
         { (void *)body, body_len },
         { (void *)tail, (size_t)tail_len },
     };
-    if (hw_writev_full(s->fd, iov, 3) < 0) {
+    if (hw_tx_writev_full(&s->tx, iov, 3) < 0) {
         s->send_failed = 1;
         rc = -1;
+    } else if (s->heartbeat_ms) {
+        __atomic_store_n(&s->last_send_ms, session_now_ms(), __ATOMIC_RELAXED);
     }
     pthread_mutex_unlock(&s->send_lock);
     return rc;
@@ -81,19 +86,12 @@ int session_read(struct session *s, void *buf, uint64_t n)
         return 0;
     /* Large reads go straight to their destination (device memory, say). */
     if (n >= RBUF_SIZE / 2)
-        return hw_read_full(s->fd, out, (size_t)n);
+        return hw_tx_read_full(&s->tx, out, (size_t)n);
     s->rpos = s->rlen = 0;
     while (s->rlen < n) {
-        ssize_t r = recv(s->fd, s->rbuf + s->rlen, RBUF_SIZE - s->rlen, 0);
-        if (r == 0) {
-            errno = 0;
+        ssize_t r = hw_tx_recv(&s->tx, s->rbuf + s->rlen, RBUF_SIZE - s->rlen);
+        if (r <= 0)
             return -1;
-        }
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
         s->rlen += (size_t)r;
     }
     memcpy(out, s->rbuf, (size_t)n);
@@ -251,7 +249,7 @@ static int open_backend(struct session *s)
     return rc;
 }
 
-static int send_worker_status(struct session *s, uint32_t request_id)
+int session_send_worker_status(struct session *s, uint32_t request_id)
 {
     struct status_table *t = s->table;
     struct hipr_worker_status_rep r;
@@ -289,38 +287,13 @@ static int send_worker_status(struct session *s, uint32_t request_id)
     return rc;
 }
 
-/* The first request: HELLO opens a session, WORKER_STATUS answers and ends. */
-static int handshake(struct session *s)
+/* HELLO, once the handshake has accepted it: a status slot, the backend,
+ * and the reply with the device descriptions. */
+static int open_session(struct session *s, const struct hipr_header *hh,
+                        const struct hipr_hello_req *hreq)
 {
-    uint8_t buf[HIPR_HEADER_SIZE + HIPR_hello_req_SIZE];
-    struct hipr_header h;
-    const struct hipr_op_info *info;
-    struct hipr_hello_req req;
-
-    if (session_read(s, buf, HIPR_HEADER_SIZE) < 0)
-        return -1;
-    hipr_header_decode(buf, &h);
-    enum hipr_check c = hipr_check_request(&h, &info);
-    if (c != HIPR_OK) {
-        hw_warn("rejecting connection: %s before the handshake", hipr_check_str(c));
-        return -1;
-    }
-    if (h.opcode == HIPR_OP_WORKER_STATUS) {
-        send_worker_status(s, h.request_id);
-        return 1;
-    }
-    if (h.opcode != HIPR_OP_HELLO) {
-        hw_warn("rejecting connection: first request is %s, not HELLO", info->name);
-        return -1;
-    }
-    if (session_read(s, buf + HIPR_HEADER_SIZE, HIPR_hello_req_SIZE) < 0 ||
-        session_discard(s, h.payload_length - HIPR_hello_req_SIZE) < 0)
-        return -1;
-    hipr_hello_req_decode(buf + HIPR_HEADER_SIZE, HIPR_hello_req_SIZE, &req);
-    if (req.flags & HIPR_HELLO_STATUS_ONLY) {
-        send_worker_status(s, h.request_id);
-        return 1;
-    }
+    struct hipr_header h = *hh;
+    struct hipr_hello_req req = *hreq;
     if (req.proto_min > HIPR_VERSION || req.proto_max < HIPR_VERSION) {
         hw_warn("client speaks protocol %u..%u, worker %u", req.proto_min, req.proto_max,
                 HIPR_VERSION);
@@ -384,7 +357,11 @@ static void request_loop(struct session *s)
 
     for (;;) {
         if (session_read(s, hbuf, sizeof hbuf) < 0) {
-            if (errno)
+            if (errno == ETIMEDOUT && s->heartbeat_ms)
+                hw_warn("session %016llx: nothing from the client for %d ms (heartbeat every "
+                        "%d ms): presumed gone", (unsigned long long)s->id,
+                        HW_DEAD_AFTER * s->heartbeat_ms, s->heartbeat_ms);
+            else if (errno)
                 hw_info("session %016llx: connection lost: %s", (unsigned long long)s->id,
                         strerror(errno));
             else
@@ -415,6 +392,8 @@ static void request_loop(struct session *s)
             return;
         s->tail_left = h.payload_length - info->request_size;
         errno = 0;
+        if (h.opcode != HIPR_OP_HEARTBEAT) /* read by the heartbeat thread */
+            __atomic_store_n(&s->requests_executed, s->requests_executed + 1, __ATOMIC_RELAXED);
         int rc = dispatch_request(s, &h, info, fixed);
         if (rc < 0 && h.opcode != HIPR_OP_GOODBYE && h.opcode != HIPR_OP_HELLO)
             hw_info("session %016llx: ending in the middle of %s: %s", (unsigned long long)s->id,
@@ -429,6 +408,7 @@ static void request_loop(struct session *s)
 }
 
 static int session_fd = -1;
+static volatile sig_atomic_t handshake_expired;
 
 /* SIGTERM from the supervisor's shutdown: stop reading; the request loop sees
  * end of input and the session frees everything on its way out. */
@@ -439,25 +419,44 @@ static void on_term(int sig)
         shutdown(session_fd, SHUT_RD);
 }
 
+/* The handshake deadline: whatever the peer is doing (trickling bytes one at
+ * a time, stalling a TLS handshake), the connection ends. */
+static void on_handshake_timer(int sig)
+{
+    (void)sig;
+    handshake_expired = 1;
+    if (session_fd >= 0)
+        shutdown(session_fd, SHUT_RDWR);
+}
+
+static void handshake_timer(int ms)
+{
+    struct itimerval it;
+    memset(&it, 0, sizeof it);
+    it.it_value.tv_sec = ms / 1000;
+    it.it_value.tv_usec = (ms % 1000) * 1000;
+    setitimer(ITIMER_REAL, &it, NULL);
+}
+
 int session_main(int fd, const struct worker_config *cfg, struct status_table *table,
                  uint64_t session_id)
 {
     struct session s;
+    struct hipr_header hello_h;
+    struct hipr_hello_req hello;
+    char peer[80];
     memset(&s, 0, sizeof s);
-    s.fd = fd;
+    hw_tx_init_plain(&s.tx, fd);
     s.id = session_id;
     session_fd = fd;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_term;
     sigaction(SIGTERM, &sa, NULL);
+    sa.sa_handler = on_handshake_timer;
+    sigaction(SIGALRM, &sa, NULL);
     s.cfg = cfg;
     s.table = table;
-    s.rbuf = malloc(RBUF_SIZE);
-    if (!s.rbuf) {
-        close(fd);
-        return 1;
-    }
     pthread_mutex_init(&s.send_lock, NULL);
     pthread_mutex_init(&s.stage_lock, NULL);
     pthread_cond_init(&s.stage_cond, NULL);
@@ -466,22 +465,34 @@ int session_main(int fd, const struct worker_config *cfg, struct status_table *t
     handle_map_init(&s.events);
     handle_map_init(&s.modules);
     handle_map_init(&s.functions);
+    hw_peer_name(fd, peer, sizeof peer);
 
-    /* An unauthenticated peer gets a deadline and a fixed-size buffer. */
-    struct timeval tv = { cfg->handshake_timeout_ms / 1000,
-                          (cfg->handshake_timeout_ms % 1000) * 1000 };
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    int hs = handshake(&s);
-    if (hs == 0) {
-        struct timeval none = { 0, 0 };
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof none);
-        request_loop(&s);
+    handshake_timer(cfg->handshake_timeout_ms);
+    int hs = session_accept_link(&s, peer);
+    if (hs == 0)
+        hs = session_handshake(&s, peer, &hello_h, &hello);
+    handshake_timer(0);
+    signal(SIGALRM, SIG_IGN); /* a late tick must not cut a session's link */
+    if (handshake_expired) {
+        hw_warn("connection from %s: no HELLO within --handshake-timeout %d ms", peer,
+                cfg->handshake_timeout_ms);
+        hs = -1;
     }
+    /* Only an accepted HELLO gets the request buffer, a status slot and a backend. */
+    if (hs == 0) {
+        s.rbuf = malloc(RBUF_SIZE);
+        hs = s.rbuf ? open_session(&s, &hello_h, &hello) : -1;
+    }
+    if (hs == 0 && session_heartbeat_start(&s) == 0)
+        request_loop(&s);
+    /* Wakes the heartbeat thread if it is blocked writing to a dead peer. */
+    hw_tx_shutdown(&s.tx);
+    session_heartbeat_stop(&s);
     session_release_all(&s);
     session_buf_drop_all(&s);
     /* Wake a client blocked on a reply before the process goes away. */
-    shutdown(fd, SHUT_RDWR);
-    close(fd);
+    hw_tx_shutdown(&s.tx);
+    hw_tx_close(&s.tx);
     free(s.rbuf);
     return hs < 0 ? 1 : 0;
 }

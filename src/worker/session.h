@@ -16,6 +16,7 @@
 #include "backend.h"
 #include "handle_map.h"
 #include "hipr.h"
+#include "hw_transport.h"
 #include "status_table.h"
 #include "worker.h"
 
@@ -29,19 +30,21 @@ struct s_event {
     int device;
 };
 
+/* module.c: one of the two is set. */
 struct s_module {
-    struct hw_bmodule *bm;
+    struct hw_bmodule *bm;          /* loaded by the backend */
+    struct foreign_module *fm;      /* an AMD code object the device cannot run */
     int device;
 };
 
 struct s_function {
-    struct hw_bfunction *bf;
+    struct hw_bfunction *bf;        /* NULL in a foreign module */
     uint64_t module;
     struct hw_func_info info;
 };
 
 struct session {
-    int fd;
+    struct hw_transport tx;    /* the client's connection: plain TCP or TLS */
     uint64_t id;
     const struct worker_config *cfg;
     struct status_table *table;
@@ -54,6 +57,17 @@ struct session {
     pthread_mutex_t send_lock;
     int send_failed;
     int async_status;          /* first deferred error not yet reported */
+
+    /* Dead-peer detection (heartbeat.c): the interval agreed at AUTH_BEGIN
+     * (0: none), when we last sent anything, and the thread that fills
+     * silences with HEARTBEAT frames. */
+    int heartbeat_ms;
+    uint64_t last_send_ms;
+    uint64_t requests_executed;
+    pthread_t hb_thread;
+    int hb_running, hb_stop;
+    pthread_mutex_t hb_lock;
+    pthread_cond_t hb_cond;
 
     struct alloc_table allocs;
     struct handle_map streams, events, modules, functions;
@@ -83,6 +97,24 @@ struct session {
  * everything the session held. Returns the process exit status. */
 int session_main(int fd, const struct worker_config *cfg, struct status_table *table,
                  uint64_t session_id);
+
+/* handshake.c: TLS or plain (peeks at the first byte), then authentication
+ * and the first request. session_handshake returns 0 with an accepted HELLO,
+ * 1 after answering a status query, -1 when the connection must close. */
+int session_accept_link(struct session *s, const char *peer);
+int session_handshake(struct session *s, const char *peer, struct hipr_header *hello_h,
+                      struct hipr_hello_req *hello);
+/* heartbeat.c: sends HEARTBEAT after each heartbeat_ms of silence, and
+ * makes a read that hears nothing for HW_DEAD_AFTER heartbeats fail. */
+#define HW_DEAD_AFTER 4
+#define HW_HEARTBEAT_MIN_MS 100
+#define HW_HEARTBEAT_MAX_MS 600000
+int session_heartbeat_start(struct session *s);
+void session_heartbeat_stop(struct session *s);
+uint64_t session_now_ms(void);
+
+/* Answers WORKER_STATUS from the supervisor's status table. */
+int session_send_worker_status(struct session *s, uint32_t request_id);
 
 /* Sends a reply. tail may be NULL. Thread-safe; reports the pending async
  * error, if any, in the reply header. Returns 0 or -1 if the socket failed. */

@@ -16,7 +16,9 @@
 #include "session.h"
 #include "status_table.h"
 
-/* Connections still in their handshake count too, up to this many extra. */
+/* Connections still in their handshake (not yet authenticated, no status
+ * slot) are capped separately, so unauthenticated peers can never take the
+ * places of sessions; each also has --handshake-timeout to finish. */
 #define HANDSHAKE_SLACK 16
 
 static volatile sig_atomic_t stop_requested;
@@ -102,8 +104,10 @@ int supervisor_run(const struct worker_config *cfg)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
-    hw_info("listening on %s:%d (backend %s, max %d sessions, mem limit %llu)", cfg->bind, port,
-            cfg->backend, cfg->max_sessions, (unsigned long long)cfg->mem_limit);
+    hw_info("listening on %s:%d (backend %s, max %d sessions, mem limit %llu, %s, %s)",
+            cfg->bind, port, cfg->backend, cfg->max_sessions, (unsigned long long)cfg->mem_limit,
+            cfg->token ? "token required" : "no authentication",
+            cfg->require_tls ? "TLS required" : cfg->tls ? "TLS or plain" : "plain TCP");
 
     while (!stop_requested) {
         struct pollfd pfd = { .fd = lfd, .events = POLLIN };
@@ -114,8 +118,11 @@ int supervisor_run(const struct worker_config *cfg)
         int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
         if (cfd < 0)
             continue;
-        if (live >= nkids) {
-            hw_warn("too many connections (%d); closing a new one", live);
+        uint64_t unused;
+        int pending = live - (int)status_table_count(table, &unused);
+        if (live >= nkids || pending >= HANDSHAKE_SLACK) {
+            hw_warn("too many connections (%d, %d still in their handshake); closing a new one",
+                    live, pending);
             close(cfd);
             continue;
         }

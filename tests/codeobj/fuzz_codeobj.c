@@ -1,8 +1,9 @@
 /*
  * fuzz_codeobj - libFuzzer harness over every hipwire_codeobj parser: the
- * same bytes are tried as an AMDGPU ELF, a bare metadata map, an offload
- * bundle (plain or CCOB; decompression capped at 16 MiB so the fuzzer's
- * memory limit is not the thing found), an image to size, and raw msgpack.
+ * same bytes are tried as an AMDGPU ELF (metadata and symbols), a bare
+ * metadata map, an offload bundle (plain or CCOB; decompression capped at
+ * 16 MiB so the fuzzer's memory limit is not the thing found), an image to
+ * size, and raw msgpack.
  * Whatever parses is walked completely so that ASan sees every pointer.
  * Built only with -DHIPWIRE_FUZZ=ON under clang (ctest codeobj_fuzz_short).
  */
@@ -39,6 +40,16 @@ static void walk(const hw_cob_metadata *m)
     }
 }
 
+/* Every byte a symbol claims is read, so ASan sees a bad bound. */
+static int touch_symbol(void *arg, const hw_cob_symbol *sym)
+{
+    (void)arg;
+    sink += strlen(sym->name) + sym->type;
+    for (uint64_t i = 0; sym->init && i < sym->size; i++)
+        sink += sym->init[i];
+    return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     hw_cob_err err;
@@ -51,6 +62,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         walk(&m);
         hw_cob_metadata_free(&m);
     }
+    hw_cob_symbol sym;
+    (void)hw_cob_elf_symbols(data, size, touch_symbol, NULL, &err);
+    if (hw_cob_elf_find_object(data, size, "x", &sym, &err) == 0)
+        touch_symbol(NULL, &sym);
     uint64_t isz;
     if (hw_cob_image_size(data, size, &isz, &err) == 0 && isz > size)
         __builtin_trap(); /* a bounded size must stay within the bound */

@@ -74,6 +74,15 @@ static void check_codeobj(const uint8_t *co, size_t len, const char *arch,
 {
     hw_cob_err err = {{0}};
     hw_cob_metadata m;
+    /* The variables of kernels.hip, as ELF data objects of their declared
+     * sizes (what a worker that cannot run the code allocates). */
+    hw_cob_symbol var;
+    CHECK(hw_cob_elf_find_object(co, len, "hw_const_table", &var, &err) == 0 &&
+          var.size == 16 * sizeof(int), "[%s] hw_const_table: %s", arch, err.msg);
+    CHECK(hw_cob_elf_find_object(co, len, "hw_dev_var", &var, &err) == 0 &&
+          var.size == sizeof(float), "[%s] hw_dev_var: %s", arch, err.msg);
+    CHECK(hw_cob_elf_find_object(co, len, "k_none", &var, &err) == HW_COB_ENOTFOUND,
+          "[%s] a kernel is not a variable", arch);
     int rc = hw_cob_elf_metadata(co, len, &m, &err);
     CHECK(rc == 0, "[%s] metadata: %s", arch, err.msg);
     if (rc)

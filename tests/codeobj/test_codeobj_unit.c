@@ -1,7 +1,7 @@
 /*
  * test_codeobj_unit - hipwire_codeobj on synthetic and hostile input: the
- * msgpack reader, the metadata decoder, ELF note lookup, offload bundles,
- * CCOB headers and the fat-binary wrapper. Every malformed input must give
+ * msgpack reader, the metadata decoder, ELF note lookup, ELF symbols,
+ * offload bundles, CCOB headers, target matching and the fat-binary wrapper. Every malformed input must give
  * its specific error and a message, never a crash (run under ASan/UBSan).
  * Inputs are built here by small writers from the format definitions.
  */
@@ -462,6 +462,154 @@ static void test_elf(void)
     free(e);
 }
 
+/* ---- ELF symbols ---- */
+
+/* A code object with sections: .data (16 bytes at 0x1000), .bss (32 bytes
+ * at 0x2000), .symtab (5 entries), .strtab. Returns its size. */
+#define SYM_DATA 64
+#define SYM_TAB 80
+#define SYM_STR 200
+#define SYM_SHDR 224
+static const char sym_strtab[] = "\0tab\0zeros\0fn\0undef";
+static size_t make_sym_elf(uint8_t *e)
+{
+    memset(e, 0, 1024);
+    memcpy(e, "\x7f" "ELF", 4);
+    e[4] = 2; e[5] = 1; e[6] = 1; e[7] = 64; e[8] = 2;
+    put_le(e + 16, 3, 2);
+    put_le(e + 18, 224, 2);
+    put_le(e + 40, SYM_SHDR, 8);  /* e_shoff */
+    put_le(e + 52, 64, 2);
+    put_le(e + 58, 64, 2);
+    put_le(e + 60, 5, 2);         /* e_shnum */
+    for (int i = 0; i < 16; i++)
+        e[SYM_DATA + i] = (uint8_t)(i + 1);
+    /* name, info (bind << 4 | type), shndx, value, size */
+    const struct { uint32_t name; uint8_t info; uint16_t shndx; uint64_t value, size; } syms[5] = {
+        { 0, 0, 0, 0, 0 },
+        { 1, 0x11, 1, 0x1004, 8 },   /* tab: GLOBAL OBJECT in .data */
+        { 5, 0x11, 2, 0x2000, 32 },  /* zeros: GLOBAL OBJECT in .bss */
+        { 11, 0x12, 1, 0x1000, 4 },  /* fn: GLOBAL FUNC */
+        { 14, 0x11, 0, 0, 8 },       /* undef: undefined */
+    };
+    for (int k = 0; k < 5; k++) {
+        uint8_t *p = e + SYM_TAB + 24 * k;
+        put_le(p, syms[k].name, 4);
+        p[4] = syms[k].info;
+        put_le(p + 6, syms[k].shndx, 2);
+        put_le(p + 8, syms[k].value, 8);
+        put_le(p + 16, syms[k].size, 8);
+    }
+    memcpy(e + SYM_STR, sym_strtab, sizeof sym_strtab);
+    /* type, addr, offset, size, link, entsize */
+    const struct { uint32_t type; uint64_t addr, off, size; uint32_t link; uint64_t entsize; } sh[5] = {
+        { 0, 0, 0, 0, 0, 0 },
+        { 1, 0x1000, SYM_DATA, 16, 0, 0 },          /* .data PROGBITS */
+        { 8, 0x2000, 0, 32, 0, 0 },                 /* .bss NOBITS */
+        { 2, 0, SYM_TAB, 5 * 24, 4, 24 },           /* .symtab */
+        { 3, 0, SYM_STR, sizeof sym_strtab, 0, 0 }, /* .strtab */
+    };
+    for (int k = 0; k < 5; k++) {
+        uint8_t *p = e + SYM_SHDR + 64 * k;
+        put_le(p + 4, sh[k].type, 4);
+        put_le(p + 16, sh[k].addr, 8);
+        put_le(p + 24, sh[k].off, 8);
+        put_le(p + 32, sh[k].size, 8);
+        put_le(p + 40, sh[k].link, 4);
+        put_le(p + 56, sh[k].entsize, 8);
+    }
+    return SYM_SHDR + 5 * 64;
+}
+
+static int count_symbol(void *arg, const hw_cob_symbol *sym)
+{
+    (void)sym;
+    ++*(int *)arg;
+    return 0;
+}
+
+static void test_symbols(void)
+{
+    uint8_t *e = malloc(1024), *orig = malloc(1024);
+    if (!e || !orig)
+        abort();
+    size_t n = make_sym_elf(orig);
+    memcpy(e, orig, n);
+    hw_cob_err err = {{0}};
+    hw_cob_symbol sym;
+    CHECK(hw_cob_elf_find_object(e, n, "tab", &sym, &err) == 0, "tab: %s", err.msg);
+    CHECK(sym.size == 8 && sym.value == 0x1004 && sym.init == e + SYM_DATA + 4 &&
+          sym.type == HW_COB_STT_OBJECT && sym.bind == 1, "tab fields");
+    CHECK(hw_cob_elf_find_object(e, n, "zeros", &sym, &err) == 0, "zeros: %s", err.msg);
+    CHECK(sym.size == 32 && sym.init == NULL, ".bss object has no initial bytes");
+    CHECK(hw_cob_elf_find_object(e, n, "fn", &sym, &err) == HW_COB_ENOTFOUND, "a function");
+    CHECK(hw_cob_elf_find_object(e, n, "undef", &sym, &err) == HW_COB_ENOTFOUND, "undefined");
+    CHECK(hw_cob_elf_find_object(e, n, "nothing", &sym, &err) == HW_COB_ENOTFOUND &&
+          strstr(err.msg, "nothing"), "missing: %s", err.msg);
+    int count = 0;
+    CHECK(hw_cob_elf_symbols(e, n, count_symbol, &count, &err) == 0 && count == 3,
+          "walk: %d defined symbols", count);
+    for (size_t cut = 0; cut < n; cut++)
+        CHECK(hw_cob_elf_find_object(e, cut, "tab", &sym, &err) < 0 && err.msg[0],
+              "symbols: cut at %zu accepted", cut);
+
+    /* One corruption at a time; each is refused with its reason. */
+    const struct { size_t at; int width; uint64_t value; int want; const char *what; } bad[] = {
+        { SYM_SHDR + 3 * 64 + 40, 4, 9, HW_COB_EFORMAT, "link out of range" },
+        { SYM_SHDR + 3 * 64 + 40, 4, 1, HW_COB_EFORMAT, "link to a non-string table" },
+        { SYM_SHDR + 3 * 64 + 56, 8, 8, HW_COB_EFORMAT, "entry size 8" },
+        { SYM_SHDR + 3 * 64 + 32, 8, 1u << 20, HW_COB_ETRUNC, "table past the image" },
+        { SYM_SHDR + 4 * 64 + 24, 8, 1u << 30, HW_COB_ETRUNC, "string table past the image" },
+        { SYM_STR + sizeof sym_strtab - 1, 1, 'x', HW_COB_EFORMAT, "string table without NUL" },
+        { SYM_TAB + 24 + 0, 4, 1000, HW_COB_EFORMAT, "name past the string table" },
+        { SYM_TAB + 24 + 6, 2, 7, HW_COB_EFORMAT, "section index out of range" },
+        { SYM_TAB + 24 + 16, 8, 13, HW_COB_EFORMAT, "object past its section" },
+        { SYM_TAB + 24 + 8, 8, 0xfff, HW_COB_EFORMAT, "object before its section" },
+        { SYM_TAB + 24 + 16, 8, UINT64_MAX, HW_COB_EFORMAT, "object size 2^64-1" },
+        { SYM_SHDR + 1 * 64 + 24, 8, 1u << 30, HW_COB_ETRUNC, "section data past the image" },
+        { SYM_SHDR + 3 * 64 + 4, 4, 1, HW_COB_ENOTFOUND, "no symbol table" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        memcpy(e, orig, n);
+        put_le(e + bad[i].at, bad[i].value, bad[i].width);
+        memset(&err, 0, sizeof err);
+        int rc = hw_cob_elf_find_object(e, n, "tab", &sym, &err);
+        CHECK(rc == bad[i].want && err.msg[0], "%s: %d (%s), expected %d", bad[i].what, rc,
+              err.msg, bad[i].want);
+    }
+    memcpy(e, orig, n);
+    put_le(e + 18, 62, 2); /* x86-64 */
+    CHECK(hw_cob_elf_symbols(e, n, count_symbol, &count, &err) == HW_COB_EFORMAT, "machine");
+    CHECK(hw_cob_elf_symbols(NULL, n, count_symbol, &count, &err) == HW_COB_EINVAL, "NULL");
+    free(e);
+    free(orig);
+}
+
+/* ---- target IDs ---- */
+static void test_targets(void)
+{
+    int a = 0, b = 0;
+    CHECK(hw_cob_target_match("gfx90a", "gfx90a", &a), "same processor");
+    CHECK(hw_cob_target_match("gfx90a", "gfx90a:sramecc+:xnack-", &a), "any mode on a pinned device");
+    CHECK(hw_cob_target_match("gfx90a:xnack-", "gfx90a:sramecc+:xnack-", &b) && b > a,
+          "an agreeing pin scores: %d vs %d", b, a);
+    CHECK(!hw_cob_target_match("gfx90a:xnack+", "gfx90a:sramecc+:xnack-", NULL), "contradiction");
+    CHECK(hw_cob_target_match("gfx90a:xnack+", "gfx90a", &a) && a < 0,
+          "a pin the device leaves open costs: %d", a);
+    CHECK(!hw_cob_target_match("gfx908", "gfx90a", NULL), "other processor");
+    CHECK(!hw_cob_target_match("gfx90", "gfx90a", NULL), "processor prefix");
+    CHECK(!hw_cob_target_match("gfx90a", "hipwire-cpu", NULL), "CPU device");
+    CHECK(!hw_cob_target_match("gfx90a", "sm_90", NULL), "NVIDIA device");
+    CHECK(!hw_cob_target_match("gfx90a", "", NULL) && !hw_cob_target_match(NULL, "gfx90a", NULL),
+          "empty and NULL");
+    const char *t = hw_cob_target_id("amdgcn-amd-amdhsa--gfx90a:xnack-");
+    CHECK(t && strcmp(t, "gfx90a:xnack-") == 0, "metadata triple: %s", t ? t : "NULL");
+    t = hw_cob_target_id("hipv4-amdgcn-amd-amdhsa--gfx908");
+    CHECK(t && strcmp(t, "gfx908") == 0, "bundle id: %s", t ? t : "NULL");
+    CHECK(hw_cob_target_id("host-x86_64-unknown-linux") == NULL, "host id");
+    CHECK(hw_cob_target_id(NULL) == NULL, "NULL triple");
+}
+
 /* ---- bundles ---- */
 static size_t make_bundle(uint8_t *p, size_t cap, const char **ids, int n,
                           const uint64_t *sizes)
@@ -618,6 +766,8 @@ int main(void)
     test_msgpack();
     test_metadata();
     test_elf();
+    test_symbols();
+    test_targets();
     test_bundle();
     test_wrapper();
     if (failures) {

@@ -178,6 +178,28 @@ int op_module_load(struct raw_conn *c, const void *image, size_t n, uint64_t *mo
     return rc;
 }
 
+int op_module_load_ex(struct raw_conn *c, const void *image, size_t n, uint32_t req_flags,
+                      uint64_t *module, uint32_t *flags)
+{
+    struct hipr_module_load_req m = { .device = 0, .flags = req_flags };
+    uint8_t fixed[HIPR_module_load_req_SIZE];
+    struct raw_reply r;
+    struct hipr_module_load_rep rep;
+    hipr_module_load_req_encode(fixed, &m);
+    int rc = raw_call(c, HIPR_OP_MODULE_LOAD_EX, fixed, sizeof fixed, image, n, &r);
+    if (rc < 0)
+        return rc;
+    rc = r.rh.status;
+    if (rc == 0 && hipr_module_load_rep_decode(r.body, r.body_len, &rep) == 0) {
+        *module = rep.module;
+        *flags = rep.flags;
+    } else if (rc == 0) {
+        rc = RAW_BADREPLY;
+    }
+    raw_reply_free(&r);
+    return rc;
+}
+
 int op_get_function(struct raw_conn *c, uint64_t module, const char *name, uint64_t *function,
                     uint32_t *args_size)
 {

@@ -36,6 +36,9 @@ int op_stream_wait_event(struct raw_conn *c, uint64_t stream, uint64_t event);
 int op_device(struct raw_conn *c, uint16_t opcode, int32_t device);
 /* MODULE_LOAD; *module on success. */
 int op_module_load(struct raw_conn *c, const void *image, size_t n, uint64_t *module);
+/* MODULE_LOAD_EX with request flags; *module and *flags on success. */
+int op_module_load_ex(struct raw_conn *c, const void *image, size_t n, uint32_t req_flags,
+                      uint64_t *module, uint32_t *flags);
 /* MODULE_GET_FUNCTION; *function and *args_size on success. */
 int op_get_function(struct raw_conn *c, uint64_t module, const char *name, uint64_t *function,
                     uint32_t *args_size);

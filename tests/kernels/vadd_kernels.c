@@ -94,6 +94,21 @@ static void poke(const struct hipwire_cpu_ctx *ctx, const struct poke_args *p)
 }
 HIPWIRE_CPU_KERNEL(poke, struct poke_args, HIPWIRE_PARAM(struct poke_args, where));
 
+/* Sleeps ms milliseconds in one thread: a long-running kernel. */
+struct sleep_args {
+    int ms;
+};
+
+static void sleep_ms(const struct hipwire_cpu_ctx *ctx, const struct sleep_args *p)
+{
+    if (ctx->thread_idx.x != 0 || ctx->block_idx.x != 0)
+        return;
+    struct timespec ts = { p->ms / 1000, (long)(p->ms % 1000) * 1000000L };
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+HIPWIRE_CPU_KERNEL(sleep_ms, struct sleep_args, HIPWIRE_PARAM(struct sleep_args, ms));
+
 /* A __device__ global for hipModuleGetGlobal. */
 __attribute__((visibility("default"))) int hw_global_table[64] = { 7 };
 

@@ -445,7 +445,9 @@ static int cpu_launch(struct hw_backend *be, struct hw_bstream *s, struct hw_bfu
                       const void *args, uint32_t args_size, uint32_t flags)
 {
     (void)be;
-    (void)flags;
+    /* Blocks run one after another here: none could wait for another. */
+    if (flags & HIPR_LAUNCH_COOPERATIVE)
+        return HW_ENOTSUP;
     if (args_size < f->kernel->args_size)
         return HW_EINVAL;
     struct cpu_op *op = cpu_op_new(CPU_OP_LAUNCH, 0);

@@ -35,6 +35,8 @@ int hw_hip_api_load(struct hw_hip_api *api, char *why, size_t why_len)
     HW_HIP_FUNCS(HW_HIP_RESOLVE_)
 #undef HW_HIP_RESOLVE_
     *(void **)&api->hipwire_function_params = dlsym(api->dl, "hipwire_function_params");
+    *(void **)&api->hipwire_module_launch_kernel =
+        dlsym(api->dl, "hipwire_module_launch_kernel");
     return 0;
 fail:
     dlclose(api->dl);

@@ -38,6 +38,11 @@ struct hw_hip_api {
      * kernel parameter layout the next worker reported (the relay case). */
     int (*hipwire_function_params)(hipFunction_t f, uint32_t *count, uint32_t *args_size,
                                    uint32_t *pairs, uint32_t cap);
+    /* Same: a launch that carries the worker's LAUNCH flags to the next one. */
+    hipError_t (*hipwire_module_launch_kernel)(hipFunction_t f, uint32_t gx, uint32_t gy,
+                                               uint32_t gz, uint32_t bx, uint32_t by,
+                                               uint32_t bz, uint32_t shared, hipStream_t stream,
+                                               void **extra, uint32_t flags);
 };
 
 /* Loads the runtime (HIPWIRE_HIP_LIBRARY, else libamdhip64.so.7/.6/.5).

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "codeobj.h"
 #include "hip_api.h"
 #include "hip_rtc.h"
 #include "hw_log.h"
@@ -34,6 +35,9 @@ struct hw_bmodule {
     hipModule_t mod;
     int dev;
     struct hw_bfunction *functions;
+    /* An AMD code object's metadata: the kernels' argument layouts. */
+    hw_cob_metadata md;
+    int has_md;
 };
 
 struct hw_bfunction {
@@ -455,14 +459,25 @@ static int hip_stream_wait_event(struct hw_backend *be, struct hw_bstream *s, st
 static int hip_module_load(struct hw_backend *be, int dev, const void *image, size_t size,
                            struct hw_bmodule **out)
 {
-    (void)size; /* the runtime sizes the image from its own headers */
+    hw_cob_err err = { { 0 } };
     struct hw_bmodule *m = calloc(1, sizeof *m);
     if (!m)
         return HW_ENOMEM;
+    /* The runtime keeps the layouts to itself; the code object says them.
+     * (The worker hands over single code objects, never bundles.) */
+    if (hw_cob_detect(image, size) == HW_COB_KIND_ELF) {
+        int rc = hw_cob_elf_metadata(image, size, &m->md, &err);
+        if (rc == HW_COB_OK)
+            m->has_md = 1;
+        else if (rc != HW_COB_EFORMAT)
+            hw_debug("hip backend: code object metadata unreadable: %s", err.msg);
+    }
     int rc = use(be, dev);
     if (rc == HW_OK)
         rc = st(be->api.hipModuleLoadData(&m->mod, image));
     if (rc != HW_OK) {
+        if (m->has_md)
+            hw_cob_metadata_free(&m->md);
         free(m);
         return rc;
     }
@@ -481,42 +496,109 @@ static void hip_module_unload(struct hw_backend *be, struct hw_bmodule *m)
     }
     use(be, m->dev);
     be->api.hipModuleUnload(m->mod);
+    if (m->has_md)
+        hw_cob_metadata_free(&m->md);
     free(m);
+}
+
+/* The layout from the code object: the arguments a caller passes (hidden
+ * ones are the runtime's), packed size = end of the last of them. */
+static int layout_from_metadata(const struct hw_bmodule *m, const char *name,
+                                struct hw_param **params, uint32_t *count, uint32_t *args_size)
+{
+    const hw_cob_kernel *k = hw_cob_find_kernel(&m->md, name);
+    if (!k)
+        return HW_EIMAGE; /* the runtime has it, its metadata does not */
+    if (k->nargs > HIPR_CAP_PARAMS || k->explicit_size > HIPR_CAP_KERNEL_ARGS)
+        return HW_EIMAGE;
+    struct hw_param *p = calloc(k->nargs ? k->nargs : 1, sizeof *p);
+    if (!p)
+        return HW_ENOMEM;
+    for (uint32_t i = 0; i < k->nargs; i++)
+        p[i] = (struct hw_param){ k->args[i].offset, k->args[i].size };
+    *params = p;
+    *count = k->nargs;
+    *args_size = k->explicit_size;
+    return HW_OK;
+}
+
+/* The layout the next worker reported (the relay: this runtime is hipwire's
+ * proxy). */
+static int layout_from_relay(struct hw_backend *be, hipFunction_t fn, struct hw_param **params,
+                             uint32_t *count, uint32_t *args_size)
+{
+    uint32_t *pairs = calloc(2 * HIPR_CAP_PARAMS, sizeof *pairs);
+    if (!pairs)
+        return HW_ENOMEM;
+    if (be->api.hipwire_function_params(fn, count, args_size, pairs, HIPR_CAP_PARAMS) != 0 ||
+        *count > HIPR_CAP_PARAMS) {
+        free(pairs);
+        return HW_EIMAGE;
+    }
+    struct hw_param *p = calloc(*count ? *count : 1, sizeof *p);
+    if (!p) {
+        free(pairs);
+        return HW_ENOMEM;
+    }
+    for (uint32_t i = 0; i < *count; i++)
+        p[i] = (struct hw_param){ pairs[2 * i], pairs[2 * i + 1] };
+    free(pairs);
+    *params = p;
+    return HW_OK;
+}
+
+static int same_layout(const struct hw_param *a, uint32_t na, uint32_t sa,
+                       const struct hw_param *b, uint32_t nb, uint32_t sb)
+{
+    if (na != nb || sa != sb)
+        return 0;
+    for (uint32_t i = 0; i < na; i++)
+        if (a[i].offset != b[i].offset || a[i].size != b[i].size)
+            return 0;
+    return 1;
 }
 
 static int hip_module_function(struct hw_backend *be, struct hw_bmodule *m, const char *name,
                                struct hw_bfunction **out, struct hw_func_info *info)
 {
     uint32_t count = 0, args_size = 0;
-    uint32_t *pairs = NULL;
+    struct hw_param *params = NULL;
     hipFunction_t fn;
     use(be, m->dev);
     int rc = st(be->api.hipModuleGetFunction(&fn, m->mod, name));
     if (rc != HW_OK)
         return rc;
-    /* The parameter layout: from the next hipwire worker when relaying.
-     * Reading it from AMD code-object metadata is not wired in yet. */
-    if (!be->api.hipwire_function_params)
-        return HW_ENOTSUP;
-    pairs = calloc(2 * HIPR_CAP_PARAMS, sizeof *pairs);
-    if (!pairs)
-        return HW_ENOMEM;
-    if (be->api.hipwire_function_params(fn, &count, &args_size, pairs, HIPR_CAP_PARAMS) != 0 ||
-        count > HIPR_CAP_PARAMS) {
-        free(pairs);
-        return HW_EIMAGE;
+    if (m->has_md) {
+        rc = layout_from_metadata(m, name, &params, &count, &args_size);
+        /* Relaying, the next worker derived the layout on its own: the two
+         * must agree, or one of them packs arguments wrongly. */
+        if (rc == HW_OK && be->api.hipwire_function_params) {
+            struct hw_param *relayed = NULL;
+            uint32_t rcount = 0, rsize = 0;
+            rc = layout_from_relay(be, fn, &relayed, &rcount, &rsize);
+            if (rc == HW_OK && !same_layout(params, count, args_size, relayed, rcount, rsize)) {
+                hw_warn("hip backend: %s: code object says %u arguments in %u bytes, the next "
+                        "worker %u in %u", name, count, args_size, rcount, rsize);
+                rc = HW_EIMAGE;
+            }
+            free(relayed);
+        }
+    } else if (be->api.hipwire_function_params) {
+        rc = layout_from_relay(be, fn, &params, &count, &args_size);
+    } else {
+        rc = HW_ENOTSUP; /* neither an AMD code object nor a relay */
     }
-    struct hw_bfunction *f = calloc(1, sizeof *f);
-    struct hw_param *params = calloc(count ? count : 1, sizeof *params);
-    if (!f || !params) {
-        free(f);
+    if (rc != HW_OK) {
         free(params);
-        free(pairs);
+        return rc;
+    }
+    hw_debug("hip backend: %s: %u arguments in %u bytes (layout from %s)", name, count,
+             args_size, m->has_md ? "its code object" : "the next worker");
+    struct hw_bfunction *f = calloc(1, sizeof *f);
+    if (!f) {
+        free(params);
         return HW_ENOMEM;
     }
-    for (uint32_t i = 0; i < count; i++)
-        params[i] = (struct hw_param){ pairs[2 * i], pairs[2 * i + 1] };
-    free(pairs);
     f->fn = fn;
     f->params = params;
     f->next = m->functions;
@@ -560,12 +642,20 @@ static int hip_launch(struct hw_backend *be, struct hw_bstream *s, struct hw_bfu
                       const uint32_t grid[3], const uint32_t block[3], uint32_t shared_mem,
                       const void *args, uint32_t args_size, uint32_t flags)
 {
-    (void)flags;
     size_t size = args_size;
     /* The packed buffer is passed as is; HIP copies it before returning. */
     void *extra[] = { HIP_LAUNCH_PARAM_BUFFER_POINTER, (void *)args, HIP_LAUNCH_PARAM_BUFFER_SIZE,
                       &size, HIP_LAUNCH_PARAM_END };
     use(be, s->dev);
+    /* Relaying, the flags go on to the next worker, which decides. */
+    if (be->api.hipwire_module_launch_kernel)
+        return st(be->api.hipwire_module_launch_kernel(f->fn, grid[0], grid[1], grid[2],
+                                                       block[0], block[1], block[2],
+                                                       shared_mem, s->s, extra, flags));
+    /* ROCm 5.2 has no cooperative launch of module functions, and an
+     * ordinary launch does not keep every block resident. */
+    if (flags & HIPR_LAUNCH_COOPERATIVE)
+        return HW_ENOTSUP;
     return st(be->api.hipModuleLaunchKernel(f->fn, grid[0], grid[1], grid[2], block[0], block[1],
                                             block[2], shared_mem, s->s, NULL, extra));
 }

@@ -36,33 +36,11 @@ void hipRegisterTracerCallback(const void *function);
 void hipwire_function_params(void);
 void hipwire_get_proc_address(void);
 void hipwire_hiprtc_function(void);
+void hipwire_module_launch_kernel(void);
 
 HW_EXPORT void __hipGetPCH(const char **pch, unsigned int *size)
 {
     (void)hw_api_unsupported("__hipGetPCH");
-}
-
-HW_EXPORT hipError_t __hipPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sharedMem, hipStream_t *stream)
-{
-    return hw_api_unsupported("__hipPopCallConfiguration");
-}
-
-HW_EXPORT hipError_t __hipPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem, hipStream_t stream)
-{
-    return hw_api_unsupported("__hipPushCallConfiguration");
-}
-
-HW_EXPORT void **__hipRegisterFatBinary(const void *data)
-{
-    void ** hw_r;
-    (void)hw_api_unsupported("__hipRegisterFatBinary");
-    memset(&hw_r, 0, sizeof(hw_r));
-    return hw_r;
-}
-
-HW_EXPORT void __hipRegisterFunction(void **modules, const void *hostFunction, char *deviceFunction, const char *deviceName, unsigned int threadLimit, void *tid, void *bid, dim3 *blockDim, dim3 *gridDim, int *wSize)
-{
-    (void)hw_api_unsupported("__hipRegisterFunction");
 }
 
 HW_EXPORT void __hipRegisterManagedVar(void *hipModule, void **pointer, void *init_value, const char *name, size_t size, unsigned int align)
@@ -78,16 +56,6 @@ HW_EXPORT void __hipRegisterSurface(void **modules, void *var, char *hostVar, ch
 HW_EXPORT void __hipRegisterTexture(void **modules, void *var, char *hostVar, char *deviceVar, int type, int norm, int ext)
 {
     (void)hw_api_unsupported("__hipRegisterTexture");
-}
-
-HW_EXPORT void __hipRegisterVar(void **modules, void *var, char *hostVar, char *deviceVar, int ext, size_t size, int constant, int global)
-{
-    (void)hw_api_unsupported("__hipRegisterVar");
-}
-
-HW_EXPORT void __hipUnregisterFatBinary(void **modules)
-{
-    (void)hw_api_unsupported("__hipUnregisterFatBinary");
 }
 
 HW_EXPORT size_t amd_dbgapi_get_build_id(void)
@@ -477,11 +445,6 @@ HW_EXPORT hipError_t hipExtGetLinkTypeAndHopCount(int device1, int device2, uint
     return hw_api_unsupported("hipExtGetLinkTypeAndHopCount");
 }
 
-HW_EXPORT hipError_t hipExtLaunchKernel(const void *function_address, dim3 numBlocks, dim3 dimBlocks, void **args, size_t sharedMemBytes, hipStream_t stream, hipEvent_t startEvent, hipEvent_t stopEvent, int flags)
-{
-    return hw_api_unsupported("hipExtLaunchKernel");
-}
-
 HW_EXPORT hipError_t hipExtLaunchMultiKernelMultiDevice(hipLaunchParams *launchParamsList, int numDevices, unsigned int flags)
 {
     return hw_api_unsupported("hipExtLaunchMultiKernelMultiDevice");
@@ -576,16 +539,6 @@ HW_EXPORT hipError_t hipGetFuncBySymbol(hipFunction_t *functionPtr, const void *
 HW_EXPORT hipError_t hipGetMipmappedArrayLevel(hipArray_t *levelArray, hipMipmappedArray_const_t mipmappedArray, unsigned int level)
 {
     return hw_api_unsupported("hipGetMipmappedArrayLevel");
-}
-
-HW_EXPORT hipError_t hipGetSymbolAddress(void **devPtr, const void *symbol)
-{
-    return hw_api_unsupported("hipGetSymbolAddress");
-}
-
-HW_EXPORT hipError_t hipGetSymbolSize(size_t *size, const void *symbol)
-{
-    return hw_api_unsupported("hipGetSymbolSize");
 }
 
 HW_EXPORT hipError_t hipGetTextureAlignmentOffset(size_t *offset, const textureReference *texref)
@@ -1120,11 +1073,6 @@ HW_EXPORT hipError_t hipLaunchByPtr(const void *func)
     return hw_api_unsupported("hipLaunchByPtr");
 }
 
-HW_EXPORT hipError_t hipLaunchCooperativeKernel(const void *f, dim3 gridDim, dim3 blockDimX, void **kernelParams, unsigned int sharedMemBytes, hipStream_t stream)
-{
-    return hw_api_unsupported("hipLaunchCooperativeKernel");
-}
-
 HW_EXPORT hipError_t hipLaunchCooperativeKernelMultiDevice(hipLaunchParams *launchParamsList, int numDevices, unsigned int flags)
 {
     return hw_api_unsupported("hipLaunchCooperativeKernelMultiDevice");
@@ -1133,11 +1081,6 @@ HW_EXPORT hipError_t hipLaunchCooperativeKernelMultiDevice(hipLaunchParams *laun
 HW_EXPORT hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void *userData)
 {
     return hw_api_unsupported("hipLaunchHostFunc");
-}
-
-HW_EXPORT hipError_t hipLaunchKernel(const void *function_address, dim3 numBlocks, dim3 dimBlocks, void **args, size_t sharedMemBytes, hipStream_t stream)
-{
-    return hw_api_unsupported("hipLaunchKernel");
 }
 
 HW_EXPORT hipError_t hipMalloc3D(hipPitchedPtr *pitchedDevPtr, hipExtent extent)
@@ -1410,16 +1353,6 @@ HW_EXPORT hipError_t hipMemcpyFromArray(void *dst, hipArray_const_t srcArray, si
     return hw_api_unsupported("hipMemcpyFromArray");
 }
 
-HW_EXPORT hipError_t hipMemcpyFromSymbol(void *dst, const void *symbol, size_t sizeBytes, size_t offset, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipMemcpyFromSymbol");
-}
-
-HW_EXPORT hipError_t hipMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t sizeBytes, size_t offset, hipMemcpyKind kind, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemcpyFromSymbolAsync");
-}
-
 HW_EXPORT hipError_t hipMemcpyHtoA(hipArray_t dstArray, size_t dstOffset, const void *srcHost, size_t count)
 {
     return hw_api_unsupported("hipMemcpyHtoA");
@@ -1453,16 +1386,6 @@ HW_EXPORT hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *
 HW_EXPORT hipError_t hipMemcpyToArray(hipArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, hipMemcpyKind kind)
 {
     return hw_api_unsupported("hipMemcpyToArray");
-}
-
-HW_EXPORT hipError_t hipMemcpyToSymbol(const void *symbol, const void *src, size_t sizeBytes, size_t offset, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipMemcpyToSymbol");
-}
-
-HW_EXPORT hipError_t hipMemcpyToSymbolAsync(const void *symbol, const void *src, size_t sizeBytes, size_t offset, hipMemcpyKind kind, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemcpyToSymbolAsync");
 }
 
 HW_EXPORT hipError_t hipMemset2D(void *dst, size_t pitch, int value, size_t width, size_t height)
@@ -2338,5 +2261,6 @@ const struct hw_export hw_export_table[] = {
     {"hipwire_function_params", "hip_6.2", (hw_export_fn)hipwire_function_params},
     {"hipwire_get_proc_address", "hip_6.2", (hw_export_fn)hipwire_get_proc_address},
     {"hipwire_hiprtc_function", "hip_6.2", (hw_export_fn)hipwire_hiprtc_function},
+    {"hipwire_module_launch_kernel", "hip_6.2", (hw_export_fn)hipwire_module_launch_kernel},
 };
 const size_t hw_export_count = sizeof(hw_export_table) / sizeof(hw_export_table[0]);

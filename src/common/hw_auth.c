@@ -1,0 +1,118 @@
+/* hw_auth.c - see hw_auth.h. */
+#include "hw_auth.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hw_sha256.h"
+
+static int token_set(const uint8_t *p, size_t n, struct hw_token *t, char *why, size_t why_len)
+{
+    while (n > 0 && isspace(p[0])) {
+        p++;
+        n--;
+    }
+    while (n > 0 && isspace(p[n - 1]))
+        n--;
+    if (n < HW_AUTH_TOKEN_MIN || n > HW_AUTH_TOKEN_MAX) {
+        snprintf(why, why_len, "a token must be %d to %d bytes (got %zu)", HW_AUTH_TOKEN_MIN,
+                 HW_AUTH_TOKEN_MAX, n);
+        return -1;
+    }
+    memcpy(t->key, p, n);
+    t->len = n;
+    return 0;
+}
+
+int hw_token_from_string(const char *s, struct hw_token *t, char *why, size_t why_len)
+{
+    return token_set((const uint8_t *)s, strlen(s), t, why, why_len);
+}
+
+int hw_token_from_file(const char *path, struct hw_token *t, char *why, size_t why_len)
+{
+    uint8_t buf[HW_AUTH_TOKEN_MAX + 64];
+    struct stat st;
+    size_t n = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, why_len, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        snprintf(why, why_len, "%s is not a regular file", path);
+        close(fd);
+        return -1;
+    }
+    for (;;) {
+        ssize_t r = read(fd, buf + n, sizeof buf - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            snprintf(why, why_len, "cannot read %s: %s", path, strerror(errno));
+            close(fd);
+            return -1;
+        }
+        if (r == 0 || n + (size_t)r == sizeof buf) {
+            n += (size_t)r;
+            break;
+        }
+        n += (size_t)r;
+    }
+    close(fd);
+    int rc = token_set(buf, n, t, why, why_len);
+    memset(buf, 0, sizeof buf);
+    return rc;
+}
+
+void hw_token_clear(struct hw_token *t)
+{
+    volatile uint8_t *p = t->key;
+    for (size_t i = 0; i < sizeof t->key; i++)
+        p[i] = 0;
+    t->len = 0;
+}
+
+int hw_random_bytes(void *buf, size_t n)
+{
+    uint8_t *p = buf;
+    while (n > 0) {
+        ssize_t r = getrandom(p, n, 0);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        p += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+void hw_auth_proof(const struct hw_token *t, enum hw_proof_role role,
+                   const uint8_t cnonce[HW_AUTH_NONCE_LEN],
+                   const uint8_t wnonce[HW_AUTH_NONCE_LEN], uint64_t session,
+                   const uint8_t binding[32], uint8_t out[HW_AUTH_PROOF_LEN])
+{
+    /* Distinct labels: a worker's proof can never pass as a client's. */
+    static const char client_label[] = "hipwire-auth-v1 client";
+    static const char worker_label[] = "hipwire-auth-v1 worker";
+    const char *label = role == HW_PROOF_CLIENT ? client_label : worker_label;
+    uint8_t s[8];
+    for (int i = 0; i < 8; i++)
+        s[i] = (uint8_t)(session >> (8 * i));
+    struct hw_hmac m;
+    hw_hmac_init(&m, t->key, t->len);
+    hw_hmac_update(&m, label, strlen(label));
+    hw_hmac_update(&m, cnonce, HW_AUTH_NONCE_LEN);
+    hw_hmac_update(&m, wnonce, HW_AUTH_NONCE_LEN);
+    hw_hmac_update(&m, s, sizeof s);
+    hw_hmac_update(&m, binding, 32);
+    hw_hmac_final(&m, out);
+}

@@ -1,0 +1,121 @@
+/* hw_transport.c - see hw_transport.h. */
+#include "hw_transport.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "hw_net.h"
+
+void hw_tx_init_plain(struct hw_transport *t, int fd)
+{
+    memset(t, 0, sizeof *t);
+    t->fd = fd;
+}
+
+int hw_tx_is_tls(const struct hw_transport *t)
+{
+    return t->ssl != NULL;
+}
+
+ssize_t hw_tx_recv(struct hw_transport *t, void *buf, size_t n)
+{
+    if (t->ssl)
+        return hw_tls_recv(t, buf, n);
+    for (;;) {
+        ssize_t r = recv(t->fd, buf, n, 0);
+        if (r >= 0) {
+            if (r == 0)
+                errno = 0;
+            return r;
+        }
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            errno = ETIMEDOUT; /* SO_RCVTIMEO passed */
+        return -1;
+    }
+}
+
+int hw_tx_read_full(struct hw_transport *t, void *buf, size_t n)
+{
+    uint8_t *p = buf;
+    while (n > 0) {
+        ssize_t r = hw_tx_recv(t, p, n);
+        if (r <= 0)
+            return -1;
+        p += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+int hw_tx_discard(struct hw_transport *t, uint64_t n)
+{
+    uint8_t sink[16384];
+    while (n > 0) {
+        size_t chunk = n < sizeof sink ? (size_t)n : sizeof sink;
+        if (hw_tx_read_full(t, sink, chunk) < 0)
+            return -1;
+        n -= chunk;
+    }
+    return 0;
+}
+
+int hw_tx_writev_full(struct hw_transport *t, struct iovec *iov, int iovcnt)
+{
+    if (t->ssl)
+        return hw_tls_writev(t, iov, iovcnt);
+    return hw_writev_full(t->fd, iov, iovcnt);
+}
+
+int hw_tx_write_full(struct hw_transport *t, const void *buf, size_t n)
+{
+    struct iovec iov = { (void *)buf, n };
+    return hw_tx_writev_full(t, &iov, 1);
+}
+
+int hw_tx_poll_readable(struct hw_transport *t, int timeout_ms)
+{
+    if (t->ssl && hw_tls_pending(t) > 0)
+        return 1;
+    struct pollfd p = { .fd = t->fd, .events = POLLIN };
+    int r;
+    do
+        r = poll(&p, 1, timeout_ms);
+    while (r < 0 && errno == EINTR);
+    return r < 0 ? -1 : r > 0;
+}
+
+void hw_tx_set_recv_timeout(struct hw_transport *t, int ms)
+{
+    t->timeout_ms = ms;
+    if (!t->ssl) {
+        struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+        setsockopt(t->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    }
+}
+
+int hw_tx_channel_binding(struct hw_transport *t, uint8_t out[HW_TLS_CHANNEL_BINDING_LEN])
+{
+    memset(out, 0, HW_TLS_CHANNEL_BINDING_LEN);
+    return t->ssl ? hw_tls_binding(t, out) : -1;
+}
+
+void hw_tx_shutdown(struct hw_transport *t)
+{
+    if (t->fd >= 0)
+        shutdown(t->fd, SHUT_RDWR);
+}
+
+void hw_tx_close(struct hw_transport *t)
+{
+    if (t->ssl)
+        hw_tls_free(t);
+    if (t->fd >= 0)
+        close(t->fd);
+    t->fd = -1;
+}

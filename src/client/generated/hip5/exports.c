@@ -560,16 +560,6 @@ HW_EXPORT hipError_t hipGraphClone(hipGraph_t *pGraphClone, hipGraph_t originalG
     return hw_api_unsupported("hipGraphClone");
 }
 
-HW_EXPORT hipError_t hipGraphCreate(hipGraph_t *pGraph, unsigned int flags)
-{
-    return hw_api_unsupported("hipGraphCreate");
-}
-
-HW_EXPORT hipError_t hipGraphDestroy(hipGraph_t graph)
-{
-    return hw_api_unsupported("hipGraphDestroy");
-}
-
 HW_EXPORT hipError_t hipGraphDestroyNode(hipGraphNode_t node)
 {
     return hw_api_unsupported("hipGraphDestroyNode");
@@ -598,11 +588,6 @@ HW_EXPORT hipError_t hipGraphEventWaitNodeSetEvent(hipGraphNode_t node, hipEvent
 HW_EXPORT hipError_t hipGraphExecChildGraphNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, hipGraph_t childGraph)
 {
     return hw_api_unsupported("hipGraphExecChildGraphNodeSetParams");
-}
-
-HW_EXPORT hipError_t hipGraphExecDestroy(hipGraphExec_t graphExec)
-{
-    return hw_api_unsupported("hipGraphExecDestroy");
 }
 
 HW_EXPORT hipError_t hipGraphExecEventRecordNodeSetEvent(hipGraphExec_t hGraphExec, hipGraphNode_t hNode, hipEvent_t event)
@@ -660,11 +645,6 @@ HW_EXPORT hipError_t hipGraphGetEdges(hipGraph_t graph, hipGraphNode_t *from, hi
     return hw_api_unsupported("hipGraphGetEdges");
 }
 
-HW_EXPORT hipError_t hipGraphGetNodes(hipGraph_t graph, hipGraphNode_t *nodes, size_t *numNodes)
-{
-    return hw_api_unsupported("hipGraphGetNodes");
-}
-
 HW_EXPORT hipError_t hipGraphGetRootNodes(hipGraph_t graph, hipGraphNode_t *pRootNodes, size_t *pNumRootNodes)
 {
     return hw_api_unsupported("hipGraphGetRootNodes");
@@ -678,16 +658,6 @@ HW_EXPORT hipError_t hipGraphHostNodeGetParams(hipGraphNode_t node, hipHostNodeP
 HW_EXPORT hipError_t hipGraphHostNodeSetParams(hipGraphNode_t node, const hipHostNodeParams *pNodeParams)
 {
     return hw_api_unsupported("hipGraphHostNodeSetParams");
-}
-
-HW_EXPORT hipError_t hipGraphInstantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph, hipGraphNode_t *pErrorNode, char *pLogBuffer, size_t bufferSize)
-{
-    return hw_api_unsupported("hipGraphInstantiate");
-}
-
-HW_EXPORT hipError_t hipGraphInstantiateWithFlags(hipGraphExec_t *pGraphExec, hipGraph_t graph, unsigned long long flags)
-{
-    return hw_api_unsupported("hipGraphInstantiateWithFlags");
 }
 
 HW_EXPORT hipError_t hipGraphKernelNodeGetAttribute(hipGraphNode_t hNode, hipKernelNodeAttrID attr, hipKernelNodeAttrValue *value)
@@ -708,11 +678,6 @@ HW_EXPORT hipError_t hipGraphKernelNodeSetAttribute(hipGraphNode_t hNode, hipKer
 HW_EXPORT hipError_t hipGraphKernelNodeSetParams(hipGraphNode_t node, const hipKernelNodeParams *pNodeParams)
 {
     return hw_api_unsupported("hipGraphKernelNodeSetParams");
-}
-
-HW_EXPORT hipError_t hipGraphLaunch(hipGraphExec_t graphExec, hipStream_t stream)
-{
-    return hw_api_unsupported("hipGraphLaunch");
 }
 
 HW_EXPORT hipError_t hipGraphMemcpyNodeGetParams(hipGraphNode_t node, hipMemcpy3DParms *pNodeParams)
@@ -763,11 +728,6 @@ HW_EXPORT hipError_t hipGraphNodeGetDependencies(hipGraphNode_t node, hipGraphNo
 HW_EXPORT hipError_t hipGraphNodeGetDependentNodes(hipGraphNode_t node, hipGraphNode_t *pDependentNodes, size_t *pNumDependentNodes)
 {
     return hw_api_unsupported("hipGraphNodeGetDependentNodes");
-}
-
-HW_EXPORT hipError_t hipGraphNodeGetType(hipGraphNode_t node, hipGraphNodeType *pType)
-{
-    return hw_api_unsupported("hipGraphNodeGetType");
 }
 
 HW_EXPORT hipError_t hipGraphRemoveDependencies(hipGraph_t graph, const hipGraphNode_t *from, const hipGraphNode_t *to, size_t numDependencies)
@@ -1302,31 +1262,6 @@ HW_EXPORT hipError_t hipStreamAttachMemAsync(hipStream_t stream, void *dev_ptr, 
     return hw_api_unsupported("hipStreamAttachMemAsync");
 }
 
-HW_EXPORT hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode)
-{
-    return hw_api_unsupported("hipStreamBeginCapture");
-}
-
-HW_EXPORT hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph)
-{
-    return hw_api_unsupported("hipStreamEndCapture");
-}
-
-HW_EXPORT hipError_t hipStreamGetCaptureInfo(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus, unsigned long long *pId)
-{
-    return hw_api_unsupported("hipStreamGetCaptureInfo");
-}
-
-HW_EXPORT hipError_t hipStreamGetCaptureInfo_v2(hipStream_t stream, hipStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, hipGraph_t *graph_out, const hipGraphNode_t **dependencies_out, size_t *numDependencies_out)
-{
-    return hw_api_unsupported("hipStreamGetCaptureInfo_v2");
-}
-
-HW_EXPORT hipError_t hipStreamIsCapturing(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus)
-{
-    return hw_api_unsupported("hipStreamIsCapturing");
-}
-
 HW_EXPORT hipError_t hipStreamUpdateCaptureDependencies(hipStream_t stream, hipGraphNode_t *dependencies, size_t numDependencies, unsigned int flags)
 {
     return hw_api_unsupported("hipStreamUpdateCaptureDependencies");
@@ -1490,11 +1425,6 @@ HW_EXPORT hipError_t hipTexRefSetMipmapLevelClamp(textureReference *texRef, floa
 HW_EXPORT hipError_t hipTexRefSetMipmappedArray(textureReference *texRef, struct hipMipmappedArray *mipmappedArray, unsigned int Flags)
 {
     return hw_api_unsupported("hipTexRefSetMipmappedArray");
-}
-
-HW_EXPORT hipError_t hipThreadExchangeStreamCaptureMode(hipStreamCaptureMode *mode)
-{
-    return hw_api_unsupported("hipThreadExchangeStreamCaptureMode");
 }
 
 HW_EXPORT hipError_t hipUnbindTexture(const textureReference *tex)

@@ -210,6 +210,20 @@ static void check_errors(void)
     printf("%zu refused options: HIPRTC_ERROR_INVALID_OPTION, each named in the log\n",
            sizeof refused / sizeof refused[0]);
 
+    /* hipcc hands its arguments to a shell: a macro value that is shell
+     * code stays a macro value. */
+    char marker[96], shell[400];
+    snprintf(marker, sizeof marker, "/tmp/hipwire-rtc-shell-%d", (int)getpid());
+    unlink(marker);
+    snprintf(shell, sizeof shell, "-DPWN=$(touch %s);`touch %s`;touch %s", marker, marker,
+             marker);
+    const char *shell_opt[] = { shell };
+    CHECK(compile("__global__ void k(int *p) { *p = 1; }\n", "shell.hip", 1, shell_opt, &log) ==
+          HIPRTC_SUCCESS);
+    free(log);
+    CHECK(access(marker, F_OK) != 0);
+    printf("a macro value made of shell code: compiled as a macro, nothing ran\n");
+
     hiprtcProgram p;
     const char *hdr[] = { "int x;\n" };
     const char *bad_names[] = { "../../etc/passwd", "/etc/passwd", "a//b.h", "", "dir/" };

@@ -52,8 +52,8 @@ int main(int argc, char **argv)
     const char *lowered = NULL;
     CHECK(f_hiprtcGetLoweredName(p, "k<3>", &lowered) == HIPRTC_SUCCESS);
     CHECK(strcmp(lowered, "_Z1kILi3EEvPi") == 0);
-    CHECK(f_hiprtcDestroyProgram(&p) == HIPRTC_SUCCESS);
     printf("through %s: compiled, %zu bytes, k<3> is %s\n", argv[1], code, lowered);
+    CHECK(f_hiprtcDestroyProgram(&p) == HIPRTC_SUCCESS);
     printf("rtc forward: ok\n");
     return 0;
 }

@@ -63,11 +63,6 @@ static int load(struct hw_hip_api *api)
     return ok;
 }
 
-static char *copy_text(const char *s)
-{
-    return strdup(s);
-}
-
 int hw_hip_rtc_compile(struct hw_hip_api *api, int dev, const struct hw_rtc_input *in,
                        struct hw_rtc_output *out)
 {
@@ -79,7 +74,7 @@ int hw_hip_rtc_compile(struct hw_hip_api *api, int dev, const struct hw_rtc_inpu
     out->lowered = lowered;
     if (!load(api)) {
         out->result = HW_RTC_INTERNAL_ERROR;
-        out->log = copy_text("hipwire: the HIP runtime on this worker has no hiprtc (neither "
+        out->log = strdup("hipwire: the HIP runtime on this worker has no hiprtc (neither "
                              "libamdhip64 nor libhiprtc.so exports it)\n");
         out->log_size = out->log ? strlen(out->log) : 0;
         return HW_OK;

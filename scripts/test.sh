@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every hipwire test the way CI does:
 #   1. gcc, -Werror, the full ctest suite;
-#   2. clang with AddressSanitizer + UndefinedBehaviorSanitizer, the full
+#   2. a gcc Release -Werror build (maybe-uninitialized and friends);
+#   3. clang with AddressSanitizer + UndefinedBehaviorSanitizer, the full
 #      suite, plus the libFuzzer harnesses, each for a bounded time.
 # Missing Debian packages are installed by the CMake configure step when run
 # as root (otherwise it prints the apt-get line). Build trees: build-test*/.
@@ -18,6 +19,11 @@ cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=gcc -DHIPWI
 cmake --build build-test -j"$jobs"
 step "gcc: ctest"
 ctest --test-dir build-test -j"$ctest_jobs" --output-on-failure --timeout 600
+
+step "gcc Release build, -Werror (warnings only the optimizer sees)"
+cmake -S . -B build-test-release -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=gcc \
+      -DHIPWIRE_WERROR=ON >/dev/null
+cmake --build build-test-release -j"$jobs"
 
 step "clang build, ASan + UBSan, libFuzzer harnesses"
 cmake -S . -B build-test-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang \

@@ -38,6 +38,7 @@ struct hw_bstream;
 struct hw_bevent;
 struct hw_bmodule;
 struct hw_bfunction;
+struct hw_bstage;
 
 typedef void (*hw_done_fn)(void *arg, int status);
 
@@ -130,7 +131,8 @@ struct hw_backend_ops {
     int (*mem_alloc)(struct hw_backend *be, int dev, uint64_t size, uint64_t *dptr_out);
     /* The caller has drained the device; size is the size given to mem_alloc. */
     int (*mem_free)(struct hw_backend *be, int dev, uint64_t dptr, uint64_t size);
-    /* Host address of device memory, or NULL slot when it is not host-addressable. */
+    /* Host address of device memory; a NULL slot or a NULL result: not
+     * host-addressable. */
     void *(*host_ptr)(struct hw_backend *be, uint64_t dptr);
 
     /* streams; the default stream of each device exists from open() on */
@@ -176,6 +178,34 @@ struct hw_backend_ops {
     int (*launch)(struct hw_backend *be, struct hw_bstream *s, struct hw_bfunction *f,
                   const uint32_t grid[3], const uint32_t block[3], uint32_t shared_mem,
                   const void *args, uint32_t args_size, uint32_t flags);
+
+    /*
+     * Staged copies (optional, appended in ABI 1): host memory the backend
+     * lends one chunk at a time, which its device copies from and into
+     * directly (pinned memory for a GPU). The core receives an H2D payload
+     * from the socket straight into stages and queues each stage's copy as
+     * soon as it is full, and sends D2H data straight from stages, so the
+     * bytes are copied once on the host and the device's copy of one chunk
+     * overlaps the network transfer of the next. Backends whose memory is
+     * host-addressable (host_ptr) need none of this.
+     */
+    /* A stage for up to `want` (> 0) bytes: *len_out is 1..want. May wait
+     * for earlier staged copies to finish (the pool is bounded). */
+    int (*stage_get)(struct hw_backend *be, uint64_t want, struct hw_bstage **out,
+                     void **buf_out, size_t *len_out);
+    /* Queues the copy of the stage's first n bytes to dst. The stage is the
+     * backend's from this call on, also when it fails. */
+    int (*stage_h2d)(struct hw_backend *be, struct hw_bstream *s, uint64_t dst,
+                     struct hw_bstage *st, size_t n);
+    /* Queues the copy of n bytes at src into the stage; it stays the caller's. */
+    int (*stage_d2h)(struct hw_backend *be, struct hw_bstream *s, struct hw_bstage *st,
+                     uint64_t src, size_t n);
+    /* Blocks until the copy last queued into st by stage_d2h has finished
+     * and returns its status. Never from a completion callback. */
+    int (*stage_wait)(struct hw_backend *be, struct hw_bstage *st);
+    /* Gives a stage back once no queued copy uses it (after stage_wait, or a
+     * stream_callback queued behind its copy). Any thread, callbacks too. */
+    void (*stage_put)(struct hw_backend *be, struct hw_bstage *st);
 
     /* Appended in ABI 1: runtime compilation. Blocking; runs on a compile
      * thread of the core, concurrently with every other slot, so it must

@@ -201,6 +201,32 @@ HW_EXPORT hipError_t hipDeviceCanAccessPeer(int *can, int device, int peer)
     return hipSuccess;
 }
 
+/* hipDeviceCanAccessPeer says no for every pair, so there is no peer access
+ * to turn on (copies between devices still work: hipMemcpyPeer). */
+HW_EXPORT hipError_t hipDeviceEnablePeerAccess(int peer, unsigned int flags)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_conn_get(&err);
+    if (!c)
+        return hw_ret(err);
+    if (check_device(c, peer) != hipSuccess || peer == hw_current_device())
+        return hw_ret(hipErrorInvalidDevice);
+    if (flags != 0)
+        return hw_ret(hipErrorInvalidValue);
+    return hw_ret(hipErrorPeerAccessUnsupported);
+}
+
+HW_EXPORT hipError_t hipDeviceDisablePeerAccess(int peer)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_conn_get(&err);
+    if (!c)
+        return hw_ret(err);
+    if (check_device(c, peer) != hipSuccess)
+        return hw_ret(hipErrorInvalidDevice);
+    return hw_ret(hipErrorPeerAccessNotEnabled);
+}
+
 HW_EXPORT hipError_t hipDeviceGetStreamPriorityRange(int *least, int *greatest)
 {
     hipError_t err;

@@ -277,6 +277,39 @@ HW_EXPORT hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, 
     return hw_copy(dst, src, n, hipMemcpyDeviceToDevice, stream, 0);
 }
 
+/* A copy between two of the session's devices is a device-to-device copy in
+ * the worker, which holds both; each pointer must be on the device named. */
+static hipError_t peer_copy(void *dst, int dst_dev, const void *src, int src_dev, size_t n,
+                            hipStream_t stream, int sync)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_conn_get(&err);
+    struct hw_mem_range rd, rs;
+    if (!c)
+        return hw_ret(err);
+    if (dst_dev < 0 || dst_dev >= c->device_count || src_dev < 0 || src_dev >= c->device_count)
+        return hw_ret(hipErrorInvalidDevice);
+    if (n == 0)
+        return hipSuccess;
+    if (hw_mem_find((uint64_t)(uintptr_t)dst, &rd) < 0 || rd.kind != HW_MEM_DEVICE ||
+        rd.device != dst_dev || hw_mem_find((uint64_t)(uintptr_t)src, &rs) < 0 ||
+        rs.kind != HW_MEM_DEVICE || rs.device != src_dev)
+        return hw_ret(hipErrorInvalidValue);
+    return copy(dst, src, n, hipMemcpyDeviceToDevice, stream, sync);
+}
+
+HW_EXPORT hipError_t hipMemcpyPeer(void *dst, int dst_dev, const void *src, int src_dev,
+                                   size_t n)
+{
+    return peer_copy(dst, dst_dev, src, src_dev, n, NULL, 1);
+}
+
+HW_EXPORT hipError_t hipMemcpyPeerAsync(void *dst, int dst_dev, const void *src, int src_dev,
+                                        size_t n, hipStream_t stream)
+{
+    return peer_copy(dst, dst_dev, src, src_dev, n, stream, 0);
+}
+
 hipError_t hw_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                       size_t height, hipMemcpyKind kind, hipStream_t stream, int sync)
 {

@@ -12,37 +12,37 @@
 #include <string.h>
 
 #include "client.h"
+#include "ptr_map.h"
 #include "graph.h"
 
-/* Functions handed out, so hipFuncGetAttributes can tell ours from others. */
+/* Functions handed out, so a hipFunction_t can be told from any other
+ * pointer in O(1) (frameworks query attributes per launch). */
 static pthread_mutex_t fn_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct hw_function **fns;
-static size_t nfns, capfns;
+static struct ptr_map fns;
 
 static void remember_function(struct hw_function *f)
 {
     pthread_mutex_lock(&fn_lock);
-    if (nfns == capfns) {
-        size_t cap = capfns ? capfns * 2 : 64;
-        struct hw_function **v = realloc(fns, cap * sizeof *v);
-        if (v) {
-            fns = v;
-            capfns = cap;
-        }
-    }
-    if (nfns < capfns)
-        fns[nfns++] = f;
+    (void)ptr_map_put(&fns, f, f); /* out of memory: only the check is lost */
     pthread_mutex_unlock(&fn_lock);
 }
 
 int hw_function_known(const struct hw_function *f)
 {
-    int found = 0;
     pthread_mutex_lock(&fn_lock);
-    for (size_t i = 0; i < nfns && !found; i++)
-        found = fns[i] == f;
+    int found = f && ptr_map_get(&fns, f) != NULL;
     pthread_mutex_unlock(&fn_lock);
     return found;
+}
+
+hipError_t hw_function_of(const void *func, const struct hw_function **out)
+{
+    if (hw_fatbin_is_kernel(func))
+        return hw_fatbin_function(func, hw_current_device(), out);
+    if (!hw_function_known(func))
+        return hipErrorInvalidDeviceFunction;
+    *out = func;
+    return hipSuccess;
 }
 
 /* Functions of an unloaded module stay allocated as tombstones: a stale
@@ -50,9 +50,11 @@ int hw_function_known(const struct hw_function *f)
 static void forget_module_functions(const struct hw_module *m)
 {
     pthread_mutex_lock(&fn_lock);
-    for (size_t i = 0; i < nfns; i++)
-        if (fns[i]->module == m)
-            fns[i]->module = NULL;
+    for (size_t i = 0; i < fns.cap; i++) {
+        struct hw_function *f = fns.slots[i].value;
+        if (fns.slots[i].key && f->module == m)
+            f->module = NULL;
+    }
     pthread_mutex_unlock(&fn_lock);
 }
 
@@ -489,15 +491,9 @@ HW_EXPORT hipError_t hipFuncGetAttributes(struct hipFuncAttributes *attr, const 
     /* A host stub of a registered kernel (resolved on the current device),
      * or a module function. */
     const struct hw_function *f = NULL;
-    if (hw_fatbin_is_kernel(func)) {
-        hipError_t err = hw_fatbin_function(func, hw_current_device(), &f);
-        if (err != hipSuccess)
-            return hw_ret(err);
-    } else if (func && hw_function_known(func)) {
-        f = func;
-    } else {
-        return hw_ret(hipErrorInvalidDeviceFunction);
-    }
+    hipError_t err = hw_function_of(func, &f);
+    if (err != hipSuccess)
+        return hw_ret(err);
     hw_fill_attributes(f, attr);
     return hipSuccess;
 }

@@ -40,6 +40,7 @@ struct hw_conn {
     uint8_t *wbuf;
     size_t wlen;
     unsigned wops;
+    int send_next;              /* the next post goes out at once (after a call) */
     uint32_t next_request_id;
 
     pthread_mutex_t rlock;      /* waiters and the reader role */
@@ -87,6 +88,10 @@ hipError_t hw_post(struct hw_conn *c, uint16_t opcode, const void *fixed, size_t
 hipError_t hw_call(struct hw_conn *c, uint16_t opcode, const void *fixed, size_t fixed_len,
                    const void *req_tail, uint64_t req_tail_len, void *body, size_t body_cap,
                    void *tail, uint64_t tail_cap, uint64_t *tail_len);
+
+/* Requests sent with hw_call (each a round trip) and hw_post (api_stats.c). */
+extern uint64_t hw_stat_round_trips;
+extern uint64_t hw_stat_posted;
 
 /* Sends what is buffered. */
 hipError_t hw_flush(struct hw_conn *c);
@@ -140,6 +145,10 @@ struct hw_function {
 uint64_t hw_stream_wire_id(hipStream_t s, int *dev);
 uint64_t hw_new_handle_id(void);
 int hw_function_known(const struct hw_function *f);
+/* func as HIP's host-side function APIs take it: a registered kernel's host
+ * stub (resolved on the current device) or a hipFunction_t handed out here;
+ * hipErrorInvalidDeviceFunction otherwise. */
+hipError_t hw_function_of(const void *func, const struct hw_function **out);
 
 /* ---- modules and launches (api_module.c), shared by the module API and the
  * fat-binary registry; they return errors without recording them ---------- */

@@ -394,8 +394,14 @@ hipError_t hw_post(struct hw_conn *c, uint16_t opcode, const void *fixed, size_t
 {
     if (is_broken(c))
         return hipErrorLaunchFailure;
+    __atomic_add_fetch(&hw_stat_posted, 1, __ATOMIC_RELAXED);
     pthread_mutex_lock(&c->wlock);
-    int rc = enqueue_locked(c, opcode, 0, HIPR_FLAG_NO_REPLY, fixed, fixed_len, tail, tail_len, 0);
+    /* The first request after a call is sent at once: the worker (and the
+     * GPU) may be idle, waiting for the work the program issues next, as
+     * after a training step's loss read-back. Later ones are batched. */
+    int rc = enqueue_locked(c, opcode, 0, HIPR_FLAG_NO_REPLY, fixed, fixed_len, tail, tail_len,
+                            c->send_next);
+    c->send_next = 0;
     pthread_mutex_unlock(&c->wlock);
     if (rc < 0) {
         mark_broken(c, strerror(errno));
@@ -513,6 +519,7 @@ hipError_t hw_call(struct hw_conn *c, uint16_t opcode, const void *fixed, size_t
                            .tail_cap = tail_cap };
     if (is_broken(c))
         return hipErrorLaunchFailure;
+    __atomic_add_fetch(&hw_stat_round_trips, 1, __ATOMIC_RELAXED);
 
     pthread_mutex_lock(&c->rlock);
     w.request_id = ++c->next_request_id;
@@ -525,6 +532,7 @@ hipError_t hw_call(struct hw_conn *c, uint16_t opcode, const void *fixed, size_t
     pthread_mutex_lock(&c->wlock);
     int rc = enqueue_locked(c, opcode, w.request_id, 0, fixed, fixed_len, req_tail, req_tail_len,
                             1);
+    c->send_next = 1;
     pthread_mutex_unlock(&c->wlock);
     if (rc < 0)
         mark_broken(c, strerror(errno));

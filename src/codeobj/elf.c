@@ -174,7 +174,7 @@ int hw_cob_elf_find_metadata_note(const void *elf, size_t len,
 {
     if (!elf || !desc || !desc_len)
         return cob_fail(err, HW_COB_EINVAL, "ELF: NULL argument");
-    cob_elf_view v;
+    cob_elf_view v = { 0 };
     int rc = cob_elf_open(elf, len, &v, true, err);
     if (rc)
         return rc;
@@ -211,7 +211,7 @@ int hw_cob_elf_metadata(const void *elf, size_t len, hw_cob_metadata *out,
 {
     if (!elf || !out)
         return cob_fail(err, HW_COB_EINVAL, "ELF: NULL argument");
-    cob_elf_view v;
+    cob_elf_view v = { 0 };
     int rc = cob_elf_open(elf, len, &v, true, err);
     if (rc)
         return rc;

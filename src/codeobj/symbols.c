@@ -134,8 +134,8 @@ int hw_cob_elf_symbols(const void *elf, size_t len, hw_cob_symbol_fn fn, void *a
 {
     if (!elf || !fn)
         return cob_fail(err, HW_COB_EINVAL, "ELF: NULL argument");
-    cob_elf_view v;
-    sym_table t;
+    cob_elf_view v = { 0 };
+    sym_table t = { 0 };
     int rc = cob_elf_open(elf, len, &v, true, err);
     if (rc == HW_COB_OK)
         rc = find_table(&v, &t, err);

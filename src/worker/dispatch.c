@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "copy_staged.h"
 #include "hw_log.h"
 #include "module.h"
 #include "rtc.h"
@@ -356,12 +357,23 @@ HANDLER(FREE)
     if (!found || found->base != m.ptr || found->kind != ALLOC_MALLOC)
         return HW_EINVAL;
     /* hipFree waits for the device; all of them here, since work queued on
-     * another device's stream may address this memory too. */
-    session_drain(s, -1);
+     * another device's stream may address this memory too. Idle devices
+     * need no wait (and no trip through every stream). */
+    int idle = 1;
+    for (int d = 0; d < s->device_count && idle; d++)
+        idle = device_idle(s, d);
+    if (!idle)
+        session_drain(s, -1);
     alloc_table_remove(&s->allocs, m.ptr, &r);
     free_allocation(s, &r);
     session_update_usage(s);
     return HW_OK;
+}
+
+/* The host address of device memory, or NULL when it has none. */
+static void *host_addr(struct session *s, uint64_t dptr)
+{
+    return HW_BACKEND_HAS(s->ops, host_ptr) ? s->ops->host_ptr(s->be, dptr) : NULL;
 }
 
 /* Device idle: a direct read into device memory cannot overtake queued work. */
@@ -392,11 +404,12 @@ static int h2d_common(struct session *s, struct hw_bstream *bs, int dev, uint64_
         return HW_OK;
     /* Zero copy when the device memory is host-addressable and nothing queued
      * could be reading or writing it. */
-    if (rows == 1 && n >= STAGE_SMALL && HW_BACKEND_HAS(s->ops, host_ptr) &&
-        device_idle(s, dev)) {
-        void *p = s->ops->host_ptr(s->be, dst);
-        return session_read_tail(s, p, n) < 0 ? -1 : HW_OK;
-    }
+    void *direct = rows == 1 && n >= STAGE_SMALL && device_idle(s, dev) ? host_addr(s, dst) : NULL;
+    if (direct)
+        return session_read_tail(s, direct, n) < 0 ? -1 : HW_OK;
+    /* Memory the device copies from directly, filled from the socket. */
+    if (rows == 1 && copy_staged_available(s) && !host_addr(s, dst))
+        return copy_h2d_staged(s, bs, dst);
     session_stage_acquire(s, n);
     struct pending *rec = calloc(1, sizeof *rec);
     uint8_t *buf = session_buf_get(s, n);
@@ -480,14 +493,17 @@ static int d2h_common(struct session *s, const struct hipr_header *h, uint64_t s
         return HW_EINVAL;
     if ((rc = check_2d(s, src, spitch, width, rows, NULL)) != HW_OK)
         return rc;
+    void *direct = rows <= 1 && n ? host_addr(s, src) : NULL;
+    if (rows <= 1 && n && !direct && copy_staged_available(s))
+        return copy_d2h_staged(s, h, bs, sdev, device_idle(s, sdev), src, n);
     struct pending *p = pending_new(s, h);
     if (!p)
         return HW_ENOMEM;
     p->len = n;
-    if (rows <= 1 && HW_BACKEND_HAS(s->ops, host_ptr)) {
+    if (direct || n == 0) {
         /* Sent straight from device memory: now if nothing queued on the
          * device could still write it, else when the stream reaches it. */
-        p->data = n ? s->ops->host_ptr(s->be, src) : NULL;
+        p->data = direct;
         if (device_idle(s, sdev)) {
             pending_done(p, HW_OK);
             return HW_OK;

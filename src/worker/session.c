@@ -19,18 +19,11 @@
 #define STAGE_BUDGET (256 * HIPR_MiB)
 #define UNKNOWN_OP_SKIP_MAX (64 * HIPR_KiB)
 
-int session_reply(struct session *s, uint16_t opcode, uint32_t request_id, int status,
-                  const void *body, size_t body_len, const void *tail, uint64_t tail_len)
+/* Fills a reply's header and reply header; takes the pending async error. */
+static void encode_reply_header(struct session *s, uint8_t *hdr, uint16_t opcode,
+                                uint32_t request_id, int status, uint64_t payload_after)
 {
-    uint8_t hdr[HIPR_HEADER_SIZE + HIPR_reply_hdr_SIZE];
     struct hipr_reply_hdr rh;
-    int rc = 0;
-
-    pthread_mutex_lock(&s->send_lock);
-    if (s->send_failed) {
-        pthread_mutex_unlock(&s->send_lock);
-        return -1;
-    }
     rh.status = status;
     rh.async_status = __atomic_exchange_n(&s->async_status, 0, __ATOMIC_ACQ_REL);
     struct hipr_header h = {
@@ -39,10 +32,24 @@ int session_reply(struct session *s, uint16_t opcode, uint32_t request_id, int s
         .opcode = opcode,
         .request_id = request_id,
         .flags = HIPR_FLAG_RESPONSE | (status != HW_OK ? HIPR_FLAG_ERROR : 0),
-        .payload_length = HIPR_reply_hdr_SIZE + body_len + tail_len,
+        .payload_length = HIPR_reply_hdr_SIZE + payload_after,
     };
     hipr_header_encode(hdr, &h);
     hipr_reply_hdr_encode(hdr + HIPR_HEADER_SIZE, &rh);
+}
+
+int session_reply(struct session *s, uint16_t opcode, uint32_t request_id, int status,
+                  const void *body, size_t body_len, const void *tail, uint64_t tail_len)
+{
+    uint8_t hdr[HIPR_HEADER_SIZE + HIPR_reply_hdr_SIZE];
+    int rc = 0;
+
+    pthread_mutex_lock(&s->send_lock);
+    if (s->send_failed) {
+        pthread_mutex_unlock(&s->send_lock);
+        return -1;
+    }
+    encode_reply_header(s, hdr, opcode, request_id, status, body_len + tail_len);
     struct iovec iov[3] = {
         { hdr, sizeof hdr },
         { (void *)body, body_len },
@@ -56,6 +63,45 @@ int session_reply(struct session *s, uint16_t opcode, uint32_t request_id, int s
     }
     pthread_mutex_unlock(&s->send_lock);
     return rc;
+}
+
+int session_reply_start(struct session *s, uint16_t opcode, uint32_t request_id,
+                        uint64_t tail_len)
+{
+    uint8_t hdr[HIPR_HEADER_SIZE + HIPR_reply_hdr_SIZE];
+    pthread_mutex_lock(&s->send_lock);
+    if (!s->send_failed) {
+        encode_reply_header(s, hdr, opcode, request_id, HW_OK, tail_len);
+        struct iovec iov = { hdr, sizeof hdr };
+        if (hw_tx_writev_full(&s->tx, &iov, 1) == 0)
+            return 0;
+        s->send_failed = 1;
+    }
+    pthread_mutex_unlock(&s->send_lock);
+    return -1;
+}
+
+int session_reply_more(struct session *s, const void *data, size_t len)
+{
+    struct iovec iov = { (void *)data, len };
+    if (hw_tx_writev_full(&s->tx, &iov, 1) == 0)
+        return 0;
+    s->send_failed = 1;
+    pthread_mutex_unlock(&s->send_lock);
+    return -1;
+}
+
+void session_reply_end(struct session *s, int complete)
+{
+    if (!complete) {
+        /* The header promised bytes that will never come: the stream is
+         * out of step for good, so the session ends. */
+        s->send_failed = 1;
+        hw_tx_shutdown(&s->tx);
+    } else if (s->heartbeat_ms) {
+        __atomic_store_n(&s->last_send_ms, session_now_ms(), __ATOMIC_RELAXED);
+    }
+    pthread_mutex_unlock(&s->send_lock);
 }
 
 void session_async_error(struct session *s, int status)

@@ -120,6 +120,16 @@ int session_send_worker_status(struct session *s, uint32_t request_id);
  * error, if any, in the reply header. Returns 0 or -1 if the socket failed. */
 int session_reply(struct session *s, uint16_t opcode, uint32_t request_id, int status,
                   const void *body, size_t body_len, const void *tail, uint64_t tail_len);
+/* A successful reply whose tail is sent in pieces, for data that arrives
+ * while it is being sent: start sends the header and holds the send lock
+ * until end; more sends the next piece. start and more return -1 (lock
+ * released, nothing more to call) when the socket failed. end(complete = 0)
+ * after a piece could not be produced ends the session, whose reply stream
+ * cannot be resynchronised. */
+int session_reply_start(struct session *s, uint16_t opcode, uint32_t request_id,
+                        uint64_t tail_len);
+int session_reply_more(struct session *s, const void *data, size_t len);
+void session_reply_end(struct session *s, int complete);
 void session_async_error(struct session *s, int status);
 /* Reads n bytes of the current request's tail. */
 int session_read_tail(struct session *s, void *buf, uint64_t n);

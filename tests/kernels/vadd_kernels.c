@@ -109,6 +109,30 @@ static void sleep_ms(const struct hipwire_cpu_ctx *ctx, const struct sleep_args 
 }
 HIPWIRE_CPU_KERNEL(sleep_ms, struct sleep_args, HIPWIRE_PARAM(struct sleep_args, ms));
 
+/* Busy for ns nanoseconds, like tests/gpu/kernels.cu's spin_ns (which reads
+ * the GPU's global timer): a kernel of known length for launch-rate
+ * benchmarks. Thread 0 of block 0 spins; done, if set, is incremented. */
+struct spin_args {
+    unsigned long long ns;
+    unsigned long long *done;
+};
+
+static void spin_ns(const struct hipwire_cpu_ctx *ctx, const struct spin_args *p)
+{
+    if (ctx->thread_idx.x != 0 || ctx->block_idx.x != 0)
+        return;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((unsigned long long)((t.tv_sec - t0.tv_sec) * 1000000000LL + (t.tv_nsec - t0.tv_nsec)) <
+           p->ns);
+    if (p->done)
+        (*p->done)++;
+}
+HIPWIRE_CPU_KERNEL(spin_ns, struct spin_args, HIPWIRE_PARAM(struct spin_args, ns),
+                   HIPWIRE_PARAM(struct spin_args, done));
+
 /* A __device__ global for hipModuleGetGlobal. */
 __attribute__((visibility("default"))) int hw_global_table[64] = { 7 };
 

@@ -18,7 +18,7 @@
 struct bench_options {
     const char *worker;        /* HOST:PORT given with --worker, or NULL */
     const char *spawn_worker;  /* hip-worker binary to start, or NULL */
-    const char *kernels;       /* CPU code object holding the `empty` kernel */
+    const char *kernels;       /* code object holding `empty` and `spin_ns` */
     const char *json_path;     /* --json FILE, or NULL */
     int quick;                 /* --quick: fewer repetitions, smaller sizes */
     int only_section;          /* --section N: run one section (profiling); 0 = all */
@@ -45,6 +45,9 @@ struct bench_ops {
 
     /* Launches of a kernel that does nothing, on the default stream. */
     int (*launch_empty)(void);
+    /* Launches of spin_ns(ns, NULL): busy for ns of device time (the GPU's
+     * global timer), on the default stream. */
+    int (*launch_spin)(unsigned long long ns);
     int (*device_synchronize)(void);
 
     /* Memory and copies. Pinned means hipHostMalloc (cudaMallocHost). */
@@ -119,6 +122,7 @@ enum host_mem { MEM_PAGEABLE, MEM_PINNED, MEM_COUNT };
 
 struct launch_result {
     int ok;
+    double kernel_us;       /* device time each launch asks for; 0 = empty */
     size_t launches;        /* per repetition */
     int repetitions;
     double enqueue_per_s;   /* median over repetitions */
@@ -133,7 +137,7 @@ struct bench_results {
     int cpus;
     char build_type[32];
     char loadavg[64];   /* at the start: other work on the machine skews everything */
-    char device[BENCH_MAX_TARGETS][160];
+    char device[BENCH_MAX_TARGETS][320];
     int quick;
     int only_section;
 
@@ -146,8 +150,9 @@ struct bench_results {
     int probe_ok[BENCH_MAX_TARGETS][PROBE_COUNT];
     struct stats probe[BENCH_MAX_TARGETS][PROBE_COUNT];
 
-    /* 2. launches */
+    /* 2. launches: empty kernels, and kernels of SPIN_KERNEL_NS */
     struct launch_result launch[BENCH_MAX_TARGETS];
+    struct launch_result spin[BENCH_MAX_TARGETS];
 
     /* 3. bandwidth, GB/s (1e9 bytes), < 0 when not measured */
     size_t nsizes;
@@ -156,14 +161,28 @@ struct bench_results {
     double raw_gbps[DIR_COUNT][BENCH_MAX_SIZES];
     double gbps[BENCH_MAX_TARGETS][DIR_COUNT][MEM_COUNT][BENCH_MAX_SIZES];
 
+    /* 4. hipMalloc + hipFree pairs of ALLOC_PAIR_SIZE bytes */
+    int alloc_ok[BENCH_MAX_TARGETS];
+    size_t alloc_pairs;
+    double alloc_per_s[BENCH_MAX_TARGETS];
+
     int failures;  /* measurements that could not run */
 };
+
+#define SPIN_KERNEL_NS  5000ull      /* the "5 us kernel" */
+#define ALLOC_PAIR_SIZE (1u << 20)
 
 /* Targets, as in the task that asked for this benchmark. */
 #define TARGET_SYNC_RTT_RATIO   1.3      /* sync call p50 <= 1.3 x raw p50 */
 #define TARGET_ENQUEUE_PER_S    500000.0
 #define TARGET_BW_RATIO         0.8      /* >= 80 % of raw ... */
 #define TARGET_BW_FROM_SIZE     (1u << 20) /* ... from 1 MiB up */
+
+/* Against a native column (a GPU machine; issue #4's targets). */
+#define TARGET_NATIVE_SPIN_RATIO  0.95  /* 5 us kernels: >= 95 % of native's rate */
+#define TARGET_NATIVE_EMPTY_RATIO 0.80  /* empty kernels: >= 80 % */
+#define TARGET_NATIVE_SYNC_US     10.0  /* sync round trip <= raw RTT + 10 us */
+#define TARGET_NATIVE_BW_RATIO    0.85  /* copies from 1 MiB: >= 85 % of raw TCP */
 
 extern const char *const bench_probe_names[PROBE_COUNT];
 

@@ -4,12 +4,14 @@
  *   hipwire-bench [--worker HOST:PORT] [--spawn-worker PATH] [--kernels PATH]
  *                 [--quick] [--json FILE]
  *
- * Three sections, each measured in one run against a raw-socket reference
- * taken at the same time (interleaved in rounds, so a neighbour's load on a
- * shared machine hits both sides alike):
+ * Four sections, measured in one run against a raw-socket reference taken
+ * at the same time (interleaved in rounds, so a neighbour's load on a shared
+ * machine hits both sides alike) and, on a GPU machine, against the same
+ * calls made natively in process:
  *   1. round trip of a synchronous call vs a 24-byte TCP echo;
- *   2. fire-and-forget launches of an empty kernel per second;
- *   3. hipMemcpy bandwidth vs the same payloads through a plain socket.
+ *   2. fire-and-forget launches per second, of an empty and a 5 us kernel;
+ *   3. hipMemcpy bandwidth vs the same payloads through a plain socket;
+ *   4. hipMalloc + hipFree pairs per second.
  * See docs/benchmarks.md. The exit status says whether every measurement
  * ran (0) or not (1); it never depends on the speeds measured.
  */
@@ -159,8 +161,11 @@ static void run_interleaved(struct probe *probes, int nprobes, size_t samples_ea
             pr->error = pr->fn(pr->ctx);
     }
     for (size_t r = 0; r < rounds; r++)
-        for (int p = 0; p < nprobes; p++) {
-            struct probe *pr = &probes[p];
+        for (int q = 0; q < nprobes; q++) {
+            /* Each round starts one probe later: the first call after another
+             * probe's traffic pays for waking threads and clocks, and this
+             * spreads that cost evenly instead of charging one probe always. */
+            struct probe *pr = &probes[(q + (int)(r % (size_t)nprobes)) % nprobes];
             for (size_t i = 0; i < per_round && !pr->error && pr->samples.n < samples_each; i++) {
                 uint64_t t0 = bench_now_ns();
                 for (unsigned c = 0; c < pr->calls_per_sample && !pr->error; c++)
@@ -252,25 +257,33 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void measure_launches(struct bench_results *r, int t)
+/* One launch: of `empty` when ns is 0, else of spin_ns(ns). */
+static int launch_one(const struct bench_ops *ops, unsigned long long ns)
+{
+    return ns ? ops->launch_spin(ns) : ops->launch_empty();
+}
+
+static void measure_launches(struct bench_results *r, int t, unsigned long long ns)
 {
     const struct bench_ops *ops = r->targets[t];
-    struct launch_result *lr = &r->launch[t];
+    struct launch_result *lr = ns ? &r->spin[t] : &r->launch[t];
     enum { MAX_REPS = 5 };
     double enqueue[MAX_REPS], complete[MAX_REPS];
     int rc = 0;
 
-    lr->launches = r->quick ? 20000 : 200000;
+    /* 5 us kernels: 20,000 take 0.1 s of device time per repetition. */
+    lr->launches = ns ? (r->quick ? 2000 : 20000) : (r->quick ? 20000 : 200000);
     lr->repetitions = r->quick ? 1 : 3;
+    lr->kernel_us = (double)ns / 1e3;
     /* Warm up the path (first launch, allocator, worker stream thread). */
     for (int i = 0; i < 1000 && !rc; i++)
-        rc = ops->launch_empty();
+        rc = launch_one(ops, ns);
     if (!rc)
         rc = ops->device_synchronize();
     for (int rep = 0; rep < lr->repetitions && !rc; rep++) {
         uint64_t t0 = bench_now_ns();
         for (size_t i = 0; i < lr->launches && !rc; i++)
-            rc = ops->launch_empty();
+            rc = launch_one(ops, ns);
         uint64_t t1 = bench_now_ns();
         if (!rc)
             rc = ops->device_synchronize();
@@ -279,8 +292,8 @@ static void measure_launches(struct bench_results *r, int t)
         complete[rep] = (double)lr->launches / ((double)(t2 - t0) / 1e9);
     }
     if (rc) {
-        fprintf(stderr, "hipwire-bench: %s: kernel launches failed: %s (%d)\n", ops->name,
-                ops->error_name(rc), rc);
+        fprintf(stderr, "hipwire-bench: %s: %s kernel launches failed: %s (%d)\n", ops->name,
+                ns ? "spin_ns" : "empty", ops->error_name(rc), rc);
         r->failures++;
         return;
     }
@@ -439,6 +452,42 @@ static void measure_bandwidth(struct bench_results *r, int raw_fd)
     free(pageable);
 }
 
+/* ---- 4. allocation ------------------------------------------------------------ */
+
+/* hipMalloc + hipFree pairs back to back: what a framework without a caching
+ * allocator pays per tensor. */
+static void measure_alloc(struct bench_results *r)
+{
+    r->alloc_pairs = r->quick ? 200 : 5000;
+    for (int t = 0; t < r->ntargets; t++) {
+        const struct bench_ops *ops = r->targets[t];
+        int rc = 0;
+        void *p = NULL;
+        for (int i = 0; i < 20 && !rc; i++) {
+            rc = ops->device_alloc(&p, ALLOC_PAIR_SIZE);
+            if (!rc)
+                ops->device_free(p);
+        }
+        uint64_t t0 = bench_now_ns();
+        for (size_t i = 0; i < r->alloc_pairs && !rc; i++) {
+            rc = ops->device_alloc(&p, ALLOC_PAIR_SIZE);
+            if (!rc)
+                ops->device_free(p);
+        }
+        if (!rc)
+            rc = ops->device_synchronize(); /* a remote free may still be on its way */
+        uint64_t t1 = bench_now_ns();
+        if (rc) {
+            fprintf(stderr, "hipwire-bench: %s: hipMalloc/hipFree failed: %s (%d)\n", ops->name,
+                    ops->error_name(rc), rc);
+            r->failures++;
+            continue;
+        }
+        r->alloc_ok[t] = 1;
+        r->alloc_per_s[t] = (double)r->alloc_pairs / ((double)(t1 - t0) / 1e9);
+    }
+}
+
 /* ---- environment ------------------------------------------------------------- */
 
 static void describe_machine(struct bench_results *r)
@@ -483,11 +532,12 @@ static void usage(FILE *out)
             "                     [--quick] [--json FILE]\n"
             "  --worker HOST:PORT   use a running hip-worker (default: TF_WORKER_HOST/PORT)\n"
             "  --spawn-worker PATH  start PATH --backend cpu --port 0 for this run\n"
-            "  --kernels PATH       CPU code object with the `empty` kernel\n"
+            "  --kernels PATH       code object with the `empty` and `spin_ns` kernels: a\n"
+            "                       CPU .so, or PTX for a GPU worker and the native column\n"
             "                       (default $HIPWIRE_KERNELS, else %s)\n"
             "  --quick              fewer repetitions and sizes up to 16 MiB (~10 s)\n"
             "  --json FILE          also write the results as JSON\n"
-            "  --section N          run only section 1, 2 or 3 (for profiling)\n",
+            "  --section N          run only section 1, 2, 3 or 4 (for profiling)\n",
             HIPWIRE_BENCH_DEFAULT_KERNELS);
 }
 
@@ -508,8 +558,8 @@ static int parse_args(int argc, char **argv, struct bench_options *opt)
             *dst = argv[++i];
         } else if (!strcmp(a, "--section") && i + 1 < argc) {
             opt->only_section = atoi(argv[++i]);
-            if (opt->only_section < 1 || opt->only_section > 3) {
-                fprintf(stderr, "hipwire-bench: --section takes 1, 2 or 3\n");
+            if (opt->only_section < 1 || opt->only_section > 4) {
+                fprintf(stderr, "hipwire-bench: --section takes 1, 2, 3 or 4\n");
                 return -1;
             }
         } else if (!strcmp(a, "--quick")) {
@@ -585,25 +635,32 @@ int main(int argc, char **argv)
         r.targets[r.ntargets++] = candidates[i];
     }
 
-    static const size_t full_sizes[] = { 4u << 10, 16u << 10, 64u << 10, 256u << 10, 1u << 20,
-                                         4u << 20, 16u << 20, 64u << 20, 256u << 20 };
+    static const size_t full_sizes[] = { 4u << 10,  16u << 10, 64u << 10,  256u << 10, 1u << 20,
+                                         4u << 20,  16u << 20, 64u << 20,  256u << 20,
+                                         1u << 30 };
     r.nsizes = opt.quick ? 7 : sizeof full_sizes / sizeof full_sizes[0];
     memcpy(r.sizes, full_sizes, r.nsizes * sizeof r.sizes[0]);
 
     r.only_section = opt.only_section;
     int run_all = opt.only_section == 0;
     if (r.ntargets > 0 && (run_all || opt.only_section == 1)) {
-        fprintf(stderr, "hipwire-bench: 1/3 round trips...\n");
+        fprintf(stderr, "hipwire-bench: 1/4 round trips...\n");
         measure_round_trips(&r, raw_fd);
     }
     if (r.ntargets > 0 && (run_all || opt.only_section == 2)) {
-        fprintf(stderr, "hipwire-bench: 2/3 kernel launches...\n");
-        for (int t = 0; t < r.ntargets; t++)
-            measure_launches(&r, t);
+        fprintf(stderr, "hipwire-bench: 2/4 kernel launches...\n");
+        for (int t = 0; t < r.ntargets; t++) {
+            measure_launches(&r, t, 0);
+            measure_launches(&r, t, SPIN_KERNEL_NS);
+        }
     }
     if (r.ntargets > 0 && (run_all || opt.only_section == 3)) {
-        fprintf(stderr, "hipwire-bench: 3/3 copy bandwidth...\n");
+        fprintf(stderr, "hipwire-bench: 3/4 copy bandwidth...\n");
         measure_bandwidth(&r, raw_fd);
+    }
+    if (r.ntargets > 0 && (run_all || opt.only_section == 4)) {
+        fprintf(stderr, "hipwire-bench: 4/4 hipMalloc/hipFree...\n");
+        measure_alloc(&r);
     }
 
     report_print(&r);

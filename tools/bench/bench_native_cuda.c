@@ -18,20 +18,35 @@
  *    which is what cuMemcpyHtoD/DtoH do for pageable and pinned memory.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
 #include "cuda_api.h"
 #include "hw_status.h"
 
-/* The `empty` kernel of tests/kernels (one unused int parameter), as PTX, so
- * the native column needs no build-time CUDA toolchain. */
-static const char empty_ptx[] =
+/* Used when --kernels is not something the driver loads (a CPU code
+ * object): `empty` (one unused int) and `spin_ns` (busy for ns of the global
+ * timer; the done counter is not used here), as in tests/gpu/kernels.cu. */
+static const char builtin_ptx[] =
     ".version 7.0\n"
     ".target sm_75\n"
     ".address_size 64\n"
     ".visible .entry empty(.param .u32 empty_param_0)\n"
     "{\n"
+    "    ret;\n"
+    "}\n"
+    ".visible .entry spin_ns(.param .u64 spin_ns_param_0, .param .u64 spin_ns_param_1)\n"
+    "{\n"
+    "    .reg .pred %p<2>;\n"
+    "    .reg .b64 %rd<5>;\n"
+    "    ld.param.u64 %rd1, [spin_ns_param_0];\n"
+    "    mov.u64 %rd2, %globaltimer;\n"
+    "SPIN:\n"
+    "    mov.u64 %rd3, %globaltimer;\n"
+    "    sub.s64 %rd4, %rd3, %rd2;\n"
+    "    setp.lt.u64 %p1, %rd4, %rd1;\n"
+    "    @%p1 bra SPIN;\n"
     "    ret;\n"
     "}\n";
 
@@ -41,6 +56,31 @@ static CUdevice dev;
 static CUcontext ctx;
 static CUmodule module;
 static CUfunction empty_fn;
+static CUfunction spin_fn;
+static char kernels_from[160];
+
+/* The same code object as the remote column when the driver can load it (a
+ * PTX, cubin or fatbin file), so both run the same kernels. */
+static CUresult load_kernels(const char *path)
+{
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    CUresult r = HWCU_ERROR_INVALID_IMAGE;
+    if (f) {
+        char *image = NULL;
+        long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+        if (n > 0 && fseek(f, 0, SEEK_SET) == 0 && (image = calloc(1, (size_t)n + 1)) &&
+            fread(image, 1, (size_t)n, f) == (size_t)n)
+            r = cu.cuModuleLoadData(&module, image); /* PTX needs the NUL calloc left */
+        free(image);
+        fclose(f);
+    }
+    if (r == HWCU_SUCCESS) {
+        snprintf(kernels_from, sizeof kernels_from, "%s", path);
+        return r;
+    }
+    snprintf(kernels_from, sizeof kernels_from, "built-in PTX");
+    return cu.cuModuleLoadData(&module, builtin_ptx);
+}
 static char device_name[128];
 static int driver_version;
 
@@ -48,7 +88,6 @@ static int native_init(const struct bench_options *opt, char *why, size_t why_le
 {
     const char *reason = NULL;
     CUresult r;
-    (void)opt;
     if (!loaded) {
         if (hwcu_api_load(&cu, &reason) != HW_OK) {
             snprintf(why, why_len, "%s", reason);
@@ -60,9 +99,11 @@ static int native_init(const struct bench_options *opt, char *why, size_t why_le
         (r = cu.cuDevicePrimaryCtxRetain(&ctx, dev)) != HWCU_SUCCESS)
         goto fail;
     if ((r = cu.cuCtxSetCurrent(ctx)) != HWCU_SUCCESS ||
-        (r = cu.cuModuleLoadData(&module, empty_ptx)) != HWCU_SUCCESS ||
+        (r = load_kernels(opt->kernels)) != HWCU_SUCCESS ||
         (r = cu.cuModuleGetFunction(&empty_fn, module, "empty")) != HWCU_SUCCESS)
         goto fail_ctx;
+    if (cu.cuModuleGetFunction(&spin_fn, module, "spin_ns") != HWCU_SUCCESS)
+        spin_fn = NULL;
     cu.cuDeviceGetName(device_name, (int)sizeof device_name - 1, dev);
     cu.cuDriverGetVersion(&driver_version);
     return 0;
@@ -118,6 +159,15 @@ static int native_launch_empty(void)
     return cu.cuLaunchKernel(empty_fn, 1, 1, 1, 1, 1, 1, 0, HWCU_STREAM_LEGACY, params, NULL);
 }
 
+static int native_launch_spin(unsigned long long ns)
+{
+    unsigned long long *done = NULL;
+    void *params[] = { &ns, &done };
+    if (!spin_fn)
+        return HWCU_ERROR_NOT_FOUND;
+    return cu.cuLaunchKernel(spin_fn, 1, 1, 1, 1, 1, 1, 0, HWCU_STREAM_LEGACY, params, NULL);
+}
+
 static int native_device_synchronize(void)
 {
     return cu.cuCtxSynchronize();
@@ -168,8 +218,10 @@ static void native_describe(char *out, size_t out_len)
     cu.cuDeviceGetAttribute(&major, HWCU_DA_COMPUTE_CAPABILITY_MAJOR, dev);
     cu.cuDeviceGetAttribute(&minor, HWCU_DA_COMPUTE_CAPABILITY_MINOR, dev);
     cu.cuDeviceTotalMem(&total, dev);
-    snprintf(out, out_len, "device 0 \"%s\" (sm_%d%d), %.1f GiB, CUDA driver %d (in process)",
-             device_name, major, minor, (double)total / (1u << 30), driver_version);
+    snprintf(out, out_len,
+             "device 0 \"%s\" (sm_%d%d), %.1f GiB, CUDA driver %d (in process), kernels: %s",
+             device_name, major, minor, (double)total / (1u << 30), driver_version,
+             kernels_from);
 }
 
 static const struct bench_ops native_cuda_ops = {
@@ -181,6 +233,7 @@ static const struct bench_ops native_cuda_ops = {
     .stream_query = native_stream_query,
     .mem_get_info = native_mem_get_info,
     .launch_empty = native_launch_empty,
+    .launch_spin = native_launch_spin,
     .device_synchronize = native_device_synchronize,
     .device_alloc = native_device_alloc,
     .device_free = native_device_free,

@@ -17,6 +17,9 @@ foreach(expected
     "== 2. Fire-and-forget kernel launches"
     "enqueue rate (launches/s)"
     "completion rate (launches/s)"
+    "spin_ns(5000)"
+    "== 4. hipMalloc + hipFree"
+    "pairs per second"
     "== 3. Copy bandwidth"
     "16 MiB"
     "== Targets ==")

@@ -12,6 +12,7 @@
 
 static hipModule_t empty_module;
 static hipFunction_t empty_kernel;
+static hipFunction_t spin_kernel; /* NULL when the code object lacks spin_ns */
 
 static int hip_init(const struct bench_options *opt, char *why, size_t why_len)
 {
@@ -31,6 +32,8 @@ static int hip_init(const struct bench_options *opt, char *why, size_t why_len)
                  hipGetErrorName(err));
         return -1;
     }
+    if (hipModuleGetFunction(&spin_kernel, empty_module, "spin_ns") != hipSuccess)
+        spin_kernel = NULL;
     return 0;
 }
 
@@ -70,6 +73,15 @@ static int hip_launch_empty(void)
     int unused = 0;
     void *params[] = { &unused };
     return (int)hipModuleLaunchKernel(empty_kernel, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL);
+}
+
+static int hip_launch_spin(unsigned long long ns)
+{
+    unsigned long long *done = NULL;
+    void *params[] = { &ns, &done };
+    if (!spin_kernel)
+        return (int)hipErrorNotFound;
+    return (int)hipModuleLaunchKernel(spin_kernel, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL);
 }
 
 static int hip_device_synchronize(void)
@@ -128,6 +140,7 @@ static const struct bench_ops hip_ops = {
     .stream_query = hip_stream_query,
     .mem_get_info = hip_mem_get_info,
     .launch_empty = hip_launch_empty,
+    .launch_spin = hip_launch_spin,
     .device_synchronize = hip_device_synchronize,
     .device_alloc = hip_device_alloc,
     .device_free = hip_device_free,

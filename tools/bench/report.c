@@ -81,10 +81,9 @@ static void print_round_trips(const struct bench_results *r)
     printf("(hipGetDevice is timed 100 calls at a time: it never leaves the process)\n");
 }
 
-static void print_launches(const struct bench_results *r)
+static void print_launch_table(const struct bench_results *r,
+                               const struct launch_result *res)
 {
-    printf("\n== 2. Fire-and-forget kernel launches (hipModuleLaunchKernel of `empty`, "
-           "1x1 grid, default stream) ==\n");
     printf("%-36s", "");
     for (int t = 0; t < r->ntargets; t++)
         printf(" %14s", r->targets[t]->name);
@@ -95,7 +94,7 @@ static void print_launches(const struct bench_results *r)
     for (int row = 0; row < 5; row++) {
         printf("%-36s", rows[row]);
         for (int t = 0; t < r->ntargets; t++) {
-            const struct launch_result *l = &r->launch[t];
+            const struct launch_result *l = &res[t];
             char v[32];
             if (!l->ok)
                 snprintf(v, sizeof v, "(failed)");
@@ -113,8 +112,161 @@ static void print_launches(const struct bench_results *r)
         }
         printf("\n");
     }
+}
+
+static void print_launches(const struct bench_results *r)
+{
+    printf("\n== 2. Fire-and-forget kernel launches (hipModuleLaunchKernel, 1x1 grid, "
+           "default stream) ==\n");
+    printf("-- `empty` --\n");
+    print_launch_table(r, r->launch);
+    printf("-- spin_ns(%llu): %.0f us of device time per kernel --\n", SPIN_KERNEL_NS,
+           (double)SPIN_KERNEL_NS / 1e3);
+    print_launch_table(r, r->spin);
     printf("(enqueue: the launch loop alone; completion: first launch to the end of the "
            "hipDeviceSynchronize after the last; median of the repetitions)\n");
+}
+
+static void print_alloc(const struct bench_results *r)
+{
+    printf("\n== 4. hipMalloc + hipFree of %u KiB, back to back ==\n", ALLOC_PAIR_SIZE >> 10);
+    printf("%-36s", "");
+    for (int t = 0; t < r->ntargets; t++)
+        printf(" %14s", r->targets[t]->name);
+    printf("\n%-36s", "pairs per second");
+    for (int t = 0; t < r->ntargets; t++) {
+        char v[32];
+        if (r->alloc_ok[t])
+            snprintf(v, sizeof v, "%.0f", r->alloc_per_s[t]);
+        else
+            snprintf(v, sizeof v, "(failed)");
+        printf(" %14s", v);
+    }
+    printf("\n%-36s", "microseconds per pair");
+    for (int t = 0; t < r->ntargets; t++) {
+        char v[32];
+        cell(v, sizeof v, "%.2f", r->alloc_ok[t] ? 1e6 / r->alloc_per_s[t] : -1);
+        printf(" %14s", v);
+    }
+    printf("\n(%zu pairs, then a hipDeviceSynchronize: a remote hipFree is fire-and-forget)\n",
+           r->alloc_pairs);
+}
+
+static int find_target(const struct bench_results *r, const char *name)
+{
+    for (int t = 0; t < r->ntargets; t++)
+        if (strcmp(r->targets[t]->name, name) == 0)
+            return t;
+    return -1;
+}
+
+static const char *verdict(int measured, int met)
+{
+    return !measured ? "n/a" : met ? "MET" : "MISSED";
+}
+
+/* Remote and native side by side, each with its ratio; raw TCP where the
+ * network is the reference. Printed only when a native column ran. */
+static void print_side_by_side(const struct bench_results *r, int h, int n)
+{
+    printf("\n== Remote (hipwire) vs native, side by side from this run ==\n");
+    printf("%-40s %12s %12s %9s %12s\n", "measurement", "hipwire", "native", "hw/native",
+           "raw TCP");
+    static const int rtt_probes[] = { PROBE_STREAM_QUERY, PROBE_MEM_INFO, PROBE_DEVICE_SYNC };
+    for (size_t i = 0; i < sizeof rtt_probes / sizeof rtt_probes[0]; i++) {
+        int k = rtt_probes[i];
+        char label[64], a[16], b[16], raw[16];
+        snprintf(label, sizeof label, "%s p50 (us)", bench_probe_names[k]);
+        cell(a, sizeof a, "%.2f", r->probe_ok[h][k] ? r->probe[h][k].p50_us : -1);
+        cell(b, sizeof b, "%.2f", r->probe_ok[n][k] ? r->probe[n][k].p50_us : -1);
+        cell(raw, sizeof raw, "%.2f", r->raw_rtt_ok ? r->raw_rtt.p50_us : -1);
+        printf("%-40s %12s %12s %9s %12s\n", label, a, b, "-", raw);
+    }
+    const struct launch_result *lr[2] = { r->launch, r->spin };
+    for (int i = 0; i < 2; i++) {
+        char label[64], a[16], b[16], q[16];
+        snprintf(label, sizeof label, "%s launches completed/s", i ? "5 us kernel" : "empty kernel");
+        cell(a, sizeof a, "%.0f", lr[i][h].ok ? lr[i][h].complete_per_s : -1);
+        cell(b, sizeof b, "%.0f", lr[i][n].ok ? lr[i][n].complete_per_s : -1);
+        cell(q, sizeof q, "%.3f",
+             lr[i][h].ok && lr[i][n].ok ? lr[i][h].complete_per_s / lr[i][n].complete_per_s : -1);
+        printf("%-40s %12s %12s %9s %12s\n", label, a, b, q, "-");
+    }
+    {
+        char a[16], b[16], q[16];
+        cell(a, sizeof a, "%.0f", r->alloc_ok[h] ? r->alloc_per_s[h] : -1);
+        cell(b, sizeof b, "%.0f", r->alloc_ok[n] ? r->alloc_per_s[n] : -1);
+        cell(q, sizeof q, "%.3f",
+             r->alloc_ok[h] && r->alloc_ok[n] ? r->alloc_per_s[h] / r->alloc_per_s[n] : -1);
+        printf("%-40s %12s %12s %9s %12s\n", "hipMalloc+hipFree pairs/s", a, b, q, "-");
+    }
+    for (int d = 0; d < DIR_COUNT; d++) {
+        char head[16];
+        snprintf(head, sizeof head, "%s GB/s", dir_names[d]);
+        printf("%-10s | %8s | %16s %8s %7s %7s | %16s %8s %7s %7s\n", head, "raw TCP",
+               "pageable hipwire", "native", "hw/raw", "hw/nat", "pinned hipwire", "native",
+               "hw/raw", "hw/nat");
+        for (size_t i = 0; i < r->nsizes; i++) {
+            char label[32], raw[16], v[MEM_COUNT][4][16];
+            size_label(label, sizeof label, r->sizes[i]);
+            cell(raw, sizeof raw, "%.3f", r->raw_gbps[d][i]);
+            for (int m = 0; m < MEM_COUNT; m++) {
+                double hv = r->gbps[h][d][m][i], nv = r->gbps[n][d][m][i];
+                cell(v[m][0], sizeof v[m][0], "%.3f", hv);
+                cell(v[m][1], sizeof v[m][1], "%.3f", nv);
+                cell(v[m][2], sizeof v[m][2], "%.2f", ratio(hv, r->raw_gbps[d][i]));
+                cell(v[m][3], sizeof v[m][3], "%.2f", ratio(hv, nv));
+            }
+            printf("%-10s | %8s | %16s %8s %7s %7s | %16s %8s %7s %7s\n", label, raw, v[0][0],
+                   v[0][1], v[0][2], v[0][3], v[1][0], v[1][1], v[1][2], v[1][3]);
+        }
+    }
+}
+
+/* The GPU targets (issue #4): remote against native and against raw TCP. */
+static void print_native_targets(const struct bench_results *r, int h, int n)
+{
+    printf("\n== Targets against native (GPU) ==\n");
+    const struct launch_result *sh = &r->spin[h], *sn = &r->spin[n];
+    double q = sh->ok && sn->ok ? sh->complete_per_s / sn->complete_per_s : -1;
+    printf("[%-6s] 5 us kernels, fire-and-forget: remote >= %.0f%% of native: %.1f%%\n",
+           verdict(q >= 0, q >= TARGET_NATIVE_SPIN_RATIO), TARGET_NATIVE_SPIN_RATIO * 100,
+           q * 100);
+    const struct launch_result *eh = &r->launch[h], *en = &r->launch[n];
+    q = eh->ok && en->ok ? eh->complete_per_s / en->complete_per_s : -1;
+    printf("[%-6s] empty kernels: remote >= %.0f%% of native: %.1f%%\n",
+           verdict(q >= 0, q >= TARGET_NATIVE_EMPTY_RATIO), TARGET_NATIVE_EMPTY_RATIO * 100,
+           q * 100);
+    int ok = r->raw_rtt_ok && r->probe_ok[h][PROBE_DEVICE_SYNC];
+    double over = ok ? r->probe[h][PROBE_DEVICE_SYNC].p50_us - r->raw_rtt.p50_us : 0;
+    printf("[%-6s] synchronize round trip <= raw TCP RTT + %.0f us: hipDeviceSynchronize p50 "
+           "%.2f us = raw %.2f us %+.2f us\n",
+           verdict(ok, over <= TARGET_NATIVE_SYNC_US), TARGET_NATIVE_SYNC_US,
+           ok ? r->probe[h][PROBE_DEVICE_SYNC].p50_us : 0, ok ? r->raw_rtt.p50_us : 0, over);
+    for (int d = 0; d < DIR_COUNT; d++)
+        for (int m = 0; m < MEM_COUNT; m++) {
+            double worst = -1, log_sum = 0;
+            size_t worst_size = 0;
+            int measured = 0;
+            for (size_t i = 0; i < r->nsizes; i++) {
+                double v = ratio(r->gbps[h][d][m][i], r->raw_gbps[d][i]);
+                if (r->sizes[i] < TARGET_BW_FROM_SIZE || v < 0)
+                    continue;
+                measured++;
+                log_sum += log(v);
+                if (worst < 0 || v < worst) {
+                    worst = v;
+                    worst_size = r->sizes[i];
+                }
+            }
+            char label[32];
+            size_label(label, sizeof label, worst_size);
+            printf("[%-6s] %s %-8s >= %.0f%% of raw TCP from 1 MiB: worst %.0f%% at %s, "
+                   "geometric mean %.0f%%\n",
+                   verdict(measured, worst >= TARGET_NATIVE_BW_RATIO), dir_names[d], mem_names[m],
+                   TARGET_NATIVE_BW_RATIO * 100, worst * 100, measured ? label : "-",
+                   measured ? 100 * exp(log_sum / measured) : 0.0);
+        }
 }
 
 static void print_bandwidth(const struct bench_results *r)
@@ -214,8 +366,15 @@ void report_print(const struct bench_results *r)
         print_launches(r);
     if (r->only_section == 0 || r->only_section == 3)
         print_bandwidth(r);
+    if (r->only_section == 0 || r->only_section == 4)
+        print_alloc(r);
+    int h = find_target(r, "hipwire"), n = find_target(r, "native");
+    if (r->only_section == 0 && h >= 0 && n >= 0)
+        print_side_by_side(r, h, n);
     if (r->only_section == 0)
         print_targets(r);
+    if (r->only_section == 0 && h >= 0 && n >= 0)
+        print_native_targets(r, h, n);
 }
 
 /* ---- JSON ------------------------------------------------------------------ */
@@ -297,14 +456,19 @@ int report_write_json(const struct bench_results *r, const char *path)
             fprintf(f, "%s\"%s\": ", k ? ", " : "", probe_keys[k]);
             json_stats(f, &r->probe[t][k], r->probe_ok[t][k]);
         }
-        const struct launch_result *l = &r->launch[t];
-        fprintf(f, "},\n     \"launch\": ");
-        if (l->ok)
-            fprintf(f, "{\"launches\": %zu, \"repetitions\": %d, \"enqueue_per_s\": %.0f, "
-                       "\"complete_per_s\": %.0f}",
-                    l->launches, l->repetitions, l->enqueue_per_s, l->complete_per_s);
-        else
-            fprintf(f, "null");
+        for (int k = 0; k < 2; k++) {
+            const struct launch_result *l = k ? &r->spin[t] : &r->launch[t];
+            fprintf(f, "%s\"%s\": ", k ? ",\n     " : "},\n     ", k ? "launch_spin" : "launch");
+            if (l->ok)
+                fprintf(f, "{\"kernel_us\": %.3f, \"launches\": %zu, \"repetitions\": %d, "
+                           "\"enqueue_per_s\": %.0f, \"complete_per_s\": %.0f}",
+                        l->kernel_us, l->launches, l->repetitions, l->enqueue_per_s,
+                        l->complete_per_s);
+            else
+                fprintf(f, "null");
+        }
+        fprintf(f, ",\n     \"alloc_free_pairs_per_s\": ");
+        json_number(f, r->alloc_ok[t] ? r->alloc_per_s[t] : -1);
         fprintf(f, ",\n     \"gbps\": {");
         for (int d = 0; d < DIR_COUNT; d++)
             for (int m = 0; m < MEM_COUNT; m++) {

@@ -20,6 +20,10 @@ static int cpu_open(const struct hw_backend_config *cfg, struct hw_backend **out
     if (!be)
         return HW_ENOMEM;
     be->cfg = *cfg;
+    const char *nhp = getenv("HIPWIRE_CPU_NO_HOST_PTR");
+    be->no_host_ptr = nhp && nhp[0] == '1';
+    pthread_mutex_init(&be->stage_lock, NULL);
+    pthread_cond_init(&be->stage_cond, NULL);
     be->devs = calloc((size_t)ndev, sizeof *be->devs);
     if (!be->devs)
         goto fail;
@@ -66,6 +70,8 @@ static void cpu_close(struct hw_backend *be)
         pthread_mutex_destroy(&d->lock);
         pthread_cond_destroy(&d->changed);
     }
+    pthread_mutex_destroy(&be->stage_lock);
+    pthread_cond_destroy(&be->stage_cond);
     free(be->devs);
     free(be);
 }
@@ -191,8 +197,7 @@ static int cpu_mem_free(struct hw_backend *be, int dev, uint64_t dptr, uint64_t 
 
 static void *cpu_host_ptr(struct hw_backend *be, uint64_t dptr)
 {
-    (void)be;
-    return (void *)(uintptr_t)dptr;
+    return be->no_host_ptr ? NULL : (void *)(uintptr_t)dptr;
 }
 
 static int cpu_stream_default(struct hw_backend *be, int dev, struct hw_bstream **out)
@@ -275,8 +280,8 @@ static int cpu_stream_callback(struct hw_backend *be, struct hw_bstream *s, hw_d
     return cpu_stream_submit(s, op);
 }
 
-static int submit_copy(struct hw_bstream *s, void *dst, const void *src, uint64_t n,
-                       hw_done_fn release, void *release_arg)
+int cpu_submit_copy(struct hw_bstream *s, void *dst, const void *src, uint64_t n,
+                    hw_done_fn release, void *release_arg)
 {
     struct cpu_op *op = cpu_op_new(CPU_OP_COPY, 0);
     if (!op)
@@ -293,21 +298,21 @@ static int cpu_memcpy_h2d(struct hw_backend *be, struct hw_bstream *s, uint64_t 
                           const void *src, uint64_t n, hw_done_fn release, void *release_arg)
 {
     (void)be;
-    return submit_copy(s, (void *)(uintptr_t)dst, src, n, release, release_arg);
+    return cpu_submit_copy(s, (void *)(uintptr_t)dst, src, n, release, release_arg);
 }
 
 static int cpu_memcpy_d2h(struct hw_backend *be, struct hw_bstream *s, void *dst, uint64_t src,
                           uint64_t n)
 {
     (void)be;
-    return submit_copy(s, dst, (const void *)(uintptr_t)src, n, NULL, NULL);
+    return cpu_submit_copy(s, dst, (const void *)(uintptr_t)src, n, NULL, NULL);
 }
 
 static int cpu_memcpy_d2d(struct hw_backend *be, struct hw_bstream *s, uint64_t dst,
                           uint64_t src, uint64_t n)
 {
     (void)be;
-    return submit_copy(s, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n, NULL, NULL);
+    return cpu_submit_copy(s, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n, NULL, NULL);
 }
 
 static int cpu_memset(struct hw_backend *be, struct hw_bstream *s, uint64_t dst, uint32_t value,
@@ -511,5 +516,10 @@ const struct hw_backend_ops hw_cpu_backend_ops = {
     .module_function = cpu_module_function,
     .module_global = cpu_module_global,
     .launch = cpu_launch,
+    .stage_get = cpu_stage_get,
+    .stage_h2d = cpu_stage_h2d,
+    .stage_d2h = cpu_stage_d2h,
+    .stage_wait = cpu_stage_wait,
+    .stage_put = cpu_stage_put,
     .rtc_compile = cpu_rtc_compile,
 };

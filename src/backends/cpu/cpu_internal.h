@@ -112,6 +112,10 @@ struct hw_backend {
     struct hw_backend_config cfg;
     int ndev;
     struct cpu_device *devs;
+    int no_host_ptr; /* HIPWIRE_CPU_NO_HOST_PTR: behave like a GPU (cpu_stage.c) */
+    pthread_mutex_t stage_lock;
+    pthread_cond_t stage_cond;
+    uint64_t staged; /* bytes of stages handed out */
 };
 
 struct hw_bfunction {
@@ -135,6 +139,20 @@ void cpu_stream_stop_all(struct cpu_device *d);
  * dependencies. Called without d->lock held. */
 int cpu_stream_submit(struct hw_bstream *s, struct cpu_op *op);
 struct cpu_op *cpu_op_new(enum cpu_op_kind kind, unsigned extra_deps);
+
+/* cpu_backend.c: queues a memmove; release(release_arg) runs after it. */
+int cpu_submit_copy(struct hw_bstream *s, void *dst, const void *src, uint64_t n,
+                    hw_done_fn release, void *release_arg);
+
+/* cpu_stage.c: the stage_* slots (backend.h). */
+int cpu_stage_get(struct hw_backend *be, uint64_t want, struct hw_bstage **out, void **buf_out,
+                  size_t *len_out);
+int cpu_stage_h2d(struct hw_backend *be, struct hw_bstream *s, uint64_t dst, struct hw_bstage *st,
+                  size_t n);
+int cpu_stage_d2h(struct hw_backend *be, struct hw_bstream *s, struct hw_bstage *st, uint64_t src,
+                  size_t n);
+int cpu_stage_wait(struct hw_backend *be, struct hw_bstage *st);
+void cpu_stage_put(struct hw_backend *be, struct hw_bstage *st);
 
 /* cpu_module.c */
 int cpu_module_load(struct hw_backend *be, int dev, const void *image, size_t size,

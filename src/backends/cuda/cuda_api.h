@@ -187,6 +187,7 @@ enum {
     X(cuEventDestroy, CUresult, (CUevent e), 12000, "cuEventDestroy_v2", 1)                        \
     X(cuEventRecord, CUresult, (CUevent e, CUstream s), 12000, "cuEventRecord", 1)                 \
     X(cuEventQuery, CUresult, (CUevent e), 12000, "cuEventQuery", 1)                               \
+    X(cuEventSynchronize, CUresult, (CUevent e), 12000, "cuEventSynchronize", 1)                   \
     X(cuEventElapsedTime, CUresult, (float *ms, CUevent a, CUevent b), 12000,                      \
       "cuEventElapsedTime", 1)                                                                     \
     X(cuModuleLoadData, CUresult, (CUmodule * m, const void *image), 12000, "cuModuleLoadData", 1) \

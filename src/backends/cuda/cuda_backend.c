@@ -19,8 +19,8 @@
 
 #define SMALL_SLAB (64u * 1024)        /* copies up to this size use one small slab */
 #define SMALL_SLABS 256u               /* 16 MiB of small slabs at most */
-#define BIG_SLAB (4u * 1024 * 1024)    /* larger copies go in 4 MiB chunks */
-#define BIG_SLABS 32u                  /* 128 MiB in flight at most */
+#define BIG_SLAB (256u * 1024)         /* larger copies go in chunks of this size */
+#define BIG_BYTES (128u << 20)         /* 128 MiB of large slabs in flight at most */
 #define WATCHDOG_MS 100
 
 /* The context the calling thread has current, so the common case of one
@@ -92,7 +92,7 @@ static void list_del(struct hw_backend *be, struct cb_rec *r)
     be->npending--;
 }
 
-static void slab_put_locked(struct hw_backend *be, struct slab_pool *pool, struct slab *sl)
+static void slab_put_locked(struct hw_backend *be, struct slab_pool *pool, struct hw_bstage *sl)
 {
     sl->next = pool->free;
     pool->free = sl;
@@ -101,7 +101,7 @@ static void slab_put_locked(struct hw_backend *be, struct slab_pool *pool, struc
 
 /* Runs each completion at most once: from the driver's callback, or from a
  * flush after the context was lost, whichever comes first. */
-static void cb_complete(struct cb_rec *r, CUresult res)
+void hwcu_cb_complete(struct cb_rec *r, CUresult res)
 {
     struct hw_backend *be = r->be;
     int st = hwcu_status(res);
@@ -133,12 +133,12 @@ static void cb_complete(struct cb_rec *r, CUresult res)
 static void cb_stream(CUstream s, CUresult status, void *ud)
 {
     (void)s;
-    cb_complete(ud, status);
+    hwcu_cb_complete(ud, status);
 }
 
 static void cb_host(void *ud)
 {
-    cb_complete(ud, HWCU_SUCCESS);
+    hwcu_cb_complete(ud, HWCU_SUCCESS);
 }
 
 struct flushed {
@@ -187,20 +187,26 @@ static struct cb_rec *rec_new(struct hw_backend *be, hw_done_fn fn, void *arg)
     return r;
 }
 
-/* Queues r's completion behind the work already on s. On failure r is
- * neither listed nor freed: the caller still owns it. */
-static int rec_enqueue(struct hw_backend *be, CUstream s, struct cb_rec *r)
+/* Queues r's completion behind the work already on s (of device d, whose
+ * context is current). On failure r is neither listed nor freed: the caller
+ * still owns it. */
+static int rec_enqueue(struct hw_backend *be, struct cu_dev *d, CUstream s, struct cb_rec *r)
 {
     pthread_mutex_lock(&be->lock);
     list_add(be, r);
     pthread_mutex_unlock(&be->lock);
-    CUresult res = be->use_host_func ? be->api.cuLaunchHostFunc(s, cb_host, r)
-                                     : be->api.cuStreamAddCallback(s, cb_stream, r, 0);
-    if (res != HWCU_SUCCESS) {
+    int rc = HW_OK;
+    if (be->poll)
+        rc = hwcu_poll_enqueue(be, d, s, r);
+    else if (be->use_host_func)
+        rc = hwcu_check(be, be->api.cuLaunchHostFunc(s, cb_host, r));
+    else
+        rc = hwcu_check(be, be->api.cuStreamAddCallback(s, cb_stream, r, 0));
+    if (rc != HW_OK) {
         pthread_mutex_lock(&be->lock);
         list_del(be, r);
         pthread_mutex_unlock(&be->lock);
-        return hwcu_check(be, res);
+        return rc;
     }
     pthread_cond_signal(&be->wd_cond);
     return HW_OK;
@@ -222,7 +228,7 @@ static void deadline_in(struct timespec *ts, long ms)
  * session's staging budget, bounded by DMA time, and cut short if the
  * context is lost (the watchdog fails the copies holding the slabs).
  */
-static int slab_get(struct hw_backend *be, struct slab_pool *pool, struct slab **out)
+static int slab_get(struct hw_backend *be, struct slab_pool *pool, struct hw_bstage **out)
 {
     pthread_mutex_lock(&be->lock);
     while (!pool->free) {
@@ -234,7 +240,7 @@ static int slab_get(struct hw_backend *be, struct slab_pool *pool, struct slab *
         if (pool->count < pool->max) {
             pool->count++;
             pthread_mutex_unlock(&be->lock);
-            struct slab *sl = malloc(sizeof *sl);
+            struct hw_bstage *sl = calloc(1, sizeof *sl);
             CUresult r = sl ? be->api.cuMemHostAlloc(&sl->p, pool->slab_size,
                                                      HWCU_MEMHOSTALLOC_PORTABLE)
                             : HWCU_ERROR_OUT_OF_MEMORY;
@@ -245,6 +251,7 @@ static int slab_get(struct hw_backend *be, struct slab_pool *pool, struct slab *
                 pthread_mutex_unlock(&be->lock);
                 return hwcu_check(be, r);
             }
+            sl->pool = pool;
             *out = sl;
             return HW_OK;
         }
@@ -258,7 +265,7 @@ static int slab_get(struct hw_backend *be, struct slab_pool *pool, struct slab *
     return HW_OK;
 }
 
-static void slab_put(struct hw_backend *be, struct slab_pool *pool, struct slab *sl)
+static void slab_put(struct hw_backend *be, struct slab_pool *pool, struct hw_bstage *sl)
 {
     pthread_mutex_lock(&be->lock);
     slab_put_locked(be, pool, sl);
@@ -268,8 +275,10 @@ static void slab_put(struct hw_backend *be, struct slab_pool *pool, struct slab 
 static void pool_free(struct hw_backend *be, struct slab_pool *pool)
 {
     while (pool->free) {
-        struct slab *sl = pool->free;
+        struct hw_bstage *sl = pool->free;
         pool->free = sl->next;
+        if (sl->ev && hwcu_use(be, sl->ev_dev) == HW_OK)
+            be->api.cuEventDestroy(sl->ev);
         be->api.cuMemFreeHost(sl->p);
         free(sl);
     }
@@ -341,6 +350,8 @@ static int cuda_open(const struct hw_backend_config *cfg, struct hw_backend **ou
     const char *hf = getenv("HIPWIRE_CUDA_HOST_FUNC");
     be->use_host_func =
         !be->api.cuStreamAddCallback || (be->api.cuLaunchHostFunc && hf && hf[0] == '1');
+    const char *cm = getenv("HIPWIRE_CUDA_COMPLETIONS");
+    be->poll = !(cm && strcmp(cm, "callback") == 0);
     be->api.cuDriverGetVersion(&be->driver_version);
     int n = 0;
     if ((rc = hwcu_status(be->api.cuDeviceGetCount(&n))) != HW_OK)
@@ -382,7 +393,13 @@ cu_fail:
     }
     tl_ctx = NULL;
     be->small = (struct slab_pool){ .slab_size = SMALL_SLAB, .max = SMALL_SLABS };
-    be->big = (struct slab_pool){ .slab_size = BIG_SLAB, .max = BIG_SLABS };
+    /* The chunk size trades per-chunk overhead against how long the wire
+     * waits for the first chunk's DMA; HIPWIRE_CUDA_CHUNK_KIB tunes it. */
+    size_t big = BIG_SLAB;
+    const char *ck = getenv("HIPWIRE_CUDA_CHUNK_KIB");
+    if (ck && atol(ck) >= 64 && atol(ck) <= 65536)
+        big = (size_t)atol(ck) << 10;
+    be->big = (struct slab_pool){ .slab_size = big, .max = (unsigned)(BIG_BYTES / big) };
     be->pending.next = be->pending.prev = &be->pending;
     pthread_mutex_init(&be->lock, NULL);
     pthread_cond_init(&be->slab_cond, NULL);
@@ -395,6 +412,10 @@ cu_fail:
         goto fail;
     }
     be->wd_started = 1;
+    if (be->poll && (rc = hwcu_poll_start(be)) != HW_OK) {
+        be->poll = 0;
+        hw_warn("cuda: no poller thread; completions by driver callbacks");
+    }
     *out = be;
     return HW_OK;
 fail:
@@ -409,6 +430,10 @@ static void cuda_close(struct hw_backend *be)
     for (int i = 0; i < be->ndev; i++)
         if (!HWCU_DEAD(be) && hwcu_use(be, &be->devs[i]) == HW_OK)
             hwcu_check(be, be->api.cuCtxSynchronize());
+    hwcu_poll_stop(be);
+    for (int i = 0; i < be->ndev; i++)
+        if (hwcu_use(be, &be->devs[i]) == HW_OK)
+            hwcu_poll_free_events(be, &be->devs[i]);
     pthread_mutex_lock(&be->lock);
     be->wd_stop = 1;
     pthread_cond_signal(&be->wd_cond);
@@ -639,7 +664,7 @@ static int cuda_stream_callback(struct hw_backend *be, struct hw_bstream *s, hw_
     struct cb_rec *r = rec_new(be, fn, arg);
     if (!r)
         return HW_ENOMEM;
-    if ((rc = rec_enqueue(be, s->s, r)) != HW_OK)
+    if ((rc = rec_enqueue(be, s->d, s->s, r)) != HW_OK)
         free(r);
     return rc;
 }
@@ -654,7 +679,7 @@ static struct slab_pool *pool_for(struct hw_backend *be, uint64_t n)
 /* Queues one staged chunk: the copy, then the completion that returns its
  * slab (and for D2H moves the data on to dst). */
 static int staged_chunk(struct hw_backend *be, struct hw_bstream *s, struct slab_pool *pool,
-                        struct slab *sl, CUresult copy_result, void *d2h_dst, size_t len)
+                        struct hw_bstage *sl, CUresult copy_result, void *d2h_dst, size_t len)
 {
     if (copy_result != HWCU_SUCCESS) {
         slab_put(be, pool, sl);
@@ -667,7 +692,7 @@ static int staged_chunk(struct hw_backend *be, struct hw_bstream *s, struct slab
         r->pool = pool;
         r->d2h_dst = d2h_dst;
         r->d2h_len = len;
-        rc = rec_enqueue(be, s->s, r);
+        rc = rec_enqueue(be, s->d, s->s, r);
         if (rc != HW_OK)
             free(r);
     }
@@ -688,7 +713,7 @@ static int cuda_memcpy_h2d(struct hw_backend *be, struct hw_bstream *s, uint64_t
      * is not needed after that, so it is released before returning. */
     for (uint64_t off = 0; off < n;) {
         size_t len = (size_t)(n - off < pool->slab_size ? n - off : pool->slab_size);
-        struct slab *sl;
+        struct hw_bstage *sl;
         if ((rc = slab_get(be, pool, &sl)) != HW_OK)
             return rc;
         memcpy(sl->p, (const uint8_t *)src + off, len);
@@ -714,7 +739,7 @@ static int cuda_memcpy_d2h(struct hw_backend *be, struct hw_bstream *s, void *ds
      * ahead of any later stream_callback on s. */
     for (uint64_t off = 0; off < n;) {
         size_t len = (size_t)(n - off < pool->slab_size ? n - off : pool->slab_size);
-        struct slab *sl;
+        struct hw_bstage *sl;
         if ((rc = slab_get(be, pool, &sl)) != HW_OK)
             return rc;
         CUresult r = be->api.cuMemcpyDtoHAsync(sl->p, (CUdeviceptr)(src + off), len, s->s);
@@ -749,6 +774,77 @@ static int cuda_memset(struct hw_backend *be, struct hw_bstream *s, uint64_t dst
     default: return HW_EINVAL;
     }
     return hwcu_check(be, r);
+}
+
+/* ---- staged copies (backend.h, stage_*) ---------------------------------------- */
+
+static int cuda_stage_get(struct hw_backend *be, uint64_t want, struct hw_bstage **out,
+                          void **buf_out, size_t *len_out)
+{
+    struct slab_pool *pool = pool_for(be, want);
+    struct hw_bstage *sl;
+    int rc;
+    if (want == 0)
+        return HW_EINVAL;
+    if ((rc = slab_get(be, pool, &sl)) != HW_OK)
+        return rc;
+    *out = sl;
+    *buf_out = sl->p;
+    *len_out = want < pool->slab_size ? (size_t)want : pool->slab_size;
+    return HW_OK;
+}
+
+static void cuda_stage_put(struct hw_backend *be, struct hw_bstage *st)
+{
+    slab_put(be, st->pool, st);
+}
+
+static int cuda_stage_h2d(struct hw_backend *be, struct hw_bstream *s, uint64_t dst,
+                          struct hw_bstage *st, size_t n)
+{
+    int rc;
+    if ((rc = HWCU_DEAD(be)) != 0 || (rc = hwcu_use(be, s->d)) != HW_OK) {
+        slab_put(be, st->pool, st);
+        return rc;
+    }
+    CUresult r = be->api.cuMemcpyHtoDAsync((CUdeviceptr)dst, st->p, n, s->s);
+    return staged_chunk(be, s, st->pool, st, r, NULL, n);
+}
+
+/* The copy is followed by an event, so stage_wait blocks on the GPU alone,
+ * never on the driver's callback thread (which may be waiting to send a
+ * reply while the caller holds the send lock). */
+static int cuda_stage_d2h(struct hw_backend *be, struct hw_bstream *s, struct hw_bstage *st,
+                          uint64_t src, size_t n)
+{
+    int rc;
+    if ((rc = HWCU_DEAD(be)) != 0 || (rc = hwcu_use(be, s->d)) != HW_OK)
+        return rc;
+    if (st->ev_dev != s->d) {
+        /* Events belong to a context: a slab moving to another device
+         * gets a new one. */
+        CUevent ev;
+        if ((rc = hwcu_check(be, be->api.cuEventCreate(&ev, HWCU_EVENT_DISABLE_TIMING))) != HW_OK)
+            return rc;
+        if (st->ev && hwcu_use(be, st->ev_dev) == HW_OK)
+            be->api.cuEventDestroy(st->ev);
+        st->ev = ev;
+        st->ev_dev = s->d;
+        if ((rc = hwcu_use(be, s->d)) != HW_OK)
+            return rc;
+    }
+    if ((rc = hwcu_check(be, be->api.cuMemcpyDtoHAsync(st->p, (CUdeviceptr)src, n, s->s))) !=
+        HW_OK)
+        return rc;
+    return hwcu_check(be, be->api.cuEventRecord(st->ev, s->s));
+}
+
+static int cuda_stage_wait(struct hw_backend *be, struct hw_bstage *st)
+{
+    int rc;
+    if ((rc = HWCU_DEAD(be)) != 0 || (rc = hwcu_use(be, st->ev_dev)) != HW_OK)
+        return rc;
+    return hwcu_check(be, be->api.cuEventSynchronize(st->ev));
 }
 
 /* ---- events -------------------------------------------------------------------- */
@@ -815,7 +911,7 @@ static int cuda_event_callback(struct hw_backend *be, struct hw_bevent *e, hw_do
     struct cb_rec *r = rec_new(be, fn, arg);
     if (!r)
         return HW_ENOMEM;
-    if ((rc = rec_enqueue(be, q, r)) != HW_OK)
+    if ((rc = rec_enqueue(be, d, q, r)) != HW_OK)
         free(r);
     return rc;
 }
@@ -879,4 +975,9 @@ const struct hw_backend_ops hw_cuda_backend_ops = {
     .module_function = hwcu_module_function,
     .module_global = hwcu_module_global,
     .launch = hwcu_launch,
+    .stage_get = cuda_stage_get,
+    .stage_h2d = cuda_stage_h2d,
+    .stage_d2h = cuda_stage_d2h,
+    .stage_wait = cuda_stage_wait,
+    .stage_put = cuda_stage_put,
 };

@@ -47,33 +47,47 @@ struct cu_dev {
     CUstream evq[HWCU_EVQ_STREAMS];
     unsigned evq_next;
     int prio_least, prio_greatest;
+    CUevent *evfree; /* events for polled completions, reused (cuda_poll.c) */
+    unsigned nevfree, evcap;
 };
 
-/* Pinned staging memory: fixed-size slabs from cuMemHostAlloc, reused. */
-struct slab {
-    struct slab *next;
+struct slab_pool;
+
+/* Pinned staging memory: fixed-size slabs from cuMemHostAlloc, reused. The
+ * worker core sees one as a stage (backend.h, stage_*). */
+struct hw_bstage {
+    struct hw_bstage *next;
     void *p;
+    struct slab_pool *pool;
+    CUevent ev;            /* recorded behind a staged D2H copy into p */
+    struct cu_dev *ev_dev; /* the context ev belongs to */
 };
 
 struct slab_pool {
     size_t slab_size;
     unsigned max, count;
-    struct slab *free;
+    struct hw_bstage *free;
 };
 
 /* One completion the driver will report: a stream callback, or the end of
  * one staged copy chunk. Lives on the backend's pending list until the
- * driver's callback has run, so a lost context can fail it (flush). */
+ * driver's callback has run (or the poller saw its event), so a lost context
+ * can fail it (flush). */
 struct cb_rec {
     struct cb_rec *prev, *next;
     struct hw_backend *be;
     hw_done_fn fn;
     void *arg;
-    struct slab *slab;
+    struct hw_bstage *slab;
     struct slab_pool *pool;
     void *d2h_dst;   /* D2H chunk: copy slab -> d2h_dst on success */
     size_t d2h_len;
     int fired;       /* fn/slab already handed out (under be->lock) */
+    /* polled completions (cuda_poll.c) */
+    struct cb_rec *pnext;
+    CUevent ev;
+    struct cu_dev *d;
+    CUstream stream;
 };
 
 struct hw_backend {
@@ -83,6 +97,7 @@ struct hw_backend {
     struct cu_dev *devs;
     int driver_version;
     int use_host_func; /* cuLaunchHostFunc instead of cuStreamAddCallback */
+    int poll;          /* completions by polling events (cuda_poll.c), the default */
 
     pthread_mutex_t lock; /* pools, pending list, watchdog state */
     pthread_cond_t slab_cond;
@@ -95,6 +110,11 @@ struct hw_backend {
     pthread_t wd;
     pthread_cond_t wd_cond;
     int wd_stop, wd_started;
+
+    pthread_t poller;
+    pthread_cond_t poll_cond;
+    struct cb_rec *poll_head, *poll_tail; /* under lock */
+    int poll_stop, poller_started;
 };
 
 /* Makes d's context current on the calling thread. */
@@ -104,6 +124,17 @@ int hwcu_check(struct hw_backend *be, CUresult r);
 /* The first sticky error: reported once, every pending completion failed. */
 void hwcu_fail(struct hw_backend *be, CUresult r);
 #define HWCU_DEAD(be) __atomic_load_n(&(be)->dead, __ATOMIC_ACQUIRE)
+/* Runs a completion once (driver callback, poller or flush) and frees r. */
+void hwcu_cb_complete(struct cb_rec *r, CUresult res);
+
+/* cuda_poll.c */
+int hwcu_poll_start(struct hw_backend *be);
+void hwcu_poll_stop(struct hw_backend *be);
+/* Records an event behind the work on s and hands r to the poller; d's
+ * context is current. On failure r is untouched. */
+int hwcu_poll_enqueue(struct hw_backend *be, struct cu_dev *d, CUstream s, struct cb_rec *r);
+/* Destroys d's pooled events; d's context is current. */
+void hwcu_poll_free_events(struct hw_backend *be, struct cu_dev *d);
 
 /* cuda_module.c */
 int hwcu_module_load(struct hw_backend *be, int dev, const void *image, size_t size,

@@ -47,6 +47,7 @@ void hipStreamEndCapture_spt(void);
 void hipStreamGetCaptureInfo_spt(void);
 void hipStreamGetCaptureInfo_v2_spt(void);
 void hipStreamIsCapturing_spt(void);
+void hipwire_client_stats(void);
 void hipwire_function_params(void);
 void hipwire_get_proc_address(void);
 void hipwire_hiprtc_function(void);
@@ -136,11 +137,6 @@ HW_EXPORT hipError_t hipBindTextureToArray(const textureReference *tex, hipArray
 HW_EXPORT hipError_t hipBindTextureToMipmappedArray(const textureReference *tex, hipMipmappedArray_const_t mipmappedArray, const hipChannelFormatDesc *desc)
 {
     return hw_api_unsupported("hipBindTextureToMipmappedArray");
-}
-
-HW_EXPORT hipError_t hipChooseDevice(int *device, const hipDeviceProp_t *prop)
-{
-    return hw_api_unsupported("hipChooseDevice");
 }
 
 HW_EXPORT hipError_t hipConfigureCall(dim3 gridDim, dim3 blockDim, size_t sharedMem, hipStream_t stream)
@@ -254,16 +250,6 @@ HW_EXPORT hipError_t hipDestroyExternalSemaphore(hipExternalSemaphore_t extSem)
 HW_EXPORT hipError_t hipDestroyTextureObject(hipTextureObject_t textureObject)
 {
     return hw_api_unsupported("hipDestroyTextureObject");
-}
-
-HW_EXPORT hipError_t hipDeviceDisablePeerAccess(int peerDeviceId)
-{
-    return hw_api_unsupported("hipDeviceDisablePeerAccess");
-}
-
-HW_EXPORT hipError_t hipDeviceEnablePeerAccess(int peerDeviceId, unsigned int flags)
-{
-    return hw_api_unsupported("hipDeviceEnablePeerAccess");
 }
 
 HW_EXPORT hipError_t hipDeviceGetByPCIBusId(int *device, const char *pciBusId)
@@ -422,21 +408,6 @@ HW_EXPORT hipError_t hipFreeAsync(void *dev_ptr, hipStream_t stream)
 HW_EXPORT hipError_t hipFreeMipmappedArray(hipMipmappedArray_t mipmappedArray)
 {
     return hw_api_unsupported("hipFreeMipmappedArray");
-}
-
-HW_EXPORT hipError_t hipFuncSetAttribute(const void *func, hipFuncAttribute attr, int value)
-{
-    return hw_api_unsupported("hipFuncSetAttribute");
-}
-
-HW_EXPORT hipError_t hipFuncSetCacheConfig(const void *func, hipFuncCache_t config)
-{
-    return hw_api_unsupported("hipFuncSetCacheConfig");
-}
-
-HW_EXPORT hipError_t hipFuncSetSharedMemConfig(const void *func, hipSharedMemConfig config)
-{
-    return hw_api_unsupported("hipFuncSetSharedMemConfig");
 }
 
 HW_EXPORT hipError_t hipGLGetDevices(unsigned int *pHipDeviceCount, int *pHipDevices, unsigned int hipDeviceCount, hipGLDeviceList deviceList)
@@ -1117,16 +1088,6 @@ HW_EXPORT hipError_t hipMemcpyParam2DAsync(const hip_Memcpy2D *pCopy, hipStream_
     return hw_api_unsupported("hipMemcpyParam2DAsync");
 }
 
-HW_EXPORT hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *src, int srcDeviceId, size_t sizeBytes)
-{
-    return hw_api_unsupported("hipMemcpyPeer");
-}
-
-HW_EXPORT hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int srcDevice, size_t sizeBytes, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemcpyPeerAsync");
-}
-
 HW_EXPORT hipError_t hipMemcpyToArray(hipArray *dst, size_t wOffset, size_t hOffset, const void *src, size_t count, hipMemcpyKind kind)
 {
     return hw_api_unsupported("hipMemcpyToArray");
@@ -1170,41 +1131,6 @@ HW_EXPORT hipError_t hipMipmappedArrayGetLevel(hipArray_t *pLevelArray, hipMipma
 HW_EXPORT hipError_t hipModuleGetTexRef(textureReference **texRef, hipModule_t hmod, const char *name)
 {
     return hw_api_unsupported("hipModuleGetTexRef");
-}
-
-HW_EXPORT hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, hipFunction_t f, int blockSize, size_t dynSharedMemPerBlk)
-{
-    return hw_api_unsupported("hipModuleOccupancyMaxActiveBlocksPerMultiprocessor");
-}
-
-HW_EXPORT hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, hipFunction_t f, int blockSize, size_t dynSharedMemPerBlk, unsigned int flags)
-{
-    return hw_api_unsupported("hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags");
-}
-
-HW_EXPORT hipError_t hipModuleOccupancyMaxPotentialBlockSize(int *gridSize, int *blockSize, hipFunction_t f, size_t dynSharedMemPerBlk, int blockSizeLimit)
-{
-    return hw_api_unsupported("hipModuleOccupancyMaxPotentialBlockSize");
-}
-
-HW_EXPORT hipError_t hipModuleOccupancyMaxPotentialBlockSizeWithFlags(int *gridSize, int *blockSize, hipFunction_t f, size_t dynSharedMemPerBlk, int blockSizeLimit, unsigned int flags)
-{
-    return hw_api_unsupported("hipModuleOccupancyMaxPotentialBlockSizeWithFlags");
-}
-
-HW_EXPORT hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *f, int blockSize, size_t dynSharedMemPerBlk)
-{
-    return hw_api_unsupported("hipOccupancyMaxActiveBlocksPerMultiprocessor");
-}
-
-HW_EXPORT hipError_t hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *f, int blockSize, size_t dynSharedMemPerBlk, unsigned int flags)
-{
-    return hw_api_unsupported("hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags");
-}
-
-HW_EXPORT hipError_t hipOccupancyMaxPotentialBlockSize(int *gridSize, int *blockSize, const void *f, size_t dynSharedMemPerBlk, int blockSizeLimit)
-{
-    return hw_api_unsupported("hipOccupancyMaxPotentialBlockSize");
 }
 
 HW_EXPORT hipError_t hipProfilerStart(void)
@@ -1899,6 +1825,7 @@ const struct hw_export hw_export_table[] = {
     {"hiprtcGetProgramLog", "hip_4.2", (hw_export_fn)hiprtcGetProgramLog},
     {"hiprtcGetProgramLogSize", "hip_4.2", (hw_export_fn)hiprtcGetProgramLogSize},
     {"hiprtcVersion", "hip_4.2", (hw_export_fn)hiprtcVersion},
+    {"hipwire_client_stats", "hip_5.2", (hw_export_fn)hipwire_client_stats},
     {"hipwire_function_params", "hip_5.2", (hw_export_fn)hipwire_function_params},
     {"hipwire_get_proc_address", "hip_5.2", (hw_export_fn)hipwire_get_proc_address},
     {"hipwire_hiprtc_function", "hip_5.2", (hw_export_fn)hipwire_hiprtc_function},

@@ -295,7 +295,7 @@ static hipError_t peer_copy(void *dst, int dst_dev, const void *src, int src_dev
         rd.device != dst_dev || hw_mem_find((uint64_t)(uintptr_t)src, &rs) < 0 ||
         rs.kind != HW_MEM_DEVICE || rs.device != src_dev)
         return hw_ret(hipErrorInvalidValue);
-    return copy(dst, src, n, hipMemcpyDeviceToDevice, stream, sync);
+    return hw_copy(dst, src, n, hipMemcpyDeviceToDevice, stream, sync);
 }
 
 HW_EXPORT hipError_t hipMemcpyPeer(void *dst, int dst_dev, const void *src, int src_dev,

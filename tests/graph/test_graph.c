@@ -126,8 +126,10 @@ static void check_capture_and_launch(void)
     }
     printf("graph launched 5 times on its stream: bit-exact, fresh host input each time\n");
 
-    /* On another stream, and on the null stream. */
+    /* On another stream, and on the null stream. `other` is non-blocking:
+     * the null stream's memset must be done before the graph starts. */
     HIP_CHECK(hipMemset(d, 0, N * sizeof(float)));
+    HIP_CHECK(hipDeviceSynchronize());
     HIP_CHECK(hipGraphLaunch(exec, other));
     HIP_CHECK(hipStreamSynchronize(other));
     HIP_CHECK(hipMemcpy(hd, d, N * sizeof(float), hipMemcpyDeviceToHost));

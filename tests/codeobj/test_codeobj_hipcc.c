@@ -292,8 +292,8 @@ int main(int argc, char **argv)
               err.msg);
         check_codeobj(buf, len, argv[4], cov);
     } else {
-        const uint8_t *fb;
-        size_t fblen;
+        const uint8_t *fb = NULL;
+        size_t fblen = 0;
         CHECK(tf_host_fatbin(buf, len, &fb, &fblen) == 0, "no .hip_fatbin in %s",
               argv[2]);
         if (failures)

@@ -111,8 +111,8 @@ int main(int argc, char **argv)
     /* The same bytes as the library file's .hip_fatbin section. */
     size_t flen;
     uint8_t *file = tf_read(argv[1], &flen);
-    const uint8_t *sec;
-    size_t seclen;
+    const uint8_t *sec = NULL;
+    size_t seclen = 0;
     CHECK(file && tf_host_fatbin(file, flen, &sec, &seclen) == 0, "no section");
     if (failures)
         goto out;

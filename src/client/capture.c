@@ -113,7 +113,7 @@ int hw_capture_record(hipStream_t stream, const struct hipGraphNode *node, hipEr
 {
     if (!hw_capture_any())
         return 0;
-    int dev;
+    int dev = 0;
     uint64_t key = stream_key(stream, &dev, NULL);
     int rc = 0;
     pthread_mutex_lock(&lock);
@@ -190,7 +190,7 @@ hipError_t hw_capture_stream_sync(hipStream_t stream)
 {
     if (!hw_capture_any())
         return hipSuccess;
-    int dev;
+    int dev = 0;
     uint64_t key = stream_key(stream, &dev, NULL);
     hipError_t err = hipSuccess;
     pthread_mutex_lock(&lock);
@@ -324,12 +324,12 @@ static hipError_t capture_info(hipStream_t stream, hipStreamCaptureStatus *statu
 {
     if (!status)
         return hipErrorInvalidValue;
-    int dev;
-    uint64_t key = hw_capture_any() ? stream_key(stream, &dev, NULL) : 0;
-    hipError_t err = hipSuccess;
     *status = hipStreamCaptureStatusNone;
     if (!hw_capture_any())
         return hipSuccess;
+    int dev = 0;
+    uint64_t key = stream_key(stream, &dev, NULL);
+    hipError_t err = hipSuccess;
     pthread_mutex_lock(&lock);
     if (!stream) {
         for (struct capture *c = captures; c; c = c->next)

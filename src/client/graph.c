@@ -209,7 +209,7 @@ HW_EXPORT hipError_t hipGraphInstantiateWithFlags(hipGraphExec_t *pGraphExec, hi
 HW_EXPORT hipError_t hipGraphLaunch(hipGraphExec_t graphExec, hipStream_t stream)
 {
     hipError_t err;
-    int dev;
+    int dev = 0;
     if (!graphExec)
         return hw_ret(hipErrorInvalidValue);
     if (!hw_conn_get(&err))

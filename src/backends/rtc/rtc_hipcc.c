@@ -202,15 +202,38 @@ static const char *const passed_env[] = {
 struct command {
     char *argv[MAX_ARGS + 1];
     char *envp[24];
-    char owned[MAX_ARGS + 24][300]; /* strings built here (include names <= 255) */
+    char *owned[MAX_ARGS + 24];  /* strings built here, freed with the command */
     int nargv, nenv, nowned;
+    int failed;                  /* a string could not be built */
 };
 
-static char *own(struct command *c, const char *fmt, const char *a, const char *b)
+/* A string made for the command; on allocation failure "" and c->failed. */
+static char *own(struct command *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static char *own(struct command *c, const char *fmt, ...)
 {
-    char *p = c->owned[c->nowned++];
-    snprintf(p, sizeof c->owned[0], fmt, a, b ? b : "");
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *p = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (!p) {
+        c->failed = 1;
+        return "";
+    }
+    va_start(ap, fmt);
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    c->owned[c->nowned++] = p;
     return p;
+}
+
+static void command_free(struct command *c)
+{
+    if (!c)
+        return;
+    for (int i = 0; i < c->nowned; i++)
+        free(c->owned[i]);
+    free(c);
 }
 
 /* Options after the core's allowlist: hiprtc's spellings become hipcc's,
@@ -233,7 +256,7 @@ static int translate_options(const struct hw_rtc_input *in, struct command *c, c
         if (!strncmp(o, "-std=", 5) || !strncmp(o, "--std=", 6))
             *has_std = 1;
         if (!strncmp(o, "-I", 2)) {
-            c->argv[c->nargv++] = own(c, "-Iinclude/%s%s", o + 2, NULL);
+            c->argv[c->nargv++] = own(c, "-Iinclude/%s", o + 2);
             continue;
         }
         c->argv[c->nargv++] = (char *)o;
@@ -246,7 +269,6 @@ static int build_command(const struct hw_rtc_input *in, const char *compiler, co
 {
     const char *target = default_target;
     int has_std = 0;
-    memset(c, 0, sizeof *c);
     c->argv[c->nargv++] = (char *)compiler;
     c->argv[c->nargv++] = "--genco";
     c->argv[c->nargv++] = "--no-gpu-bundle-output";
@@ -255,7 +277,7 @@ static int build_command(const struct hw_rtc_input *in, const char *compiler, co
     c->argv[c->nargv++] = "-fno-crash-diagnostics";
     if (translate_options(in, c, &target, &has_std, log) < 0)
         return -1;
-    c->argv[c->nargv++] = own(c, "--offload-arch=%s%s", target, NULL);
+    c->argv[c->nargv++] = own(c, "--offload-arch=%s", target);
     if (!has_std)
         c->argv[c->nargv++] = "-std=c++17";
     c->argv[c->nargv++] = "program.hip";
@@ -263,22 +285,24 @@ static int build_command(const struct hw_rtc_input *in, const char *compiler, co
     c->argv[c->nargv++] = "code.o";
     c->argv[c->nargv] = NULL;
 
-    char bindir[PATH_MAX];
-    snprintf(bindir, sizeof bindir, "%s", compiler);
-    *strrchr(bindir, '/') = '\0';
-    c->envp[c->nenv++] = own(c, "PATH=%s:/usr/bin:/bin", bindir, NULL);
-    c->envp[c->nenv++] = own(c, "HOME=%s%s", dir, NULL);
-    c->envp[c->nenv++] = own(c, "TMPDIR=%s%s", dir, NULL);
+    int bindir_len = (int)(strrchr(compiler, '/') - compiler);
+    c->envp[c->nenv++] = own(c, "PATH=%.*s:/usr/bin:/bin", bindir_len, compiler);
+    c->envp[c->nenv++] = own(c, "HOME=%s", dir);
+    c->envp[c->nenv++] = own(c, "TMPDIR=%s", dir);
     c->envp[c->nenv++] = "LC_ALL=C";
     c->envp[c->nenv++] = "HIP_PLATFORM=amd";
     /* hipcc asks the local GPUs for a target unless told; there are none. */
-    c->envp[c->nenv++] = own(c, "HCC_AMDGPU_TARGET=%s%s", target, NULL);
+    c->envp[c->nenv++] = own(c, "HCC_AMDGPU_TARGET=%s", target);
     for (size_t i = 0; i < sizeof passed_env / sizeof passed_env[0]; i++) {
         const char *v = getenv(passed_env[i]);
-        if (v && strlen(v) < 250)
+        if (v)
             c->envp[c->nenv++] = own(c, "%s=%s", passed_env[i], v);
     }
     c->envp[c->nenv] = NULL;
+    if (c->failed) {
+        text_str(log, "hipwire: out of memory building the compiler's command\n");
+        return -1;
+    }
     return 0;
 }
 
@@ -374,13 +398,13 @@ int rtc_hipcc_compile(const struct hw_rtc_input *in, const char *target,
     snprintf(path, sizeof path, "%s/program.hip", dir);
     if (write_file(path, src.p, src.len) < 0)
         goto io_error;
-    cmd = malloc(sizeof *cmd);
+    cmd = calloc(1, sizeof *cmd);
     if (!cmd) {
         result = HW_RTC_OUT_OF_MEMORY;
         goto done;
     }
     if (build_command(in, compiler, dir, target, cmd, &log) < 0) {
-        result = HW_RTC_INVALID_OPTION;
+        result = cmd->failed ? HW_RTC_OUT_OF_MEMORY : HW_RTC_INVALID_OPTION;
         goto done;
     }
 
@@ -439,7 +463,7 @@ done:
                      (log.p && strstr(log.p, strsignal(SIGXFSZ)))) && result != HW_RTC_SUCCESS)
         text_fmt(&log, "hipwire: a file the compiler wrote reached the worker's limit of %llu "
                  "bytes (--rtc-max-output)\n", (unsigned long long)in->max_output);
-    free(cmd);
+    command_free(cmd);
     free(src.p);
     if (log.failed) {
         free(log.p);

@@ -70,6 +70,48 @@ struct hw_backend_config {
     void *ctx;
 };
 
+/*
+ * Runtime compilation (hiprtc). Values of hiprtcResult, pinned here because
+ * the worker is built without hiprtc.h (tests/unit/status_test.c checks them).
+ */
+enum hw_rtc_result {
+    HW_RTC_SUCCESS = 0,
+    HW_RTC_OUT_OF_MEMORY = 1,
+    HW_RTC_INVALID_INPUT = 3,
+    HW_RTC_INVALID_OPTION = 5,
+    HW_RTC_COMPILATION = 6,
+    HW_RTC_INTERNAL_ERROR = 11,
+};
+
+/* One compile, as the core has checked it. Strings are NUL-terminated. */
+struct hw_rtc_input {
+    const char *name;                  /* the program's name, for diagnostics */
+    const char *source;
+    uint32_t header_count;
+    const char *const *header_names;   /* relative paths, checked by the core */
+    const char *const *headers;
+    uint32_t option_count;
+    const char *const *options;        /* passed the core's option allowlist */
+    uint32_t name_count;
+    const char *const *name_exprs;
+    /* The worker's policy for this compile (docs/hiprtc.md). */
+    uint32_t timeout_ms;               /* wall time for the whole compile */
+    uint64_t max_output;               /* bytes per file the compiler writes */
+    const char *work_dir;              /* where a private directory may be made */
+    const char *compiler;              /* hipcc to run, NULL: search PATH */
+    const int *cancel;                 /* set (atomically) when the session ends */
+};
+
+/* What a compile produced; every buffer is malloc'ed and the caller's. */
+struct hw_rtc_output {
+    int result;                        /* enum hw_rtc_result */
+    uint8_t *code;
+    uint64_t code_size;
+    char *log;
+    uint64_t log_size;
+    char **lowered;                    /* name_count entries; NULL: not found */
+};
+
 struct hw_backend_ops {
     uint32_t size;
     uint32_t abi_version;
@@ -164,6 +206,13 @@ struct hw_backend_ops {
     /* Gives a stage back once no queued copy uses it (after stage_wait, or a
      * stream_callback queued behind its copy). Any thread, callbacks too. */
     void (*stage_put)(struct hw_backend *be, struct hw_bstage *st);
+
+    /* Appended in ABI 1: runtime compilation. Blocking; runs on a compile
+     * thread of the core, concurrently with every other slot, so it must
+     * not touch streams. Returns HW_OK when *out is filled (out->result says
+     * whether the program compiled); otherwise nothing was allocated. */
+    int (*rtc_compile)(struct hw_backend *be, int dev, const struct hw_rtc_input *in,
+                       struct hw_rtc_output *out);
 };
 
 #define HW_BACKEND_HAS(ops, slot)                                                   \

@@ -255,6 +255,8 @@ HW_EXPORT hipError_t hipDeviceSynchronize(void)
     struct hw_conn *c = hw_conn_get(&err);
     if (!c)
         return hw_ret(err);
+    if ((err = hw_capture_device_sync()) != hipSuccess)
+        return hw_ret(err); /* nothing may wait for a device that captures */
     struct hipr_device m = { .device = hw_current_device() };
     uint8_t buf[HIPR_device_SIZE];
     hipr_device_encode(buf, &m);

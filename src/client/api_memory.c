@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "client.h"
+#include "graph.h"
 
 #define CHUNK HIPR_CAP_COPY_CHUNK
 
@@ -22,6 +23,8 @@ HW_EXPORT hipError_t hipMalloc(void **ptr, size_t size)
     if (!ptr)
         return hw_ret(hipErrorInvalidValue);
     if (!c)
+        return hw_ret(err);
+    if ((err = hw_capture_unsafe_call()) != hipSuccess)
         return hw_ret(err);
     if (size == 0) {
         *ptr = NULL;
@@ -55,6 +58,8 @@ HW_EXPORT hipError_t hipFree(void *ptr)
         return hipSuccess;
     struct hw_conn *c = hw_conn_get(&err);
     if (!c)
+        return hw_ret(err);
+    if ((err = hw_capture_unsafe_call()) != hipSuccess)
         return hw_ret(err);
     if (hw_mem_find((uint64_t)(uintptr_t)ptr, &r) < 0 || r.base != (uint64_t)(uintptr_t)ptr ||
         r.kind != HW_MEM_DEVICE)
@@ -147,8 +152,20 @@ static hipError_t classify(const void *dst, const void *src, size_t n, hipMemcpy
     }
 }
 
-static hipError_t copy(void *dst, const void *src, size_t n, hipMemcpyKind kind,
-                       hipStream_t stream, int sync)
+/* During a capture, a synchronous call is refused and an asynchronous one
+ * on the capturing stream becomes node. 1: recorded, -1: *err. */
+static int captured(hipStream_t stream, int sync, const struct hipGraphNode *node,
+                    hipError_t *err)
+{
+    if (!hw_capture_any())
+        return 0;
+    if (sync)
+        return (*err = hw_capture_sync_call()) != hipSuccess ? -1 : 0;
+    return hw_capture_record(stream, node, err);
+}
+
+hipError_t hw_copy(void *dst, const void *src, size_t n, hipMemcpyKind kind, hipStream_t stream,
+                   int sync)
 {
     hipError_t err;
     struct hw_conn *c = hw_conn_get(&err);
@@ -161,6 +178,10 @@ static hipError_t copy(void *dst, const void *src, size_t n, hipMemcpyKind kind,
         return hw_ret(hipErrorInvalidValue);
     if ((err = classify(dst, src, n, &kind)) != hipSuccess)
         return hw_ret(err);
+    struct hipGraphNode node = { .kind = HW_NODE_MEMCPY, .u.copy = { dst, src, n, kind } };
+    int cap = captured(stream, sync, &node, &err);
+    if (cap)
+        return cap < 0 ? hw_ret(err) : hipSuccess;
     uint64_t sid = hw_stream_wire_id(stream, &dev);
     switch (kind) {
     case hipMemcpyHostToDevice:
@@ -206,13 +227,13 @@ static hipError_t copy(void *dst, const void *src, size_t n, hipMemcpyKind kind,
 
 HW_EXPORT hipError_t hipMemcpy(void *dst, const void *src, size_t n, hipMemcpyKind kind)
 {
-    return copy(dst, src, n, kind, NULL, 1);
+    return hw_copy(dst, src, n, kind, NULL, 1);
 }
 
 HW_EXPORT hipError_t hipMemcpyWithStream(void *dst, const void *src, size_t n,
                                          hipMemcpyKind kind, hipStream_t stream)
 {
-    return copy(dst, src, n, kind, stream, 1);
+    return hw_copy(dst, src, n, kind, stream, 1);
 }
 
 /* D2H is answered when its data arrives, so an async D2H completes before
@@ -220,40 +241,40 @@ HW_EXPORT hipError_t hipMemcpyWithStream(void *dst, const void *src, size_t n,
 HW_EXPORT hipError_t hipMemcpyAsync(void *dst, const void *src, size_t n, hipMemcpyKind kind,
                                     hipStream_t stream)
 {
-    return copy(dst, src, n, kind, stream, 0);
+    return hw_copy(dst, src, n, kind, stream, 0);
 }
 
 HW_EXPORT hipError_t hipMemcpyHtoD(hipDeviceptr_t dst, void *src, size_t n)
 {
-    return copy(dst, src, n, hipMemcpyHostToDevice, NULL, 1);
+    return hw_copy(dst, src, n, hipMemcpyHostToDevice, NULL, 1);
 }
 
 HW_EXPORT hipError_t hipMemcpyDtoH(void *dst, hipDeviceptr_t src, size_t n)
 {
-    return copy(dst, src, n, hipMemcpyDeviceToHost, NULL, 1);
+    return hw_copy(dst, src, n, hipMemcpyDeviceToHost, NULL, 1);
 }
 
 HW_EXPORT hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t n)
 {
-    return copy(dst, src, n, hipMemcpyDeviceToDevice, NULL, 1);
+    return hw_copy(dst, src, n, hipMemcpyDeviceToDevice, NULL, 1);
 }
 
 HW_EXPORT hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, void *src, size_t n,
                                         hipStream_t stream)
 {
-    return copy(dst, src, n, hipMemcpyHostToDevice, stream, 0);
+    return hw_copy(dst, src, n, hipMemcpyHostToDevice, stream, 0);
 }
 
 HW_EXPORT hipError_t hipMemcpyDtoHAsync(void *dst, hipDeviceptr_t src, size_t n,
                                         hipStream_t stream)
 {
-    return copy(dst, src, n, hipMemcpyDeviceToHost, stream, 0);
+    return hw_copy(dst, src, n, hipMemcpyDeviceToHost, stream, 0);
 }
 
 HW_EXPORT hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t n,
                                         hipStream_t stream)
 {
-    return copy(dst, src, n, hipMemcpyDeviceToDevice, stream, 0);
+    return hw_copy(dst, src, n, hipMemcpyDeviceToDevice, stream, 0);
 }
 
 /* A copy between two of the session's devices is a device-to-device copy in
@@ -274,7 +295,7 @@ static hipError_t peer_copy(void *dst, int dst_dev, const void *src, int src_dev
         rd.device != dst_dev || hw_mem_find((uint64_t)(uintptr_t)src, &rs) < 0 ||
         rs.kind != HW_MEM_DEVICE || rs.device != src_dev)
         return hw_ret(hipErrorInvalidValue);
-    return copy(dst, src, n, hipMemcpyDeviceToDevice, stream, sync);
+    return hw_copy(dst, src, n, hipMemcpyDeviceToDevice, stream, sync);
 }
 
 HW_EXPORT hipError_t hipMemcpyPeer(void *dst, int dst_dev, const void *src, int src_dev,
@@ -310,6 +331,11 @@ hipError_t hw_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, 
         return hw_ret(hipErrorInvalidValue);
     if ((kind == hipMemcpyDeviceToHost || kind == hipMemcpyDeviceToDevice) && !is_device(src, sspan))
         return hw_ret(hipErrorInvalidValue);
+    struct hipGraphNode node = { .kind = HW_NODE_MEMCPY_2D,
+                                 .u.copy2d = { dst, src, dpitch, spitch, width, height, kind } };
+    int cap = captured(stream, sync, &node, &err);
+    if (cap)
+        return cap < 0 ? hw_ret(err) : hipSuccess;
     uint64_t sid = hw_stream_wire_id(stream, &dev);
     /* Rows travel packed; a copy larger than one message goes in row bands. */
     size_t band = CHUNK / width ? CHUNK / width : 1;
@@ -377,7 +403,8 @@ HW_EXPORT hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
     return hw_copy_2d(dst, dpitch, src, spitch, width, height, kind, stream, 0);
 }
 
-static hipError_t fill(void *dst, uint32_t value, uint32_t elem, size_t count, hipStream_t stream)
+hipError_t hw_fill(void *dst, uint32_t value, uint32_t elem, size_t count, hipStream_t stream,
+                   int sync)
 {
     hipError_t err;
     struct hw_conn *c = hw_conn_get(&err);
@@ -388,6 +415,10 @@ static hipError_t fill(void *dst, uint32_t value, uint32_t elem, size_t count, h
         return hipSuccess;
     if (count > SIZE_MAX / elem || !is_device(dst, count * elem))
         return hw_ret(hipErrorInvalidValue);
+    struct hipGraphNode node = { .kind = HW_NODE_MEMSET, .u.memset = { dst, value, elem, count } };
+    int cap = captured(stream, sync, &node, &err);
+    if (cap)
+        return cap < 0 ? hw_ret(err) : hipSuccess;
     struct hipr_memset m = { .dst = (uint64_t)(uintptr_t)dst, .count = count,
                              .stream = hw_stream_wire_id(stream, &dev), .value = value,
                              .elem_size = elem };
@@ -398,45 +429,45 @@ static hipError_t fill(void *dst, uint32_t value, uint32_t elem, size_t count, h
 
 HW_EXPORT hipError_t hipMemset(void *dst, int value, size_t n)
 {
-    return fill(dst, (uint8_t)value, 1, n, NULL);
+    return hw_fill(dst, (uint8_t)value, 1, n, NULL, 1);
 }
 
 HW_EXPORT hipError_t hipMemsetAsync(void *dst, int value, size_t n, hipStream_t stream)
 {
-    return fill(dst, (uint8_t)value, 1, n, stream);
+    return hw_fill(dst, (uint8_t)value, 1, n, stream, 0);
 }
 
 HW_EXPORT hipError_t hipMemsetD8(hipDeviceptr_t dst, unsigned char value, size_t count)
 {
-    return fill(dst, value, 1, count, NULL);
+    return hw_fill(dst, value, 1, count, NULL, 1);
 }
 
 HW_EXPORT hipError_t hipMemsetD8Async(hipDeviceptr_t dst, unsigned char value, size_t count,
                                       hipStream_t stream)
 {
-    return fill(dst, value, 1, count, stream);
+    return hw_fill(dst, value, 1, count, stream, 0);
 }
 
 HW_EXPORT hipError_t hipMemsetD16(hipDeviceptr_t dst, unsigned short value, size_t count)
 {
-    return fill(dst, value, 2, count, NULL);
+    return hw_fill(dst, value, 2, count, NULL, 1);
 }
 
 HW_EXPORT hipError_t hipMemsetD16Async(hipDeviceptr_t dst, unsigned short value, size_t count,
                                        hipStream_t stream)
 {
-    return fill(dst, value, 2, count, stream);
+    return hw_fill(dst, value, 2, count, stream, 0);
 }
 
 HW_EXPORT hipError_t hipMemsetD32(hipDeviceptr_t dst, int value, size_t count)
 {
-    return fill(dst, (uint32_t)value, 4, count, NULL);
+    return hw_fill(dst, (uint32_t)value, 4, count, NULL, 1);
 }
 
 HW_EXPORT hipError_t hipMemsetD32Async(hipDeviceptr_t dst, int value, size_t count,
                                        hipStream_t stream)
 {
-    return fill(dst, (uint32_t)value, 4, count, stream);
+    return hw_fill(dst, (uint32_t)value, 4, count, stream, 0);
 }
 
 HW_EXPORT hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attr, const void *ptr)

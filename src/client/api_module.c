@@ -13,6 +13,7 @@
 
 #include "client.h"
 #include "ptr_map.h"
+#include "graph.h"
 
 /* Functions handed out, so a hipFunction_t can be told from any other
  * pointer in O(1) (frameworks query attributes per launch). */
@@ -368,6 +369,23 @@ hipError_t hw_launch(const struct hw_function *f, const uint32_t grid[3], const 
     size_t len = 0;
     if ((err = marshal(f, kernelParams, extra, args, sizeof args, &len)) != hipSuccess)
         return hw_ret(err);
+    if (hw_capture_any()) {
+        /* On a capturing stream the launch becomes a kernel node, its
+         * arguments taken now, as HIP takes them. */
+        struct hipGraphNode node = { .kind = HW_NODE_KERNEL };
+        node.u.kernel.f = f;
+        memcpy(node.u.kernel.grid, grid, sizeof node.u.kernel.grid);
+        memcpy(node.u.kernel.block, block, sizeof node.u.kernel.block);
+        node.u.kernel.shared = shared;
+        node.u.kernel.flags = flags;
+        node.u.kernel.start = start;
+        node.u.kernel.stop = stop;
+        node.u.kernel.args_len = len;
+        node.u.kernel.args = args;
+        int cap = hw_capture_record(stream, &node, &err);
+        if (cap)
+            return cap < 0 ? hw_ret(err) : hipSuccess;
+    }
     struct hipr_launch m = {
         .function = f->id,
         .stream = hw_stream_wire_id(stream, &dev),

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "client.h"
+#include "graph.h"
 
 static uint64_t next_id = HIPR_FIRST_STREAM_ID;
 
@@ -162,6 +163,7 @@ HW_EXPORT hipError_t hipStreamDestroy(hipStream_t stream)
     if (!stream || stream == hipStreamPerThread)
         return hw_ret(hipErrorInvalidHandle);
     struct hw_stream *st = (struct hw_stream *)stream;
+    hw_capture_stream_destroyed(stream);
     struct hipr_stream m = { st->id };
     uint8_t buf[HIPR_stream_SIZE];
     hipr_stream_encode(buf, &m);
@@ -177,6 +179,10 @@ static hipError_t stream_call(uint16_t op, hipStream_t stream)
     struct hw_conn *c = hw_conn_get(&err);
     if (!c)
         return hw_ret(err);
+    /* A capturing stream has nothing to wait for: HIP refuses and the
+     * capture is invalidated. */
+    if ((err = hw_capture_stream_sync(stream)) != hipSuccess)
+        return hw_ret(err);
     struct hipr_stream m = { hw_stream_wire_id(stream, &dev) };
     uint8_t buf[HIPR_stream_SIZE];
     hipr_stream_encode(buf, &m);
@@ -189,9 +195,12 @@ static hipError_t stream_call(uint16_t op, hipStream_t stream)
 HW_EXPORT hipError_t hipStreamSynchronize(hipStream_t stream)
 {
     /* The legacy default stream waits for every blocking stream: that is a
-     * device synchronize. */
-    if (stream == NULL)
-        return hipDeviceSynchronize();
+     * device synchronize (and during a blocking stream's capture, a wait on
+     * it: hipErrorStreamCaptureImplicit). */
+    if (stream == NULL) {
+        hipError_t err = hw_capture_stream_sync(NULL);
+        return err != hipSuccess ? hw_ret(err) : hipDeviceSynchronize();
+    }
     return stream_call(HIPR_OP_STREAM_SYNCHRONIZE, stream);
 }
 
@@ -209,6 +218,14 @@ HW_EXPORT hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, un
         return hw_ret(err);
     if (!event)
         return hw_ret(hipErrorInvalidHandle);
+    if (hw_capture_any()) {
+        struct hipGraphNode node = { .kind = HW_NODE_WAIT_EVENT, .u.event = { event, flags } };
+        int cap = hw_capture_record(stream, &node, &err);
+        if (cap)
+            return cap < 0 ? hw_ret(err) : hipSuccess;
+        if ((err = hw_capture_event_use(event, stream ? stream : hipStreamPerThread)) != hipSuccess)
+            return hw_ret(err);
+    }
     struct hipr_stream_wait_event m = { hw_stream_wire_id(stream, &dev),
                                         ((struct hw_event *)event)->id, flags };
     uint8_t buf[HIPR_stream_wait_event_SIZE];
@@ -288,6 +305,12 @@ HW_EXPORT hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream)
         return hw_ret(err);
     if (!event)
         return hw_ret(hipErrorInvalidHandle);
+    if (hw_capture_any()) {
+        struct hipGraphNode node = { .kind = HW_NODE_EVENT_RECORD, .u.event = { event, 0 } };
+        int cap = hw_capture_record(stream, &node, &err);
+        if (cap)
+            return cap < 0 ? hw_ret(err) : hipSuccess;
+    }
     struct hipr_event_record m = { ((struct hw_event *)event)->id,
                                    hw_stream_wire_id(stream, &dev) };
     uint8_t buf[HIPR_event_record_SIZE];
@@ -303,6 +326,9 @@ static hipError_t event_call(uint16_t op, hipEvent_t event)
         return hw_ret(err);
     if (!event)
         return hw_ret(hipErrorInvalidHandle);
+    /* An event last recorded in a running capture has not happened. */
+    if ((err = hw_capture_event_use(event, NULL)) != hipSuccess)
+        return hw_ret(err);
     struct hipr_event m = { ((struct hw_event *)event)->id };
     uint8_t buf[HIPR_event_SIZE];
     hipr_event_encode(buf, &m);

@@ -210,6 +210,35 @@ int hw_mem_find(uint64_t ptr, struct hw_mem_range *out);
 /* Base of some device allocation on dev; 1 when there is one. */
 int hw_mem_first_of_device(int dev, uint64_t *base);
 
+/* ---- stream capture (capture.c; graph.h) ------------------------------------- */
+
+struct hipGraphNode;
+
+/* Captures in progress, read without a lock: calls pay one load when none. */
+extern int hw_capture_count;
+static inline int hw_capture_any(void)
+{
+    return __atomic_load_n(&hw_capture_count, __ATOMIC_ACQUIRE) != 0;
+}
+/* Work about to be queued on stream: 1 when the stream's capture recorded
+ * it as node (the call then succeeds without sending anything), 0 when it
+ * runs, -1 with *err when it is illegal while something captures. */
+int hw_capture_record(hipStream_t stream, const struct hipGraphNode *node, hipError_t *err);
+/* What HIP forbids during capture; each returns hipSuccess when allowed,
+ * else the error, invalidating the captures concerned. */
+hipError_t hw_capture_sync_call(void);     /* hipMemcpy, hipMemset: synchronous calls */
+hipError_t hw_capture_unsafe_call(void);   /* hipMalloc, hipFree: by capture mode */
+hipError_t hw_capture_device_sync(void);   /* hipDeviceSynchronize */
+hipError_t hw_capture_stream_sync(hipStream_t stream); /* synchronize or query a stream */
+hipError_t hw_capture_event_use(hipEvent_t event, hipStream_t waiter); /* sync/query/wait */
+/* A destroyed stream's capture ends with it. */
+void hw_capture_stream_destroyed(hipStream_t stream);
+/* The bodies of the copy and fill calls, which graph launches replay through. */
+hipError_t hw_copy(void *dst, const void *src, size_t n, hipMemcpyKind kind, hipStream_t stream,
+                   int sync);
+hipError_t hw_fill(void *dst, uint32_t value, uint32_t elem, size_t count, hipStream_t stream,
+                   int sync);
+
 /* ---- misc -------------------------------------------------------------------- */
 
 /* Size of a code object image given only its address (ELF, clang offload

@@ -291,6 +291,27 @@
     F(u64, uptime_ms)               \
     F(c256, backend)
 
+/* ---- runtime compilation (hiprtc; docs/hiprtc.md) ---- */
+
+/* The tail is NUL-terminated strings, in this order: the program name, the
+ * source, header_count (include name, header text) pairs, option_count
+ * options, name_count name expressions. flags: none defined, must be 0. */
+#define HIPR_MSG_RTC_COMPILE_REQ(F) \
+    F(i32, device)                  \
+    F(u32, flags)                   \
+    F(u32, header_count)            \
+    F(u32, option_count)            \
+    F(u32, name_count)
+
+/* result is a hiprtcResult. The tail is code_size bytes of code object,
+ * log_size bytes of log (no NUL), then name_count NUL-terminated lowered
+ * names in the request's order, each empty when not found. */
+#define HIPR_MSG_RTC_COMPILE_REP(F) \
+    F(i32, result)                  \
+    F(u32, name_count)              \
+    F(u64, code_size)               \
+    F(u64, log_size)
+
 /* Every message type, as M(c_name, FIELDS). */
 #define HIPR_MESSAGES(M)                              \
     M(reply_hdr, HIPR_MSG_REPLY_HDR)                  \
@@ -330,7 +351,9 @@
     M(session_stats_rep, HIPR_MSG_SESSION_STATS_REP)  \
     M(worker_status_rep, HIPR_MSG_WORKER_STATUS_REP)  \
     M(session_entry, HIPR_MSG_SESSION_ENTRY)          \
-    M(worker_info_rep, HIPR_MSG_WORKER_INFO_REP)
+    M(worker_info_rep, HIPR_MSG_WORKER_INFO_REP)      \
+    M(rtc_compile_req, HIPR_MSG_RTC_COMPILE_REQ)      \
+    M(rtc_compile_rep, HIPR_MSG_RTC_COMPILE_REP)
 
 /* Caps on trailing data, in bytes. */
 #define HIPR_KiB (UINT64_C(1) << 10)
@@ -342,6 +365,13 @@
 #define HIPR_CAP_DEVICES     64                 /* devices in a HELLO reply */
 #define HIPR_CAP_PARAMS      4096               /* parameters of a kernel */
 #define HIPR_CAP_SESSIONS    1024               /* entries in a status reply */
+#define HIPR_CAP_RTC_INPUT   (16 * HIPR_MiB)    /* source, headers, options, names */
+#define HIPR_CAP_RTC_CODE    (64 * HIPR_MiB)    /* one compiled code object */
+#define HIPR_CAP_RTC_LOG     (1 * HIPR_MiB)     /* one compile log */
+#define HIPR_CAP_RTC_HEADERS 256                /* headers of one program */
+#define HIPR_CAP_RTC_OPTIONS 256                /* options of one compile */
+#define HIPR_CAP_RTC_NAMES   1024               /* name expressions of one program */
+#define HIPR_CAP_RTC_REPLY   (HIPR_CAP_RTC_CODE + HIPR_CAP_RTC_LOG + HIPR_CAP_RTC_NAMES * HIPR_CAP_NAME)
 
 /*
  * Every opcode: X(NAME, number, request message, reply message,
@@ -387,6 +417,7 @@
     X(MODULE_GET_GLOBAL, 0x0503, module,             global_rep,        HIPR_CAP_NAME,         0,                    SYNC)  \
     X(MODULE_UNLOAD,     0x0504, module,             empty,             0,                     0,                    ASYNC) \
     X(MODULE_LOAD_EX,    0x0505, module_load_req,    module_load_rep,   HIPR_CAP_MODULE,       0,                    SYNC)  \
-    X(LAUNCH,            0x0510, launch,             empty,             HIPR_CAP_KERNEL_ARGS,  0,                    ASYNC)
+    X(LAUNCH,            0x0510, launch,             empty,             HIPR_CAP_KERNEL_ARGS,  0,                    ASYNC) \
+    X(RTC_COMPILE,       0x0601, rtc_compile_req,    rtc_compile_rep,   HIPR_CAP_RTC_INPUT,    HIPR_CAP_RTC_REPLY,   SYNC)
 
 #endif /* HIPR_SPEC_H */

@@ -18,6 +18,7 @@
 #include "inflight.h"
 #include "module.h"
 #include "quota.h"
+#include "rtc.h"
 #include "session.h"
 
 #define STAGE_SMALL (64 * 1024) /* below this, H2D data is always staged */
@@ -1112,6 +1113,13 @@ HANDLER(LAUNCH)
     return rc;
 }
 
+/* ---- runtime compilation (rtc.c) ------------------------------------------------ */
+
+HANDLER(RTC_COMPILE)
+{
+    return rtc_handle_compile(s, h, fixed);
+}
+
 /* ---- teardown and dispatch ---------------------------------------------------- */
 
 void session_release_all(struct session *s)
@@ -1124,6 +1132,7 @@ void session_release_all(struct session *s)
 
     if (!s->be)
         goto out;
+    rtc_session_end(s); /* compile threads call the backend */
     session_drain(s, -1);
     for (pos = 0; handle_map_next(&s->streams, &pos, &key, &v);) {
         struct s_stream *st = v;

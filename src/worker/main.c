@@ -53,6 +53,10 @@ static void usage(FILE *f)
             "                        beyond it the session stops reading (backpressure)\n"
             "  --idle-timeout TIME   end a session with no request for TIME (e.g. 600, 10m,\n"
             "                        1h, 500ms; bare numbers are seconds; default: never)\n"
+            "  --rtc-timeout S       wall time of one run-time compile (default 60)\n"
+            "  --rtc-max-output SIZE largest file a run-time compile may write (default 64M)\n"
+            "  --rtc-dir PATH        where compiles get private directories (default $TMPDIR or /tmp)\n"
+            "  --hipcc PATH          the compiler for run-time compiles (default: hipcc in PATH)\n"
             "Environment: TF_DEBUG=1 for debug logs.\n",
             HIPR_DEFAULT_PORT, WORKER_DEFAULT_MAX_HANDLES);
 }
@@ -248,7 +252,8 @@ int main(int argc, char **argv)
     };
     enum { O_BIND = 1, O_PORT, O_PORT_FILE, O_BACKEND, O_MAX, O_MEM, O_CPUDEV, O_HS,
            O_HANDLES, O_MODSIZE, O_INFLIGHT, O_IDLE, O_HELP,
-           O_TOKEN, O_INSECURE, O_TLS_CERT, O_TLS_KEY, O_REQUIRE_TLS };
+           O_TOKEN, O_INSECURE, O_TLS_CERT, O_TLS_KEY, O_REQUIRE_TLS,
+           O_RTC_TIMEOUT, O_RTC_OUTPUT, O_RTC_DIR, O_HIPCC };
     const char *token_file = NULL, *tls_cert = NULL, *tls_key = NULL;
     int insecure = 0;
     static const struct option opts[] = {
@@ -270,6 +275,10 @@ int main(int argc, char **argv)
         { "tls-cert", required_argument, NULL, O_TLS_CERT },
         { "tls-key", required_argument, NULL, O_TLS_KEY },
         { "require-tls", no_argument, NULL, O_REQUIRE_TLS },
+        { "rtc-timeout", required_argument, NULL, O_RTC_TIMEOUT },
+        { "rtc-max-output", required_argument, NULL, O_RTC_OUTPUT },
+        { "rtc-dir", required_argument, NULL, O_RTC_DIR },
+        { "hipcc", required_argument, NULL, O_HIPCC },
         { NULL, 0, NULL, 0 },
     };
     hw_log_init("hip-worker");
@@ -338,6 +347,19 @@ int main(int argc, char **argv)
             if (parse_duration_ms(optarg, &cfg.idle_timeout_ms) < 0)
                 goto bad;
             break;
+        case O_RTC_TIMEOUT: {
+            int sec;
+            if (parse_int(optarg, 1, 3600, &sec) < 0)
+                goto bad;
+            cfg.rtc_timeout_ms = sec * 1000;
+            break;
+        }
+        case O_RTC_OUTPUT:
+            if (parse_size(optarg, &cfg.rtc_max_output) < 0 || cfg.rtc_max_output < 4096)
+                goto bad;
+            break;
+        case O_RTC_DIR: cfg.rtc_dir = optarg; break;
+        case O_HIPCC: cfg.hipcc = optarg; break;
         case O_HELP: case 'h':
             usage(stdout);
             return 0;

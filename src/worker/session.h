@@ -99,6 +99,7 @@ struct session {
     unsigned quota_logged;     /* quotas already reported in the log */
     uint64_t last_request_ns;  /* the last request that counts as activity */
     int active_since_wait;     /* such a request arrived since idle.c looked */
+    struct rtc_jobs *rtc;      /* compiles in flight (rtc.c); NULL until the first */
 };
 
 /* Runs a session on an accepted socket until the client leaves; frees

@@ -31,6 +31,11 @@ struct worker_config {
     uint64_t max_inflight;     /* bytes of queued work not yet finished */
     uint64_t idle_timeout_ms;  /* 0 = never end an idle session */
     const struct worker_info *info; /* for WORKER_INFO; may be NULL */
+    /* Runtime compilation (docs/hiprtc.md). */
+    int rtc_timeout_ms;       /* wall time of one compile */
+    uint64_t rtc_max_output;  /* bytes per file the compiler writes */
+    const char *rtc_dir;      /* private compile directories go here; NULL: $TMPDIR or /tmp */
+    const char *hipcc;        /* NULL: hipcc from PATH */
 };
 
 #endif

@@ -1,7 +1,9 @@
-/* The worker's status codes are hipError_t values: pinned against the
- * installed HIP headers. */
+/* The worker's status codes are hipError_t values, its run-time compile
+ * results hiprtcResult values: pinned against the installed HIP headers. */
 #include <hip/hip_runtime_api.h>
+#include <hip/hiprtc.h>
 
+#include "backend.h"
 #include "hw_status.h"
 
 #define SAME(a, b) _Static_assert((int)(a) == (int)(b), #a " != " #b)
@@ -29,6 +31,14 @@ SAME(HW_EDESTROYED, hipErrorContextIsDestroyed);
 SAME(HW_ELAUNCH, hipErrorLaunchFailure);
 SAME(HW_ENOTSUP, hipErrorNotSupported);
 SAME(HW_EUNKNOWN, hipErrorUnknown);
+
+/* Run-time compilation results (backend.h) are hiprtcResult values. */
+SAME(HW_RTC_SUCCESS, HIPRTC_SUCCESS);
+SAME(HW_RTC_OUT_OF_MEMORY, HIPRTC_ERROR_OUT_OF_MEMORY);
+SAME(HW_RTC_INVALID_INPUT, HIPRTC_ERROR_INVALID_INPUT);
+SAME(HW_RTC_INVALID_OPTION, HIPRTC_ERROR_INVALID_OPTION);
+SAME(HW_RTC_COMPILATION, HIPRTC_ERROR_COMPILATION);
+SAME(HW_RTC_INTERNAL_ERROR, HIPRTC_ERROR_INTERNAL_ERROR);
 
 int main(void)
 {

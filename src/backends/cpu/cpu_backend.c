@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cpu_internal.h"
+#include "rtc_compile.h"
 
 #define CPU_DEFAULT_MEMORY (UINT64_C(4) << 30)
 #define CPU_ALIGN 256
@@ -470,6 +471,17 @@ static int cpu_launch(struct hw_backend *be, struct hw_bstream *s, struct hw_bfu
     return cpu_stream_submit(s, op);
 }
 
+/* The CPU device runs no AMD code, but a client that compiles at run time
+ * (to load the result elsewhere, or to check it) gets a code object for the
+ * documented default target or the one its options name. */
+static int cpu_rtc_compile(struct hw_backend *be, int dev, const struct hw_rtc_input *in,
+                           struct hw_rtc_output *out)
+{
+    (void)be;
+    (void)dev;
+    return rtc_hipcc_compile(in, RTC_DEFAULT_TARGET, out);
+}
+
 const struct hw_backend_ops hw_cpu_backend_ops = {
     .size = sizeof(struct hw_backend_ops),
     .abi_version = HW_BACKEND_ABI_VERSION,
@@ -509,4 +521,5 @@ const struct hw_backend_ops hw_cpu_backend_ops = {
     .stage_d2h = cpu_stage_d2h,
     .stage_wait = cpu_stage_wait,
     .stage_put = cpu_stage_put,
+    .rtc_compile = cpu_rtc_compile,
 };

@@ -16,6 +16,7 @@
 #include "backend.h"
 #include "codeobj.h"
 #include "hip_api.h"
+#include "hip_rtc.h"
 #include "hw_log.h"
 
 struct hw_bstream {
@@ -659,6 +660,12 @@ static int hip_launch(struct hw_backend *be, struct hw_bstream *s, struct hw_bfu
                                             block[2], shared_mem, s->s, NULL, extra));
 }
 
+static int hip_rtc_compile(struct hw_backend *be, int dev, const struct hw_rtc_input *in,
+                           struct hw_rtc_output *out)
+{
+    return hw_hip_rtc_compile(&be->api, dev, in, out);
+}
+
 const struct hw_backend_ops hw_hip_backend_ops = {
     .size = sizeof(struct hw_backend_ops),
     .abi_version = HW_BACKEND_ABI_VERSION,
@@ -693,4 +700,5 @@ const struct hw_backend_ops hw_hip_backend_ops = {
     .module_function = hip_module_function,
     .module_global = hip_module_global,
     .launch = hip_launch,
+    .rtc_compile = hip_rtc_compile,
 };

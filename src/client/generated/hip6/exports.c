@@ -36,6 +36,7 @@ void hipRegisterTracerCallback(const void *function);
 void hipwire_client_stats(void);
 void hipwire_function_params(void);
 void hipwire_get_proc_address(void);
+void hipwire_hiprtc_function(void);
 void hipwire_module_launch_kernel(void);
 
 HW_EXPORT void __hipGetPCH(const char **pch, unsigned int *size)
@@ -626,19 +627,9 @@ HW_EXPORT hipError_t hipGraphClone(hipGraph_t *pGraphClone, hipGraph_t originalG
     return hw_api_unsupported("hipGraphClone");
 }
 
-HW_EXPORT hipError_t hipGraphCreate(hipGraph_t *pGraph, unsigned int flags)
-{
-    return hw_api_unsupported("hipGraphCreate");
-}
-
 HW_EXPORT hipError_t hipGraphDebugDotPrint(hipGraph_t graph, const char *path, unsigned int flags)
 {
     return hw_api_unsupported("hipGraphDebugDotPrint");
-}
-
-HW_EXPORT hipError_t hipGraphDestroy(hipGraph_t graph)
-{
-    return hw_api_unsupported("hipGraphDestroy");
 }
 
 HW_EXPORT hipError_t hipGraphDestroyNode(hipGraphNode_t node)
@@ -669,11 +660,6 @@ HW_EXPORT hipError_t hipGraphEventWaitNodeSetEvent(hipGraphNode_t node, hipEvent
 HW_EXPORT hipError_t hipGraphExecChildGraphNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, hipGraph_t childGraph)
 {
     return hw_api_unsupported("hipGraphExecChildGraphNodeSetParams");
-}
-
-HW_EXPORT hipError_t hipGraphExecDestroy(hipGraphExec_t graphExec)
-{
-    return hw_api_unsupported("hipGraphExecDestroy");
 }
 
 HW_EXPORT hipError_t hipGraphExecEventRecordNodeSetEvent(hipGraphExec_t hGraphExec, hipGraphNode_t hNode, hipEvent_t event)
@@ -761,11 +747,6 @@ HW_EXPORT hipError_t hipGraphGetEdges(hipGraph_t graph, hipGraphNode_t *from, hi
     return hw_api_unsupported("hipGraphGetEdges");
 }
 
-HW_EXPORT hipError_t hipGraphGetNodes(hipGraph_t graph, hipGraphNode_t *nodes, size_t *numNodes)
-{
-    return hw_api_unsupported("hipGraphGetNodes");
-}
-
 HW_EXPORT hipError_t hipGraphGetRootNodes(hipGraph_t graph, hipGraphNode_t *pRootNodes, size_t *pNumRootNodes)
 {
     return hw_api_unsupported("hipGraphGetRootNodes");
@@ -779,16 +760,6 @@ HW_EXPORT hipError_t hipGraphHostNodeGetParams(hipGraphNode_t node, hipHostNodeP
 HW_EXPORT hipError_t hipGraphHostNodeSetParams(hipGraphNode_t node, const hipHostNodeParams *pNodeParams)
 {
     return hw_api_unsupported("hipGraphHostNodeSetParams");
-}
-
-HW_EXPORT hipError_t hipGraphInstantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph, hipGraphNode_t *pErrorNode, char *pLogBuffer, size_t bufferSize)
-{
-    return hw_api_unsupported("hipGraphInstantiate");
-}
-
-HW_EXPORT hipError_t hipGraphInstantiateWithFlags(hipGraphExec_t *pGraphExec, hipGraph_t graph, unsigned long long flags)
-{
-    return hw_api_unsupported("hipGraphInstantiateWithFlags");
 }
 
 HW_EXPORT hipError_t hipGraphInstantiateWithParams(hipGraphExec_t *pGraphExec, hipGraph_t graph, hipGraphInstantiateParams *instantiateParams)
@@ -819,11 +790,6 @@ HW_EXPORT hipError_t hipGraphKernelNodeSetAttribute(hipGraphNode_t hNode, hipKer
 HW_EXPORT hipError_t hipGraphKernelNodeSetParams(hipGraphNode_t node, const hipKernelNodeParams *pNodeParams)
 {
     return hw_api_unsupported("hipGraphKernelNodeSetParams");
-}
-
-HW_EXPORT hipError_t hipGraphLaunch(hipGraphExec_t graphExec, hipStream_t stream)
-{
-    return hw_api_unsupported("hipGraphLaunch");
 }
 
 HW_EXPORT hipError_t hipGraphMemAllocNodeGetParams(hipGraphNode_t node, hipMemAllocNodeParams *pNodeParams)
@@ -889,11 +855,6 @@ HW_EXPORT hipError_t hipGraphNodeGetDependentNodes(hipGraphNode_t node, hipGraph
 HW_EXPORT hipError_t hipGraphNodeGetEnabled(hipGraphExec_t hGraphExec, hipGraphNode_t hNode, unsigned int *isEnabled)
 {
     return hw_api_unsupported("hipGraphNodeGetEnabled");
-}
-
-HW_EXPORT hipError_t hipGraphNodeGetType(hipGraphNode_t node, hipGraphNodeType *pType)
-{
-    return hw_api_unsupported("hipGraphNodeGetType");
 }
 
 HW_EXPORT hipError_t hipGraphNodeSetEnabled(hipGraphExec_t hGraphExec, hipGraphNode_t hNode, unsigned int isEnabled)
@@ -1443,39 +1404,14 @@ HW_EXPORT hipError_t hipStreamAttachMemAsync(hipStream_t stream, void *dev_ptr, 
     return hw_api_unsupported("hipStreamAttachMemAsync");
 }
 
-HW_EXPORT hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode)
-{
-    return hw_api_unsupported("hipStreamBeginCapture");
-}
-
 HW_EXPORT hipError_t hipStreamBeginCaptureToGraph(hipStream_t stream, hipGraph_t graph, const hipGraphNode_t *dependencies, const hipGraphEdgeData *dependencyData, size_t numDependencies, hipStreamCaptureMode mode)
 {
     return hw_api_unsupported("hipStreamBeginCaptureToGraph");
 }
 
-HW_EXPORT hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph)
-{
-    return hw_api_unsupported("hipStreamEndCapture");
-}
-
-HW_EXPORT hipError_t hipStreamGetCaptureInfo(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus, unsigned long long *pId)
-{
-    return hw_api_unsupported("hipStreamGetCaptureInfo");
-}
-
-HW_EXPORT hipError_t hipStreamGetCaptureInfo_v2(hipStream_t stream, hipStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, hipGraph_t *graph_out, const hipGraphNode_t **dependencies_out, size_t *numDependencies_out)
-{
-    return hw_api_unsupported("hipStreamGetCaptureInfo_v2");
-}
-
 HW_EXPORT hipError_t hipStreamGetDevice(hipStream_t stream, hipDevice_t *device)
 {
     return hw_api_unsupported("hipStreamGetDevice");
-}
-
-HW_EXPORT hipError_t hipStreamIsCapturing(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus)
-{
-    return hw_api_unsupported("hipStreamIsCapturing");
 }
 
 HW_EXPORT hipError_t hipStreamUpdateCaptureDependencies(hipStream_t stream, hipGraphNode_t *dependencies, size_t numDependencies, unsigned int flags)
@@ -1653,11 +1589,6 @@ HW_EXPORT hipError_t hipTexRefSetMipmappedArray(textureReference *texRef, struct
     return hw_api_unsupported("hipTexRefSetMipmappedArray");
 }
 
-HW_EXPORT hipError_t hipThreadExchangeStreamCaptureMode(hipStreamCaptureMode *mode)
-{
-    return hw_api_unsupported("hipThreadExchangeStreamCaptureMode");
-}
-
 HW_EXPORT hipError_t hipUnbindTexture(const textureReference *tex)
 {
     return hw_api_unsupported("hipUnbindTexture");
@@ -1681,114 +1612,6 @@ HW_EXPORT hipError_t hipUserObjectRetain(hipUserObject_t object, unsigned int co
 HW_EXPORT hipError_t hipWaitExternalSemaphoresAsync(const hipExternalSemaphore_t *extSemArray, const hipExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, hipStream_t stream)
 {
     return hw_api_unsupported("hipWaitExternalSemaphoresAsync");
-}
-
-HW_EXPORT hiprtcResult hiprtcAddNameExpression(hiprtcProgram prog, const char *name_expression)
-{
-    (void)hw_api_unsupported("hiprtcAddNameExpression");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
-HW_EXPORT hiprtcResult hiprtcCompileProgram(hiprtcProgram prog, int numOptions, const char **options)
-{
-    (void)hw_api_unsupported("hiprtcCompileProgram");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
-HW_EXPORT hiprtcResult hiprtcCreateProgram(hiprtcProgram *prog, const char *src, const char *name, int numHeaders, const char **headers, const char **includeNames)
-{
-    (void)hw_api_unsupported("hiprtcCreateProgram");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
-HW_EXPORT hiprtcResult hiprtcDestroyProgram(hiprtcProgram *prog)
-{
-    (void)hw_api_unsupported("hiprtcDestroyProgram");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
-HW_EXPORT hiprtcResult hiprtcGetBitcode(hiprtcProgram prog, char *bitcode)
-{
-    (void)hw_api_unsupported("hiprtcGetBitcode");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
-HW_EXPORT hiprtcResult hiprtcGetBitcodeSize(hiprtcProgram prog, size_t *bitcode_size)
-{
-    (void)hw_api_unsupported("hiprtcGetBitcodeSize");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
-HW_EXPORT hiprtcResult hiprtcGetCode(hiprtcProgram prog, char *code)
-{
-    (void)hw_api_unsupported("hiprtcGetCode");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
-HW_EXPORT hiprtcResult hiprtcGetCodeSize(hiprtcProgram prog, size_t *codeSizeRet)
-{
-    (void)hw_api_unsupported("hiprtcGetCodeSize");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
-HW_EXPORT const char *hiprtcGetErrorString(hiprtcResult result)
-{
-    (void)hw_api_unsupported("hiprtcGetErrorString");
-    return "hiprtcGetErrorString is not supported by hipwire";
-}
-
-HW_EXPORT hiprtcResult hiprtcGetLoweredName(hiprtcProgram prog, const char *name_expression, const char **lowered_name)
-{
-    (void)hw_api_unsupported("hiprtcGetLoweredName");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
-HW_EXPORT hiprtcResult hiprtcGetProgramLog(hiprtcProgram prog, char *log)
-{
-    (void)hw_api_unsupported("hiprtcGetProgramLog");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
-HW_EXPORT hiprtcResult hiprtcGetProgramLogSize(hiprtcProgram prog, size_t *logSizeRet)
-{
-    (void)hw_api_unsupported("hiprtcGetProgramLogSize");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
-HW_EXPORT hiprtcResult hiprtcLinkAddData(hiprtcLinkState hip_link_state, hiprtcJITInputType input_type, void *image, size_t image_size, const char *name, unsigned int num_options, hiprtcJIT_option *options_ptr, void **option_values)
-{
-    (void)hw_api_unsupported("hiprtcLinkAddData");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
-HW_EXPORT hiprtcResult hiprtcLinkAddFile(hiprtcLinkState hip_link_state, hiprtcJITInputType input_type, const char *file_path, unsigned int num_options, hiprtcJIT_option *options_ptr, void **option_values)
-{
-    (void)hw_api_unsupported("hiprtcLinkAddFile");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
-HW_EXPORT hiprtcResult hiprtcLinkComplete(hiprtcLinkState hip_link_state, void **bin_out, size_t *size_out)
-{
-    (void)hw_api_unsupported("hiprtcLinkComplete");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
-HW_EXPORT hiprtcResult hiprtcLinkCreate(unsigned int num_options, hiprtcJIT_option *option_ptr, void **option_vals_pptr, hiprtcLinkState *hip_link_state_ptr)
-{
-    (void)hw_api_unsupported("hiprtcLinkCreate");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
-HW_EXPORT hiprtcResult hiprtcLinkDestroy(hiprtcLinkState hip_link_state)
-{
-    (void)hw_api_unsupported("hiprtcLinkDestroy");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
-}
-
-HW_EXPORT hiprtcResult hiprtcVersion(int *major, int *minor)
-{
-    (void)hw_api_unsupported("hiprtcVersion");
-    return HIPRTC_ERROR_INTERNAL_ERROR;
 }
 
 /* Every export, sorted by name for bsearch. */
@@ -2289,6 +2112,7 @@ const struct hw_export hw_export_table[] = {
     {"hipwire_client_stats", "hip_6.2", (hw_export_fn)hipwire_client_stats},
     {"hipwire_function_params", "hip_6.2", (hw_export_fn)hipwire_function_params},
     {"hipwire_get_proc_address", "hip_6.2", (hw_export_fn)hipwire_get_proc_address},
+    {"hipwire_hiprtc_function", "hip_6.2", (hw_export_fn)hipwire_hiprtc_function},
     {"hipwire_module_launch_kernel", "hip_6.2", (hw_export_fn)hipwire_module_launch_kernel},
 };
 const size_t hw_export_count = sizeof(hw_export_table) / sizeof(hw_export_table[0]);

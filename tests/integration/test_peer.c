@@ -53,6 +53,9 @@ int main(void)
     HIP_CHECK(hipMemcpy(back, b, SIZE, hipMemcpyDeviceToHost));
     CHECK(memcmp(h, back, SIZE) == 0);
     HIP_CHECK(hipMemset(a, 0, SIZE));
+    /* Nothing orders device 0's null stream before a stream of the peer:
+     * the memset must be done before the peer's copy writes the same bytes. */
+    HIP_CHECK(hipDeviceSynchronize());
     HIP_CHECK(hipSetDevice(other));
     hipStream_t s;
     HIP_CHECK(hipStreamCreate(&s));

@@ -524,15 +524,23 @@ static int d2h_common(struct session *s, const struct hipr_header *h, uint64_t s
     if (!p)
         return HW_ENOMEM;
     p->len = n;
-    if (direct || n == 0) {
-        /* Sent straight from device memory: now if nothing queued on the
-         * device could still write it, else when the stream reaches it. */
+    if (direct && device_idle(s, sdev)) {
+        /* Sent straight from device memory: nothing queued could still
+         * write it, and nothing can free it before the reply is out. */
         p->data = direct;
+        pending_done(p, HW_OK);
+        return HW_OK;
+    }
+    if (n == 0) {
         if (device_idle(s, sdev)) {
             pending_done(p, HW_OK);
             return HW_OK;
         }
-    } else if (n) {
+    } else {
+        /* On a busy device the bytes are copied out in stream order and sent
+         * from a buffer of the session's: a reply sent from device memory by
+         * a stream callback could race a later hipFree (a backend may report
+         * a stream idle while its last callback still runs). */
         inflight_acquire(s, n); /* the staged data, until the reply is sent */
         p->charged += n;
         uint8_t *buf = session_buf_get(s, n);

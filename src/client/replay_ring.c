@@ -1,0 +1,163 @@
+/* replay_ring.c - see replay_ring.h. */
+#include "replay_ring.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hipr.h"
+
+int replay_ring_init(struct replay_ring *r, uint64_t cap)
+{
+    memset(r, 0, sizeof *r);
+    r->buf = malloc((size_t)cap);
+    if (!r->buf)
+        return -1;
+    r->cap = cap;
+    return 0;
+}
+
+void replay_ring_free(struct replay_ring *r)
+{
+    free(r->buf);
+    memset(r, 0, sizeof *r);
+}
+
+int replay_is_mark(uint16_t opcode)
+{
+    return opcode == HIPR_OP_HEARTBEAT || opcode == HIPR_OP_ACK;
+}
+
+size_t replay_frame_len(const uint8_t *hdr)
+{
+    uint64_t payload = hipr_get_u64(hdr + 16);
+    if (payload <= REPLAY_INLINE_PAYLOAD)
+        return HIPR_HEADER_SIZE + (size_t)payload;
+    /* The tail went from the caller's memory: only the fixed part is here. */
+    const struct hipr_op_info *info = hipr_op_lookup(hipr_get_u16(hdr + 6));
+    return HIPR_HEADER_SIZE + (info ? info->request_size : 0);
+}
+
+static uint64_t lap_end(const struct replay_ring *r, uint64_t off)
+{
+    return (off / r->cap + 1) * r->cap;
+}
+
+/* Steps over skipped space at off, if any starts there. */
+static uint64_t skip_pad(const struct replay_ring *r, uint64_t off)
+{
+    for (unsigned i = 0; i < r->npads; i++)
+        if (r->pads[i] == off)
+            return lap_end(r, off);
+    return off;
+}
+
+static const uint8_t *at(const struct replay_ring *r, uint64_t off)
+{
+    return r->buf + off % r->cap;
+}
+
+uint64_t replay_ring_used(const struct replay_ring *r)
+{
+    return r->head - r->tail;
+}
+
+uint8_t *replay_ring_reserve(struct replay_ring *r, size_t len)
+{
+    uint64_t free_bytes = r->cap - (r->head - r->tail);
+    uint64_t phys = r->head % r->cap;
+    uint64_t pad = phys + len > r->cap ? r->cap - phys : 0;
+    if (len > r->cap || pad + len > free_bytes || (pad && r->npads == REPLAY_RING_PADS))
+        return NULL;
+    if (pad) {
+        if (r->head == r->tail && r->head == r->sent) {
+            /* Empty: start the next lap instead of remembering a gap. */
+            r->head = r->sent = r->tail = lap_end(r, r->head);
+            r->npads = 0;
+        } else {
+            r->pads[r->npads++] = r->head;
+            r->head = lap_end(r, r->head);
+        }
+    }
+    return r->buf + r->head % r->cap;
+}
+
+void replay_ring_commit(struct replay_ring *r, size_t len)
+{
+    r->head += len;
+}
+
+int replay_ring_unsent(const struct replay_ring *r, struct iovec *iov, int max)
+{
+    int n = 0;
+    uint64_t off = skip_pad(r, r->sent);
+    while (off < r->head && n < max) {
+        uint64_t end = r->head;
+        for (unsigned i = 0; i < r->npads; i++)
+            if (r->pads[i] > off && r->pads[i] < end)
+                end = r->pads[i];
+        iov[n].iov_base = r->buf + off % r->cap;
+        iov[n].iov_len = (size_t)(end - off);
+        n++;
+        off = skip_pad(r, end);
+    }
+    return n;
+}
+
+void replay_ring_mark_sent(struct replay_ring *r)
+{
+    r->sent = r->head;
+}
+
+static void drop_passed_pads(struct replay_ring *r)
+{
+    unsigned k = 0;
+    while (k < r->npads && r->pads[k] < r->tail)
+        k++;
+    if (k) {
+        memmove(r->pads, r->pads + k, (r->npads - k) * sizeof r->pads[0]);
+        r->npads -= k;
+    }
+}
+
+void replay_ring_release(struct replay_ring *r, uint64_t done)
+{
+    while (r->tail < r->sent) {
+        uint64_t off = skip_pad(r, r->tail);
+        if (off >= r->sent) {
+            r->tail = off;
+            break;
+        }
+        const uint8_t *h = at(r, off);
+        if (!replay_is_mark(hipr_get_u16(h + 6))) {
+            if (r->tail_seq >= done)
+                break;
+            r->tail_seq++;
+        }
+        r->tail = off + replay_frame_len(h);
+    }
+    drop_passed_pads(r);
+}
+
+int replay_ring_walk(const struct replay_ring *r, uint64_t done,
+                     int (*emit)(void *ctx, uint64_t seq, const uint8_t *frame, size_t len,
+                                 uint16_t opcode, uint64_t payload_length),
+                     void *ctx)
+{
+    uint64_t seq = r->tail_seq;
+    int started = 0;
+    for (uint64_t off = skip_pad(r, r->tail); off < r->head; off = skip_pad(r, off)) {
+        const uint8_t *h = at(r, off);
+        uint16_t opcode = hipr_get_u16(h + 6);
+        size_t len = replay_frame_len(h);
+        int mark = replay_is_mark(opcode);
+        if (!mark && ++seq > done)
+            started = 1;
+        if (started) {
+            int rc = emit(ctx, mark ? 0 : seq, h, len, opcode, hipr_get_u64(h + 16));
+            if (rc)
+                return rc;
+        }
+        off += len;
+    }
+    return 0;
+}

@@ -69,6 +69,7 @@ struct hw_conn {
     uint64_t worker_done;       /* requests the worker says it executed (atomic) */
     uint64_t replies_read;      /* reply frames read (atomic) */
     int ack_urgent;             /* a large reply arrived: acknowledge it now */
+    int data_unacked;           /* a reply with data arrived since the last ACK */
 
     /* Session resume (resume.c): the worker agreed at connect; the token
      * proves a reconnection is ours; calls wait up to resume_ms. */

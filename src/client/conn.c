@@ -27,6 +27,7 @@
 #define HEARTBEAT_MS   5000         /* TF_WORKER_HEARTBEAT default */
 #define DEAD_AFTER     4            /* heartbeats of silence before giving up */
 #define ACK_NOW_BYTES  (1u << 20)   /* a reply this large is acknowledged at once */
+#define ACK_EVERY      64           /* small replies acknowledged in batches */
 
 static struct hw_conn the_conn;
 static pthread_once_t conn_once = PTHREAD_ONCE_INIT;
@@ -332,6 +333,8 @@ static int is_down(struct hw_conn *c)
 
 /* ---- writing ------------------------------------------------------------- */
 
+static void drain_readable_locked(struct hw_conn *c);
+
 /* A write failed. Called with wlock held (so c->gen is the link written). */
 static void write_failed_locked(struct hw_conn *c)
 {
@@ -427,12 +430,19 @@ static int mark_locked(struct hw_conn *c, uint16_t opcode, const void *fixed, si
 }
 
 /* Tells the worker which replies have arrived, so that it can drop its
- * copies (ask: and asks how far it got); travels in front of the next
- * request, at no extra system call. */
-static int ack_replies_locked(struct hw_conn *c, int ask)
+ * copies (ask: and asks how far it got; all: even a few small ones);
+ * travels in front of the next request, at no extra system call. */
+static int ack_replies_locked(struct hw_conn *c, int ask, int all)
 {
     uint64_t read = __atomic_load_n(&c->replies_read, __ATOMIC_ACQUIRE);
     if (read == c->replies_acked && !ask)
+        return 0;
+    /* Small replies cost the worker little to keep: they are acknowledged
+     * in batches. One with data (a D2H copy) is acknowledged before the
+     * next request, so the worker need not copy what it lent from device
+     * memory. */
+    if (!ask && !all && read - c->replies_acked < ACK_EVERY &&
+        !__atomic_exchange_n(&c->data_unacked, 0, __ATOMIC_ACQ_REL))
         return 0;
     struct hipr_ack a = { .count = read, .flags = ask ? HIPR_ACK_REQUEST : 0 };
     uint8_t buf[HIPR_ack_SIZE];
@@ -458,7 +468,7 @@ static int enqueue_locked(struct hw_conn *c, uint16_t opcode, uint32_t request_i
     uint64_t payload = fixed_len + tail_len;
     int inline_tail = payload <= REPLAY_INLINE_PAYLOAD;
     size_t len = HIPR_HEADER_SIZE + fixed_len + (inline_tail ? (size_t)tail_len : 0);
-    if (c->resumable && ack_replies_locked(c, 0) < 0)
+    if (c->resumable && ack_replies_locked(c, 0, 0) < 0)
         return -1;
     uint8_t *p = room_locked(c, len);
     if (!p)
@@ -480,13 +490,18 @@ static int enqueue_locked(struct hw_conn *c, uint16_t opcode, uint32_t request_i
         return 0;
     }
     c->wops++;
-    /* Past half the ring, ask the worker how far it got, well before the
-     * ring is full (its answer frees what it executed). */
-    if (c->resumable && replay_ring_used(&c->ring) > c->ring.cap / 2 &&
-        c->ack_asked_at <= __atomic_load_n(&c->worker_done, __ATOMIC_ACQUIRE)) {
-        if (ack_replies_locked(c, 1) < 0)
-            return 0; /* the request is in; only the question is not */
-        flush = 1;
+    /* Past half the ring: drop what the worker executed, read what it said
+     * if nobody else is reading, and if that is not enough ask how far it
+     * got, well before the ring is full. */
+    if (c->resumable && replay_ring_used(&c->ring) > c->ring.cap / 2) {
+        drain_readable_locked(c);
+        replay_ring_release(&c->ring, __atomic_load_n(&c->worker_done, __ATOMIC_ACQUIRE));
+        if (replay_ring_used(&c->ring) > c->ring.cap / 2 &&
+            c->ack_asked_at <= __atomic_load_n(&c->worker_done, __ATOMIC_ACQUIRE)) {
+            if (ack_replies_locked(c, 1, 1) < 0)
+                return 0; /* the request is in; only the question is not */
+            flush = 1;
+        }
     }
     uint64_t unsent = c->ring.head - c->ring.sent;
     if (flush || unsent >= FLUSH_BYTES || c->wops >= FLUSH_OPS)
@@ -513,7 +528,7 @@ hipError_t hw_post(struct hw_conn *c, uint16_t opcode, const void *fixed, size_t
     pthread_mutex_lock(&c->wlock);
     int rc = enqueue_locked(c, opcode, 0, HIPR_FLAG_NO_REPLY, fixed, fixed_len, tail, tail_len, 0,
                             &ext, &seq);
-    if (rc == 0 && ext.seq && ack_replies_locked(c, 1) == 0)
+    if (rc == 0 && ext.seq && ack_replies_locked(c, 1, 1) == 0)
         flush_locked(c, NULL, 0);
     pthread_mutex_unlock(&c->wlock);
     /* The caller may reuse its memory when this returns: a tail sent from it
@@ -542,7 +557,7 @@ hipError_t hw_flush(struct hw_conn *c)
 static void ack_now(struct hw_conn *c)
 {
     pthread_mutex_lock(&c->wlock);
-    if (ack_replies_locked(c, 0) == 0)
+    if (ack_replies_locked(c, 0, 1) == 0)
         flush_locked(c, NULL, 0);
     pthread_mutex_unlock(&c->wlock);
 }
@@ -639,6 +654,8 @@ static int read_one(struct hw_conn *c)
         return -1;
     __atomic_add_fetch(&c->replies_read, 1, __ATOMIC_ACQ_REL);
     note_worker_done(c, w->seq);
+    if (tail)
+        __atomic_store_n(&c->data_unacked, 1, __ATOMIC_RELEASE);
     if (tail >= ACK_NOW_BYTES)
         __atomic_store_n(&c->ack_urgent, 1, __ATOMIC_RELEASE);
 
@@ -681,6 +698,33 @@ static void read_as_reader_locked(struct hw_conn *c)
         hw_link_lost(c, gen, why);
         pthread_mutex_lock(&c->rlock);
     }
+}
+
+/* Reads, without waiting, whatever the worker has sent (its ACKs, during a
+ * burst nobody else reads), when no other thread is the reader. Called by a
+ * writer with wlock held. */
+static void drain_readable_locked(struct hw_conn *c)
+{
+    pthread_mutex_lock(&c->rlock);
+    int take = !c->reader_active && !c->down && !c->broken;
+    if (take)
+        c->reader_active = 1;
+    unsigned gen = c->gen;
+    pthread_mutex_unlock(&c->rlock);
+    if (!take)
+        return;
+    int failed = 0;
+    char why[160] = "";
+    while (!failed && hw_tx_poll_readable(&c->tx, 0) > 0)
+        failed = read_one(c) < 0;
+    if (failed)
+        read_failure(c, why, sizeof why);
+    pthread_mutex_lock(&c->rlock);
+    c->reader_active = 0;
+    pthread_cond_broadcast(&c->rcond);
+    pthread_mutex_unlock(&c->rlock);
+    if (failed)
+        hw_link_lost(c, gen, why);
 }
 
 int hw_wait_worker(struct hw_conn *c, uint64_t seq)
@@ -792,7 +836,7 @@ static void *heartbeat_main(void *arg)
         uint64_t now = now_ms();
         pthread_mutex_lock(&c->wlock);
         if (!__atomic_load_n(&c->closing, __ATOMIC_ACQUIRE) && !is_down(c)) {
-            int ok = !c->resumable || ack_replies_locked(c, 0) == 0;
+            int ok = !c->resumable || ack_replies_locked(c, 0, 1) == 0;
             if (ok &&
                 now - __atomic_load_n(&c->last_send_ms, __ATOMIC_RELAXED) + 10 >= (uint64_t)hb) {
                 struct hipr_heartbeat m = { .seq = c->requests_sent, .interval_ms = (uint32_t)hb };
@@ -858,17 +902,19 @@ __attribute__((destructor)) static void conn_fini(void)
         return;
     struct hw_conn *c = &the_conn;
     __atomic_store_n(&c->closing, 1, __ATOMIC_RELEASE);
+    if (!is_broken(c) && !is_down(c)) {
+        pthread_mutex_lock(&c->wlock);
+        if (c->resumable) {
+            uint64_t seq;
+            enqueue_locked(c, HIPR_OP_GOODBYE, 0, HIPR_FLAG_NO_REPLY, NULL, 0, NULL, 0, 1, NULL,
+                           &seq);
+        }
+        flush_locked(c, NULL, 0);
+        pthread_mutex_unlock(&c->wlock);
+        shutdown(c->tx.fd, SHUT_WR);
+    }
+    /* The resume thread stops (and, if the link is down, lets waiters go). */
     pthread_mutex_lock(&c->rlock);
     pthread_cond_broadcast(&c->resume_cond);
     pthread_mutex_unlock(&c->rlock);
-    if (is_broken(c) || is_down(c))
-        return;
-    pthread_mutex_lock(&c->wlock);
-    if (c->resumable) {
-        uint64_t seq;
-        enqueue_locked(c, HIPR_OP_GOODBYE, 0, HIPR_FLAG_NO_REPLY, NULL, 0, NULL, 0, 1, NULL, &seq);
-    }
-    flush_locked(c, NULL, 0);
-    pthread_mutex_unlock(&c->wlock);
-    shutdown(c->tx.fd, SHUT_WR);
 }

@@ -302,10 +302,12 @@ static void *resume_main(void *arg)
         pthread_mutex_lock(&c->rlock);
         while (!c->down && !c->broken && !closing(c))
             pthread_cond_wait(&c->resume_cond, &c->rlock);
-        int stop = c->broken || closing(c);
+        int stop = c->broken || closing(c), down = c->down;
         pthread_mutex_unlock(&c->rlock);
         if (stop) {
-            if (closing(c))
+            /* The process exits while the link is down: nothing will bring
+             * it back, so threads still waiting must not hang the exit. */
+            if (down)
                 hw_conn_fail(c, "");
             return NULL;
         }

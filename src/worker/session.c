@@ -15,6 +15,7 @@
 #include "hw_log.h"
 #include "hw_net.h"
 #include "hw_sha256.h"
+#include "hw_time.h"
 #include "idle.h"
 
 #define UNKNOWN_OP_SKIP_MAX (64 * HIPR_KiB)
@@ -483,6 +484,30 @@ static void take_ack(struct session *s, const uint8_t *fixed)
     }
 }
 
+/* During a burst of fire-and-forget requests nothing is answered, so the
+ * worker says how far it got by itself now and then (every 1 MiB or 8192
+ * requests, at most every 2 ms): the client can drop what it kept for a
+ * resume before its buffer fills. */
+#define ACK_UNASKED_BYTES (1u << 20)
+#define ACK_UNASKED_REQS  8192
+#define ACK_UNASKED_NS    (2 * 1000 * 1000)
+
+static void maybe_ack(struct session *s, uint64_t frame_bytes)
+{
+    s->unacked_bytes += frame_bytes;
+    if (++s->unacked_reqs < ACK_UNASKED_REQS && s->unacked_bytes < ACK_UNASKED_BYTES)
+        return;
+    uint64_t now = hw_now_ns();
+    if (now - s->last_ack_ns < ACK_UNASKED_NS)
+        return;
+    s->last_ack_ns = now;
+    s->unacked_reqs = s->unacked_bytes = 0;
+    struct hipr_ack out = { .count = s->requests_executed };
+    uint8_t buf[HIPR_ack_SIZE];
+    hipr_ack_encode(buf, &out);
+    session_send_unsolicited(s, HIPR_OP_ACK, buf, sizeof buf);
+}
+
 /* Replies sent from device memory become copies before a request that
  * could change that memory runs (unless acknowledged first, the usual
  * case: the client's ACK travels in front of its next request). */
@@ -559,8 +584,11 @@ static enum loop_end request_loop(struct session *s)
         }
         /* Counted once executed (heartbeats and resume's own requests are
          * not requests of the session); read by the heartbeat thread. */
-        if (h.opcode != HIPR_OP_HEARTBEAT && h.opcode != HIPR_OP_RESUME_ENABLE)
+        if (h.opcode != HIPR_OP_HEARTBEAT && h.opcode != HIPR_OP_RESUME_ENABLE) {
             __atomic_store_n(&s->requests_executed, s->requests_executed + 1, __ATOMIC_RELAXED);
+            if (s->resumable)
+                maybe_ack(s, HIPR_HEADER_SIZE + h.payload_length);
+        }
         if (rc < 0 && h.opcode != HIPR_OP_GOODBYE && h.opcode != HIPR_OP_HELLO)
             hw_info("session %016llx: ending in the middle of %s", (unsigned long long)s->id,
                     info->name);

@@ -112,6 +112,8 @@ struct session {
     struct reply_log replies;  /* under send_lock */
     int link_down;             /* under send_lock: no connection, replies are only kept */
     int read_failed;           /* the transport failed under a read (not the request) */
+    uint64_t unacked_reqs, unacked_bytes; /* read since the last ACK sent unasked */
+    uint64_t last_ack_ns;
     int route_fd;              /* where handed-over connections arrive, or -1 */
     pthread_t route_thread;
     int route_running;

@@ -356,7 +356,7 @@ static void flush_locked(struct hw_conn *c, const void *extra, uint64_t extra_le
     int rc = hw_tx_writev_full(&c->tx, iov, n + 1);
     replay_ring_mark_sent(&c->ring);
     if (!c->resumable)
-        replay_ring_release(&c->ring, UINT64_MAX);
+        replay_ring_drop_sent(&c->ring);
     if (rc < 0)
         write_failed_locked(c);
     else if (c->heartbeat_ms)
@@ -442,7 +442,8 @@ static int ack_replies_locked(struct hw_conn *c, int ask, int all)
      * next request, so the worker need not copy what it lent from device
      * memory. */
     if (!ask && !all && read - c->replies_acked < ACK_EVERY &&
-        !__atomic_exchange_n(&c->data_unacked, 0, __ATOMIC_ACQ_REL))
+        (!__atomic_load_n(&c->data_unacked, __ATOMIC_RELAXED) ||
+         !__atomic_exchange_n(&c->data_unacked, 0, __ATOMIC_ACQ_REL)))
         return 0;
     struct hipr_ack a = { .count = read, .flags = ask ? HIPR_ACK_REQUEST : 0 };
     uint8_t buf[HIPR_ack_SIZE];
@@ -490,21 +491,20 @@ static int enqueue_locked(struct hw_conn *c, uint16_t opcode, uint32_t request_i
         return 0;
     }
     c->wops++;
-    /* Past half the ring: drop what the worker executed, read what it said
-     * if nobody else is reading, and if that is not enough ask how far it
-     * got, well before the ring is full. */
-    if (c->resumable && replay_ring_used(&c->ring) > c->ring.cap / 2) {
+    uint64_t unsent = c->ring.head - c->ring.sent;
+    int due = unsent >= FLUSH_BYTES || c->wops >= FLUSH_OPS;
+    /* Past half the ring, once per flush: drop what the worker executed,
+     * read what it said if nobody else is reading, and if that is not
+     * enough ask how far it got, well before the ring is full. */
+    if (due && c->resumable && replay_ring_used(&c->ring) > c->ring.cap / 2) {
         drain_readable_locked(c);
         replay_ring_release(&c->ring, __atomic_load_n(&c->worker_done, __ATOMIC_ACQUIRE));
         if (replay_ring_used(&c->ring) > c->ring.cap / 2 &&
-            c->ack_asked_at <= __atomic_load_n(&c->worker_done, __ATOMIC_ACQUIRE)) {
-            if (ack_replies_locked(c, 1, 1) < 0)
-                return 0; /* the request is in; only the question is not */
-            flush = 1;
-        }
+            c->ack_asked_at <= __atomic_load_n(&c->worker_done, __ATOMIC_ACQUIRE) &&
+            ack_replies_locked(c, 1, 1) < 0)
+            return 0; /* the request is in; only the question is not */
     }
-    uint64_t unsent = c->ring.head - c->ring.sent;
-    if (flush || unsent >= FLUSH_BYTES || c->wops >= FLUSH_OPS)
+    if (flush || due)
         flush_locked(c, NULL, 0);
     return 0;
 }

@@ -9,6 +9,10 @@
 int replay_ring_init(struct replay_ring *r, uint64_t cap)
 {
     memset(r, 0, sizeof *r);
+    uint64_t pow2 = 4096;
+    while (pow2 < cap)
+        pow2 <<= 1;
+    cap = pow2; /* offsets become positions with a mask, not a division */
     r->buf = malloc((size_t)cap);
     if (!r->buf)
         return -1;
@@ -39,7 +43,12 @@ size_t replay_frame_len(const uint8_t *hdr)
 
 static uint64_t lap_end(const struct replay_ring *r, uint64_t off)
 {
-    return (off / r->cap + 1) * r->cap;
+    return (off | (r->cap - 1)) + 1;
+}
+
+static uint64_t pos(const struct replay_ring *r, uint64_t off)
+{
+    return off & (r->cap - 1);
 }
 
 /* Steps over skipped space at off, if any starts there. */
@@ -53,7 +62,7 @@ static uint64_t skip_pad(const struct replay_ring *r, uint64_t off)
 
 static const uint8_t *at(const struct replay_ring *r, uint64_t off)
 {
-    return r->buf + off % r->cap;
+    return r->buf + pos(r, off);
 }
 
 uint64_t replay_ring_used(const struct replay_ring *r)
@@ -64,7 +73,7 @@ uint64_t replay_ring_used(const struct replay_ring *r)
 uint8_t *replay_ring_reserve(struct replay_ring *r, size_t len)
 {
     uint64_t free_bytes = r->cap - (r->head - r->tail);
-    uint64_t phys = r->head % r->cap;
+    uint64_t phys = pos(r, r->head);
     uint64_t pad = phys + len > r->cap ? r->cap - phys : 0;
     if (len > r->cap || pad + len > free_bytes || (pad && r->npads == REPLAY_RING_PADS))
         return NULL;
@@ -78,7 +87,7 @@ uint8_t *replay_ring_reserve(struct replay_ring *r, size_t len)
             r->head = lap_end(r, r->head);
         }
     }
-    return r->buf + r->head % r->cap;
+    return r->buf + pos(r, r->head);
 }
 
 void replay_ring_commit(struct replay_ring *r, size_t len)
@@ -91,11 +100,11 @@ int replay_ring_unsent(const struct replay_ring *r, struct iovec *iov, int max)
     int n = 0;
     uint64_t off = skip_pad(r, r->sent);
     while (off < r->head && n < max) {
-        uint64_t end = r->head;
+        uint64_t end = r->head < lap_end(r, off) ? r->head : lap_end(r, off);
         for (unsigned i = 0; i < r->npads; i++)
             if (r->pads[i] > off && r->pads[i] < end)
                 end = r->pads[i];
-        iov[n].iov_base = r->buf + off % r->cap;
+        iov[n].iov_base = r->buf + pos(r, off);
         iov[n].iov_len = (size_t)(end - off);
         n++;
         off = skip_pad(r, end);
@@ -106,6 +115,16 @@ int replay_ring_unsent(const struct replay_ring *r, struct iovec *iov, int max)
 void replay_ring_mark_sent(struct replay_ring *r)
 {
     r->sent = r->head;
+}
+
+void replay_ring_drop_sent(struct replay_ring *r)
+{
+    r->tail = r->sent;
+    unsigned k = 0;
+    while (k < r->npads && r->pads[k] < r->tail)
+        k++;
+    memmove(r->pads, r->pads + k, (r->npads - k) * sizeof r->pads[0]);
+    r->npads -= k;
 }
 
 static void drop_passed_pads(struct replay_ring *r)
@@ -123,10 +142,8 @@ void replay_ring_release(struct replay_ring *r, uint64_t done)
 {
     while (r->tail < r->sent) {
         uint64_t off = skip_pad(r, r->tail);
-        if (off >= r->sent) {
-            r->tail = off;
-            break;
-        }
+        if (off >= r->sent)
+            break; /* a gap not sent past yet stays remembered */
         const uint8_t *h = at(r, off);
         if (!replay_is_mark(hipr_get_u16(h + 6))) {
             if (r->tail_seq >= done)

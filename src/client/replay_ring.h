@@ -41,6 +41,7 @@ struct replay_ring {
     unsigned npads;
 };
 
+/* cap is rounded up to a power of two. */
 int replay_ring_init(struct replay_ring *r, uint64_t cap);
 void replay_ring_free(struct replay_ring *r);
 
@@ -51,9 +52,12 @@ uint8_t *replay_ring_reserve(struct replay_ring *r, size_t len);
 void replay_ring_commit(struct replay_ring *r, size_t len);
 
 /* The bytes not sent yet, as up to max iovecs (spans split where space was
- * skipped). Returns the count. */
+ * skipped and at the end of the buffer; max REPLAY_RING_PADS + 2 always
+ * suffices). Returns the count. */
 int replay_ring_unsent(const struct replay_ring *r, struct iovec *iov, int max);
 void replay_ring_mark_sent(struct replay_ring *r);
+/* Not resumable: everything sent is dropped at once (nothing is counted). */
+void replay_ring_drop_sent(struct replay_ring *r);
 
 /* Drops sent frames from the tail: marks, and requests numbered up to
  * done (done = UINT64_MAX: everything sent, when not resumable). */

@@ -355,7 +355,9 @@ static void flush_locked(struct hw_conn *c, const void *extra, uint64_t extra_le
     iov[n].iov_len = (size_t)extra_len;
     int rc = hw_tx_writev_full(&c->tx, iov, n + 1);
     replay_ring_mark_sent(&c->ring);
-    if (!c->resumable)
+    if (c->resumable)
+        replay_ring_note_send(&c->ring, c->requests_sent);
+    else
         replay_ring_drop_sent(&c->ring);
     if (rc < 0)
         write_failed_locked(c);
@@ -391,6 +393,16 @@ static uint8_t *room_locked(struct hw_conn *c, size_t len)
         replay_ring_release(&c->ring, done);
         if ((p = replay_ring_reserve(&c->ring, len)) != NULL)
             break;
+        if (is_down(c)) {
+            /* Nothing can be sent or acknowledged until the link is back. */
+            pthread_mutex_unlock(&c->wlock);
+            pthread_mutex_lock(&c->rlock);
+            while (c->down && !c->broken)
+                pthread_cond_wait(&c->rcond, &c->rlock);
+            pthread_mutex_unlock(&c->rlock);
+            pthread_mutex_lock(&c->wlock);
+            continue;
+        }
         flush_locked(c, NULL, 0);
         if (!is_down(c) && !is_broken(c)) {
             /* The ring has no room for the request for an ACK either: it
@@ -407,7 +419,12 @@ static uint8_t *room_locked(struct hw_conn *c, size_t len)
                 c->ack_asked_at = c->requests_sent;
             }
         }
-        uint64_t target = done < c->requests_sent ? done + 1 : c->requests_sent;
+        /* Room comes a send at a time: wait for the oldest one kept. */
+        uint64_t target = replay_ring_oldest_send(&c->ring);
+        if (target <= done)
+            target = done + 1;
+        if (target > c->requests_sent)
+            target = c->requests_sent;
         pthread_mutex_unlock(&c->wlock);
         int rc = hw_wait_worker(c, target);
         pthread_mutex_lock(&c->wlock);

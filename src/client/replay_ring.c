@@ -14,8 +14,14 @@ int replay_ring_init(struct replay_ring *r, uint64_t cap)
         pow2 <<= 1;
     cap = pow2; /* offsets become positions with a mask, not a division */
     r->buf = malloc((size_t)cap);
-    if (!r->buf)
+    r->marks = malloc(REPLAY_RING_MARKS * sizeof *r->marks);
+    if (!r->buf || !r->marks) {
+        free(r->buf);
+        free(r->marks);
+        r->buf = NULL;
+        r->marks = NULL;
         return -1;
+    }
     r->cap = cap;
     return 0;
 }
@@ -23,6 +29,7 @@ int replay_ring_init(struct replay_ring *r, uint64_t cap)
 void replay_ring_free(struct replay_ring *r)
 {
     free(r->buf);
+    free(r->marks);
     memset(r, 0, sizeof *r);
 }
 
@@ -78,7 +85,7 @@ uint8_t *replay_ring_reserve(struct replay_ring *r, size_t len)
     if (len > r->cap || pad + len > free_bytes || (pad && r->npads == REPLAY_RING_PADS))
         return NULL;
     if (pad) {
-        if (r->head == r->tail && r->head == r->sent) {
+        if (r->head == r->tail && r->head == r->sent && r->mcount == 0) {
             /* Empty: start the next lap instead of remembering a gap. */
             r->head = r->sent = r->tail = lap_end(r, r->head);
             r->npads = 0;
@@ -138,21 +145,37 @@ static void drop_passed_pads(struct replay_ring *r)
     }
 }
 
+void replay_ring_note_send(struct replay_ring *r, uint64_t seq)
+{
+    r->sent_seq = seq;
+    if (r->mcount && r->marks[(r->mfirst + r->mcount - 1) % REPLAY_RING_MARKS].off == r->sent)
+        return;
+    if (r->mcount == REPLAY_RING_MARKS)
+        return;
+    struct replay_mark *m = &r->marks[(r->mfirst + r->mcount++) % REPLAY_RING_MARKS];
+    m->off = r->sent;
+    m->seq = seq;
+}
+
 void replay_ring_release(struct replay_ring *r, uint64_t done)
 {
-    while (r->tail < r->sent) {
-        uint64_t off = skip_pad(r, r->tail);
-        if (off >= r->sent)
-            break; /* a gap not sent past yet stays remembered */
-        const uint8_t *h = at(r, off);
-        if (!replay_is_mark(hipr_get_u16(h + 6))) {
-            if (r->tail_seq >= done)
-                break;
-            r->tail_seq++;
-        }
-        r->tail = off + replay_frame_len(h);
+    while (r->mcount && r->marks[r->mfirst].seq <= done) {
+        r->tail = r->marks[r->mfirst].off;
+        r->tail_seq = r->marks[r->mfirst].seq;
+        r->mfirst = (r->mfirst + 1) % REPLAY_RING_MARKS;
+        r->mcount--;
+    }
+    /* Sends the full list could not record go once all that was sent is done. */
+    if (!r->mcount && done >= r->sent_seq && r->tail != r->sent) {
+        r->tail = r->sent;
+        r->tail_seq = r->sent_seq;
     }
     drop_passed_pads(r);
+}
+
+uint64_t replay_ring_oldest_send(const struct replay_ring *r)
+{
+    return r->mcount ? r->marks[r->mfirst].seq : 0;
 }
 
 int replay_ring_walk(const struct replay_ring *r, uint64_t done,

@@ -29,6 +29,14 @@
 
 #define REPLAY_INLINE_PAYLOAD (64 * 1024 + 64) /* a frame's payload kept in the ring */
 #define REPLAY_RING_PADS 4
+#define REPLAY_RING_MARKS 4096
+
+/* Where a send ended and how many requests were before it: frames are
+ * dropped a send at a time, without reading them again (a frame written
+ * long ago is a cache miss). */
+struct replay_mark {
+    uint64_t off, seq;
+};
 
 struct replay_ring {
     uint8_t *buf;
@@ -39,6 +47,9 @@ struct replay_ring {
     uint64_t tail_seq;   /* requests before the frame at tail (all executed) */
     uint64_t pads[REPLAY_RING_PADS]; /* where skipped space starts, oldest first */
     unsigned npads;
+    struct replay_mark *marks;       /* sends not yet dropped, oldest first */
+    unsigned mfirst, mcount;
+    uint64_t sent_seq;               /* requests before sent */
 };
 
 /* cap is rounded up to a power of two. */
@@ -59,9 +70,13 @@ void replay_ring_mark_sent(struct replay_ring *r);
 /* Not resumable: everything sent is dropped at once (nothing is counted). */
 void replay_ring_drop_sent(struct replay_ring *r);
 
-/* Drops sent frames from the tail: marks, and requests numbered up to
- * done (done = UINT64_MAX: everything sent, when not resumable). */
+/* Records that everything up to head went out, after `seq` requests in
+ * all (resumable rings; a full list of sends just waits for the next). */
+void replay_ring_note_send(struct replay_ring *r, uint64_t seq);
+/* Drops sends whose requests are all numbered up to done. */
 void replay_ring_release(struct replay_ring *r, uint64_t done);
+/* The request count the oldest send kept waits for (0: none kept). */
+uint64_t replay_ring_oldest_send(const struct replay_ring *r);
 
 uint64_t replay_ring_used(const struct replay_ring *r);
 

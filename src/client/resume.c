@@ -207,6 +207,7 @@ static int install(struct hw_conn *c, struct hw_transport *t,
         replay_push(&r, fr, sizeof fr);
     replay_flush(&r);
     replay_ring_mark_sent(&c->ring);
+    replay_ring_note_send(&c->ring, c->requests_sent);
     c->ack_asked_at = c->requests_sent;
     c->gen++;
     hw_heartbeat_link(c);

@@ -25,6 +25,13 @@ struct frame {
 
 static struct frame model[MAXF];
 static size_t first, count;      /* frames kept: model[first .. first+count) */
+static size_t dropped;           /* frames dropped so far (absolute index of model[first]) */
+struct mmark {
+    size_t end;                  /* absolute index just past the send's last frame */
+    uint64_t seq;
+};
+static struct mmark mmarks[REPLAY_RING_MARKS];
+static size_t mfirst, mcount;
 static size_t nsent;             /* of those, how many went out */
 static uint64_t next_seq = 1, released_seq;
 static uint8_t wire[1 << 20];    /* what the "socket" received */
@@ -95,6 +102,14 @@ static void send_all(struct replay_ring *r)
         wire_len += iov[i].iov_len;
     }
     replay_ring_mark_sent(r);
+    replay_ring_note_send(r, next_seq - 1);
+    size_t end = dropped + count;
+    int same = mcount && mmarks[(mfirst + mcount - 1) % REPLAY_RING_MARKS].end == end;
+    if (!same && mcount < REPLAY_RING_MARKS) {
+        struct mmark *m = &mmarks[(mfirst + mcount++) % REPLAY_RING_MARKS];
+        m->end = end;
+        m->seq = next_seq - 1;
+    }
     /* The bytes sent are exactly the unsent frames, in order. */
     size_t off = before;
     for (; nsent < count; nsent++) {
@@ -110,18 +125,23 @@ static void send_all(struct replay_ring *r)
 static void release(struct replay_ring *r, uint64_t done)
 {
     replay_ring_release(r, done);
-    /* The model drops sent marks and sent requests up to done, from the front. */
-    while (count && nsent) {
-        const struct frame *f = &model[first];
-        if (f->seq && f->seq > done)
-            break;
-        if (f->seq)
-            released_seq = f->seq;
-        first = (first + 1) % MAXF;
-        count--;
-        nsent--;
+    /* The model drops whole sends whose requests are all done. */
+    while (mcount && mmarks[mfirst].seq <= done) {
+        while (dropped < mmarks[mfirst].end) {
+            const struct frame *f = &model[first];
+            if (f->seq)
+                released_seq = f->seq;
+            first = (first + 1) % MAXF;
+            count--;
+            nsent--;
+            dropped++;
+        }
+        released_seq = mmarks[mfirst].seq;
+        mfirst = (mfirst + 1) % REPLAY_RING_MARKS;
+        mcount--;
     }
     CHECK(r->tail_seq == released_seq);
+    CHECK(r->mcount == mcount);
 }
 
 struct walk {

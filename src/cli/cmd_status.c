@@ -8,8 +8,10 @@
  * for entries without a port; src/common/hw_worker_list.h), as the proxy
  * would. Each worker gets two short connections that open no session:
  * WORKER_INFO (version, backend, devices, uptime) and WORKER_STATUS
- * (sessions and the device memory they hold). Exit status 0 when every
- * worker answered, 1 when any did not, 2 on bad usage.
+ * (sessions and the device memory they hold), over TLS and proving the
+ * token as the proxy does when TF_WORKER_TLS / TF_WORKER_TOKEN[_FILE] say
+ * so. Exit status 0 when every worker answered, 1 when any did not, 2 on
+ * bad usage.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,7 +22,10 @@
 
 #include "commands.h"
 #include "hipr.h"
+#include "hw_auth.h"
+#include "hw_link.h"
 #include "hw_net.h"
+#include "hw_transport.h"
 #include "hw_worker_list.h"
 #include "json_writer.h"
 
@@ -51,92 +56,119 @@ static void usage(FILE *f)
             HIPR_DEFAULT_PORT, DEFAULT_TIMEOUT_MS);
 }
 
+/* TLS and the token, as the proxy reads them (docs/client.md). */
+struct status_security {
+    struct hw_tls_ctx *tls;   /* NULL: plain TCP */
+    struct hw_token token;    /* len 0: none */
+};
+
+/* TF_WORKER_TOKEN[_FILE], TF_WORKER_TLS, TF_WORKER_CA, TF_WORKER_TLS_VERIFY.
+ * 0, or -1 with the reason in err. */
+static int security_from_env(struct status_security *sec, char *err, size_t errlen)
+{
+    const char *tok = getenv("TF_WORKER_TOKEN"), *tok_file = getenv("TF_WORKER_TOKEN_FILE");
+    const char *tls = getenv("TF_WORKER_TLS"), *verify = getenv("TF_WORKER_TLS_VERIFY");
+    char why[400];
+    memset(sec, 0, sizeof *sec);
+    if (tok && *tok && hw_token_from_string(tok, &sec->token, why, sizeof why) < 0) {
+        snprintf(err, errlen, "TF_WORKER_TOKEN: %s", why);
+        return -1;
+    }
+    if (!(tok && *tok) && tok_file && *tok_file &&
+        hw_token_from_file(tok_file, &sec->token, why, sizeof why) < 0) {
+        snprintf(err, errlen, "TF_WORKER_TOKEN_FILE: %s", why);
+        return -1;
+    }
+    if (tls && *tls && strcmp(tls, "0") != 0) {
+        sec->tls = hw_tls_client_ctx(getenv("TF_WORKER_CA"), !(verify && !strcmp(verify, "0")),
+                                     why, sizeof why);
+        if (!sec->tls) {
+            snprintf(err, errlen, "TF_WORKER_TLS: %s", why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /*
- * Hook for workers that require a token (--token-file): prove it here, on
- * the fresh connection, before the status request, with the handshake the
- * proxy uses (TF_WORKER_TOKEN / TF_WORKER_TOKEN_FILE). Workers without
- * authentication need nothing. Returns 0, or -1 with the reason in err.
+ * On the fresh connection, before the status request: TLS when
+ * TF_WORKER_TLS asks for it, and the token proven by the proxy's
+ * challenge-response (a worker with --token-file answers status queries
+ * only then). Without either, nothing. 0, or -1 with the reason in err.
  */
-static int status_authenticate(int fd, const struct hw_worker_addr *a, char *err,
+static int status_authenticate(struct hw_transport *t, const struct status_security *sec,
+                               const struct hw_worker_addr *a, int timeout_ms, char *err,
                                size_t errlen)
 {
-    (void)fd;
-    (void)a;
-    (void)err;
-    (void)errlen;
-    return 0;
+    if (sec->tls && hw_tls_connect(t, sec->tls, a->host, timeout_ms, err, errlen) < 0)
+        return -1;
+    if (!sec->token.len)
+        return 0;
+    uint32_t hb = 0;
+    return hw_link_authenticate(t, &sec->token, 0, &hb, err, errlen);
 }
 
 /* One request on a fresh connection; its reply body (after the reply
  * header) in *body (malloc'd). 0, or -1 with the reason in err. */
-static int ask(const struct hw_worker_addr *a, int timeout_ms, uint16_t opcode, uint8_t **body,
-               size_t *body_len, char *err, size_t errlen)
+static int ask(const struct hw_worker_addr *a, const struct status_security *sec, int timeout_ms,
+               uint16_t opcode, uint8_t **body, size_t *body_len, char *err, size_t errlen)
 {
-    int fd = -1, rc = -1;
-    uint8_t hbuf[HIPR_HEADER_SIZE + HIPR_reply_hdr_SIZE];
+    int fd = -1, rc = -1, status = 0;
+    struct hw_transport t;
+    const struct hipr_op_info *info = hipr_op_lookup(opcode);
+    size_t cap = info->reply_size + (size_t)info->reply_tail_cap;
     uint8_t *b = NULL;
+    uint64_t tail_len = 0;
     int e = hw_tcp_connect(a->host, a->port, timeout_ms, &fd);
     if (e < 0) {
         snprintf(err, errlen, "%s", strerror(-e));
         return -1;
     }
+    hw_tx_init_plain(&t, fd);
+    hw_tx_set_recv_timeout(&t, timeout_ms);
     struct timeval tv = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 };
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-    if (status_authenticate(fd, a, err, errlen) < 0)
+    if (status_authenticate(&t, sec, a, timeout_ms, err, errlen) < 0)
         goto out;
-    struct hipr_header h = { HIPR_MAGIC, HIPR_VERSION, opcode, 1, 0, 0 };
-    hipr_header_encode(hbuf, &h);
-    if (hw_write_full(fd, hbuf, HIPR_HEADER_SIZE) < 0 ||
-        hw_read_full(fd, hbuf, HIPR_HEADER_SIZE) < 0) {
+    b = malloc(cap ? cap : 1);
+    if (!b) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    if (hw_link_call(&t, opcode, 3, NULL, 0, NULL, 0, b, info->reply_size, b + info->reply_size,
+                     info->reply_tail_cap, &tail_len, &status) < 0) {
         snprintf(err, errlen, "%s",
-                 errno == EAGAIN ? "no answer in time"
+                 errno == ETIMEDOUT || errno == EAGAIN ? "no answer in time"
+                 : errno == EPROTO                    ? "not a hip-worker reply"
                  : errno ? strerror(errno)
-                         : "closed the connection (not a hip-worker, or it wants a token)");
+                         : "closed the connection (not a hip-worker, or it wants a token: "
+                           "set TF_WORKER_TOKEN or TF_WORKER_TOKEN_FILE)");
         goto out;
     }
-    const struct hipr_op_info *info;
-    hipr_header_decode(hbuf, &h);
-    enum hipr_check c = hipr_check_reply(&h, &info);
-    if (c != HIPR_OK || h.opcode != opcode || !(h.flags & HIPR_FLAG_RESPONSE)) {
-        snprintf(err, errlen, "not a hip-worker reply (%s)",
-                 c != HIPR_OK ? hipr_check_str(c) : "wrong opcode");
-        goto out;
-    }
-    struct hipr_reply_hdr rh;
-    if (hw_read_full(fd, hbuf + HIPR_HEADER_SIZE, HIPR_reply_hdr_SIZE) < 0) {
-        snprintf(err, errlen, "the reply was cut short");
-        goto out;
-    }
-    hipr_reply_hdr_decode(hbuf + HIPR_HEADER_SIZE, HIPR_reply_hdr_SIZE, &rh);
-    if (rh.status != 0) {
-        snprintf(err, errlen, "%s refused (status %d; an older worker?)", info->name,
-                 rh.status);
-        goto out;
-    }
-    /* hipr_check_reply bounded the length by the opcode's caps. */
-    size_t n = (size_t)(h.payload_length - HIPR_reply_hdr_SIZE);
-    b = malloc(n ? n : 1);
-    if (!b || hw_read_full(fd, b, n) < 0) {
-        snprintf(err, errlen, "the reply was cut short");
+    if (status != 0) {
+        if (status == 3) /* hipErrorNotInitialized: the worker's refusal before a session */
+            snprintf(err, errlen, "%s refused: not authenticated (the worker has a token: set "
+                     "TF_WORKER_TOKEN or TF_WORKER_TOKEN_FILE)", info->name);
+        else
+            snprintf(err, errlen, "%s refused (status %d; an older worker?)", info->name, status);
         goto out;
     }
     *body = b;
-    *body_len = n;
+    *body_len = info->reply_size + (size_t)tail_len;
     b = NULL;
     rc = 0;
 out:
     free(b);
-    close(fd);
+    hw_tx_close(&t);
     return rc;
 }
 
-static void query(struct report *r, int timeout_ms)
+static void query(struct report *r, const struct status_security *sec, int timeout_ms)
 {
     uint8_t *body = NULL;
     size_t len = 0;
     hw_worker_addr_format(&r->addr, r->where, sizeof r->where);
-    if (ask(&r->addr, timeout_ms, HIPR_OP_WORKER_INFO, &body, &len, r->error,
+    if (ask(&r->addr, sec, timeout_ms, HIPR_OP_WORKER_INFO, &body, &len, r->error,
             sizeof r->error) < 0)
         return;
     if (hipr_worker_info_rep_decode(body, len, &r->info) < 0 ||
@@ -153,7 +185,7 @@ static void query(struct report *r, int timeout_ms)
     free(body);
     body = NULL;
 
-    if (ask(&r->addr, timeout_ms, HIPR_OP_WORKER_STATUS, &body, &len, r->error,
+    if (ask(&r->addr, sec, timeout_ms, HIPR_OP_WORKER_STATUS, &body, &len, r->error,
             sizeof r->error) < 0)
         return;
     if (hipr_worker_status_rep_decode(body, len, &r->status) < 0 ||
@@ -309,7 +341,9 @@ int cli_status(int argc, char **argv)
     struct report *reports = NULL;
     int n = 0, json = 0, timeout_ms = DEFAULT_TIMEOUT_MS, rc = CLI_EXIT_USAGE;
     int port = env_port();
-    char err[256];
+    char err[512];
+    struct status_security sec;
+    memset(&sec, 0, sizeof sec);
 
     if (!addrs)
         return CLI_EXIT_FAILURE;
@@ -351,6 +385,10 @@ int cli_status(int argc, char **argv)
             goto out;
         }
     }
+    if (security_from_env(&sec, err, sizeof err) < 0) {
+        fprintf(stderr, "hipwire status: %s\n", err);
+        goto out;
+    }
     reports = calloc((size_t)n, sizeof *reports);
     if (!reports) {
         rc = CLI_EXIT_FAILURE;
@@ -359,7 +397,7 @@ int cli_status(int argc, char **argv)
     int all_up = 1;
     for (int i = 0; i < n; i++) {
         reports[i].addr = addrs[i];
-        query(&reports[i], timeout_ms);
+        query(&reports[i], &sec, timeout_ms);
         all_up &= reports[i].up;
     }
     if (json)
@@ -374,5 +412,7 @@ out:
     }
     free(reports);
     free(addrs);
+    hw_tls_ctx_free(sec.tls);
+    hw_token_clear(&sec.token);
     return rc;
 }

@@ -24,8 +24,19 @@
 #include "hipr.h"
 #include "hw_transport.h"
 #include "hw_worker_list.h"
+#include "replay_ring.h"
 
 /* ---- connection ----------------------------------------------------------- */
+
+/* A caller's tail too large for the ring, sent from its own memory; the
+ * caller keeps it until the worker has executed request seq (it may have
+ * to be sent again on a resumed connection). Lives on the caller's stack. */
+struct hw_ext_tail {
+    struct hw_ext_tail *next;
+    uint64_t seq;
+    const void *data;
+    uint64_t len;
+};
 
 struct hw_conn {
     struct hw_transport tx;     /* plain TCP or TLS (TF_WORKER_TLS) */
@@ -38,19 +49,39 @@ struct hw_conn {
     struct hipr_devinfo *devs;
     hipDeviceProp_t *props;
 
-    pthread_mutex_t wlock;      /* write buffer and socket writes */
-    uint8_t *wbuf;
-    size_t wlen;
-    unsigned wops;
+    pthread_mutex_t wlock;      /* the ring, the counters below, socket writes */
+    struct replay_ring ring;    /* write buffer; while resumable also the replay buffer */
+    unsigned wops;              /* frames since the last flush */
     int send_next;              /* the next post goes out at once (after a call) */
     uint32_t next_request_id;
+    uint64_t requests_sent;     /* requests of the session so far (marks not counted) */
+    uint64_t replies_acked;     /* the reply count last told the worker */
+    uint64_t ack_asked_at;      /* requests_sent when an ACK was last asked for */
+    struct hw_ext_tail *ext;    /* large tails in flight from callers' memory */
 
-    pthread_mutex_t rlock;      /* waiters and the reader role */
+    pthread_mutex_t rlock;      /* waiters, the reader role, the link state */
     pthread_cond_t rcond;
     int reader_active;
     struct hw_waiter *waiters;
-    int broken;                 /* connection lost; every call fails */
+    int broken;                 /* connection lost for good; every call fails */
+    int down;                   /* connection lost; resume.c is getting it back */
+    unsigned gen;               /* bumped each time a resumed connection is installed */
     int async_error;            /* deferred error reported by the worker */
+    uint64_t worker_done;       /* requests the worker says it executed (atomic) */
+    uint64_t replies_read;      /* reply frames read (atomic) */
+    int ack_urgent;             /* a large reply arrived: acknowledge it now */
+    int data_unacked;           /* a reply with data arrived since the last ACK */
+
+    /* Session resume (resume.c): the worker agreed at connect; the token
+     * proves a reconnection is ours; calls wait up to resume_ms. */
+    int resumable;
+    uint64_t resume_token;
+    int resume_ms;
+    uint64_t down_since_ms;
+    char down_why[160];
+    pthread_cond_t resume_cond; /* with rlock: wakes the resume thread */
+    pthread_t resume_thread;
+    int resume_running;
 
     /* Dead-peer detection (conn.c): the agreed interval (0: off), when
      * anything was last sent and received, and the heartbeat thread. */
@@ -66,6 +97,7 @@ struct hw_conn {
 struct hw_waiter {
     struct hw_waiter *next;
     uint32_t request_id;
+    uint64_t seq;               /* its request's number: a reply proves the worker got this far */
     int done;
     int status;
     uint8_t *body;
@@ -109,6 +141,27 @@ hipError_t hw_flush(struct hw_conn *c);
 
 /* Takes the deferred error the worker reported, if any (0 when none). */
 hipError_t hw_take_async_error(struct hw_conn *c);
+
+/* ---- connection internals shared by conn.c and resume.c -------------------- */
+
+/* The connection failed (gen: the link generation the caller used): a
+ * resumable session is resumed, else every call fails from now on. */
+void hw_link_lost(struct hw_conn *c, unsigned gen, const char *why);
+/* Fails every waiter and every later call, with one line saying why. */
+void hw_conn_fail(struct hw_conn *c, const char *line);
+/* Sets up TLS (when asked for) and authentication on t, connected to w,
+ * for `session` (0: a new one). 0, or -1 with why; *fatal set when trying
+ * again cannot help (the token is refused). */
+int hw_link_secure(struct hw_transport *t, const struct hw_worker_addr *w, uint64_t session,
+                   int timeout_ms, uint32_t *heartbeat_ms, char *why, size_t why_len, int *fatal);
+/* Waits until the worker says it executed request seq (reading replies
+ * meanwhile if nobody else does). 0, or -1 when the connection is gone. */
+int hw_wait_worker(struct hw_conn *c, uint64_t seq);
+/* resume.c: starts the thread that brings a lost connection back. */
+int hw_resume_start(struct hw_conn *c);
+/* Applies the heartbeat's timeouts to the current link (conn.c). */
+void hw_heartbeat_link(struct hw_conn *c);
+int hw_env_int(const char *name, int dflt, int lo, int hi);
 
 /* ---- per-thread state (HIP semantics: current device, last error) ------------ */
 

@@ -119,3 +119,19 @@ void hw_tx_close(struct hw_transport *t)
         close(t->fd);
     t->fd = -1;
 }
+
+int hw_tx_move(struct hw_transport *dst, struct hw_transport *src)
+{
+    *dst = *src;
+    /* A mutex may not be copied: the destination gets a fresh one. */
+    if (src->ssl) {
+        pthread_mutex_destroy(&src->lock);
+        if (pthread_mutex_init(&dst->lock, NULL) != 0) {
+            hw_tx_init_plain(src, -1);
+            hw_tx_close(dst);
+            return -1;
+        }
+    }
+    hw_tx_init_plain(src, -1);
+    return 0;
+}

@@ -57,6 +57,9 @@ int hw_tx_channel_binding(struct hw_transport *t, uint8_t out[HW_TLS_CHANNEL_BIN
 void hw_tx_shutdown(struct hw_transport *t);
 /* Frees the TLS state and closes the socket. */
 void hw_tx_close(struct hw_transport *t);
+/* Moves an open transport (no thread using it) into dst, which must hold
+ * none; src is left closed. How a resumed connection replaces a lost one. */
+int hw_tx_move(struct hw_transport *dst, struct hw_transport *src);
 
 /* ---- TLS (hw_tls.c with OpenSSL; hw_tls_none.c without) ------------------- */
 

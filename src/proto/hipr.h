@@ -32,6 +32,9 @@
 #define HIPR_AUTH_REQUIRES_TLS   0x2u
 #define HIPR_AUTH_LINK_TLS       0x1u
 
+/* ACK flags (client to worker): answer with an ACK now. */
+#define HIPR_ACK_REQUEST 0x1u
+
 /* Stream ids below this name the default (null) stream of device <id>. */
 #define HIPR_FIRST_STREAM_ID 0x100u
 
@@ -150,6 +153,11 @@ static inline void hipr_put_u64(uint8_t *p, uint64_t v)
 {
     hipr_put_u32(p, (uint32_t)v);
     hipr_put_u32(p + 4, (uint32_t)(v >> 32));
+}
+
+static inline uint16_t hipr_get_u16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
 }
 
 static inline uint32_t hipr_get_u32(const uint8_t *p)

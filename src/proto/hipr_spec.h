@@ -121,6 +121,40 @@
     F(u32, interval_ms)       \
     F(u32, reserved)
 
+/* Session resume (docs/protocol.md, "Session resume"). RESUME_ENABLE, on the
+ * connection that said HELLO (with a non-zero resume_token), turns resume on
+ * for the session; grace_ms: how long the worker keeps it after a cut. */
+#define HIPR_MSG_RESUME_ENABLE_REP(F) \
+    F(u32, grace_ms)                  \
+    F(u32, reserved)
+
+/* Acknowledgement, not a request of the session. Client to worker (NO_REPLY,
+ * request_id 0): count = replies the client has read; flags
+ * HIPR_ACK_REQUEST asks for an ACK back. Worker to client (an unsolicited
+ * RESPONSE frame, request_id 0): count = requests the worker has executed. */
+#define HIPR_MSG_ACK(F) \
+    F(u64, count)       \
+    F(u32, flags)       \
+    F(u32, reserved)
+
+/* The first frame of a resuming connection, in plain text before TLS: which
+ * session process the connection is handed to. */
+#define HIPR_MSG_SESSION_ROUTE(F) F(u64, session_id)
+
+/* After authentication on a routed connection (AUTH_BEGIN.session =
+ * session_id): resume_token is HELLO's; the counts say what each side has. */
+#define HIPR_MSG_SESSION_RESUME_REQ(F) \
+    F(u64, session_id)                 \
+    F(u64, resume_token)               \
+    F(u64, replies_received)           \
+    F(u64, requests_sent)
+
+#define HIPR_MSG_SESSION_RESUME_REP(F) \
+    F(u64, requests_done)              \
+    F(u64, replies_sent)               \
+    F(u32, grace_ms)                   \
+    F(u32, reserved)
+
 /* HMAC-SHA256 proof: the client's in the request, the worker's in the reply. */
 #define HIPR_MSG_AUTH_PROOF(F) F(b32, proof)
 
@@ -353,7 +387,12 @@
     M(session_entry, HIPR_MSG_SESSION_ENTRY)          \
     M(worker_info_rep, HIPR_MSG_WORKER_INFO_REP)      \
     M(rtc_compile_req, HIPR_MSG_RTC_COMPILE_REQ)      \
-    M(rtc_compile_rep, HIPR_MSG_RTC_COMPILE_REP)
+    M(rtc_compile_rep, HIPR_MSG_RTC_COMPILE_REP)      \
+    M(resume_enable_rep, HIPR_MSG_RESUME_ENABLE_REP)  \
+    M(ack, HIPR_MSG_ACK)                              \
+    M(session_route, HIPR_MSG_SESSION_ROUTE)          \
+    M(session_resume_req, HIPR_MSG_SESSION_RESUME_REQ) \
+    M(session_resume_rep, HIPR_MSG_SESSION_RESUME_REP)
 
 /* Caps on trailing data, in bytes. */
 #define HIPR_KiB (UINT64_C(1) << 10)
@@ -388,7 +427,11 @@
     X(AUTH_BEGIN,        0x0006, auth_begin_req,     auth_begin_rep,    0,                     0,                    SYNC)  \
     X(AUTH_PROOF,        0x0007, auth_proof,         auth_proof,        0,                     0,                    SYNC)  \
     X(HEARTBEAT,         0x0008, heartbeat,          heartbeat,         0,                     0,                    ASYNC) \
+    X(RESUME_ENABLE,     0x0009, empty,              resume_enable_rep, 0,                     0,                    SYNC)  \
+    X(ACK,               0x000A, ack,                ack,               0,                     0,                    ASYNC) \
+    X(SESSION_ROUTE,     0x000B, session_route,      empty,             0,                     0,                    SYNC)  \
     X(WORKER_INFO,       0x000C, empty,              worker_info_rep,   0,                     HIPR_CAP_DEVICES * 1024, SYNC) \
+    X(SESSION_RESUME,    0x000D, session_resume_req, session_resume_rep, 0,                    0,                    SYNC)  \
     X(DEVICE_SYNCHRONIZE,0x0101, device,             empty,             0,                     0,                    SYNC)  \
     X(DEVICE_RESET,      0x0102, device,             empty,             0,                     0,                    SYNC)  \
     X(MEM_GET_INFO,      0x0103, device,             mem_info_rep,      0,                     0,                    SYNC)  \

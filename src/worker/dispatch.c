@@ -135,6 +135,7 @@ struct pending {
     const void *data;      /* reply tail, when the reply carries data */
     uint64_t len;
     void *to_free;
+    int borrowed;          /* data is device memory (host_ptr), not a copy */
     uint64_t charged;      /* against --max-inflight until the reply is sent */
 };
 
@@ -170,8 +171,20 @@ static void pending_done(void *arg, int status)
     if (__atomic_sub_fetch(&p->remaining, 1, __ATOMIC_ACQ_REL) != 0)
         return;
     int st = __atomic_load_n(&p->status, __ATOMIC_RELAXED);
-    session_reply(p->s, p->opcode, p->request_id, st, NULL, 0, st == HW_OK ? p->data : NULL,
-                  st == HW_OK ? p->len : 0);
+    /* For resume the reply keeps its staging buffer, or borrows the device
+     * memory it was sent from (d2h_common makes sure nothing queued can
+     * change it). */
+    enum reply_tail how = p->to_free ? REPLY_TAIL_GIVE
+                          : p->borrowed ? REPLY_TAIL_BORROW : REPLY_TAIL_COPY;
+    void *owned = p->to_free;
+    if (st != HW_OK && owned) {
+        how = REPLY_TAIL_COPY;
+        owned = NULL;
+    } else {
+        p->to_free = NULL;
+    }
+    session_reply_tail(p->s, p->opcode, p->request_id, st, NULL, 0, st == HW_OK ? p->data : NULL,
+                       st == HW_OK ? p->len : 0, how, owned);
     pending_free(p);
 }
 
@@ -263,6 +276,35 @@ HANDLER(WORKER_INFO)
 {
     (void)s; (void)h; (void)fixed;
     return HW_EINVAL; /* answered only in place of HELLO */
+}
+
+/* Turns session resume on (resume.c). Not a request of the session: the
+ * request loop does not count it. */
+HANDLER(RESUME_ENABLE)
+{
+    (void)fixed;
+    return session_resume_enable(s, h->request_id);
+}
+
+/* The request loop takes ACK frames itself (session.c). */
+HANDLER(ACK)
+{
+    (void)s; (void)h; (void)fixed;
+    return HW_OK;
+}
+
+/* Both belong to a routed connection's handshake (resume.c), never to a
+ * session's request stream. */
+HANDLER(SESSION_ROUTE)
+{
+    (void)s; (void)h; (void)fixed;
+    return HW_EINVAL;
+}
+
+HANDLER(SESSION_RESUME)
+{
+    (void)s; (void)h; (void)fixed;
+    return HW_EINVAL;
 }
 
 HANDLER(DEVICE_SYNCHRONIZE)
@@ -526,8 +568,11 @@ static int d2h_common(struct session *s, const struct hipr_header *h, uint64_t s
     p->len = n;
     if (direct && device_idle(s, sdev)) {
         /* Sent straight from device memory: nothing queued could still
-         * write it, and nothing can free it before the reply is out. */
+         * write it, and nothing can free it before the reply is out (a
+         * resumable session's kept reply borrows it until the next request,
+         * reply_log.h). */
         p->data = direct;
+        p->borrowed = 1;
         pending_done(p, HW_OK);
         return HW_OK;
     }

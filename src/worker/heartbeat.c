@@ -35,7 +35,7 @@ static void send_heartbeat(struct session *s)
     };
     uint8_t out[HIPR_heartbeat_SIZE];
     hipr_heartbeat_encode(out, &hb);
-    session_reply(s, HIPR_OP_HEARTBEAT, 0, HW_OK, out, sizeof out, NULL, 0);
+    session_send_unsolicited(s, HIPR_OP_HEARTBEAT, out, sizeof out);
 }
 
 static void *heartbeat_main(void *arg)
@@ -66,13 +66,21 @@ static void *heartbeat_main(void *arg)
     return NULL;
 }
 
+void session_heartbeat_link(struct session *s)
+{
+    if (!s->heartbeat_ms)
+        return;
+    int dead_ms = HW_DEAD_AFTER * s->heartbeat_ms;
+    hw_tx_set_recv_timeout(&s->tx, dead_ms);
+    hw_tcp_user_timeout(s->tx.fd, dead_ms);
+}
+
 int session_heartbeat_start(struct session *s)
 {
     if (!s->heartbeat_ms)
         return 0;
     int dead_ms = HW_DEAD_AFTER * s->heartbeat_ms;
-    hw_tx_set_recv_timeout(&s->tx, dead_ms);
-    hw_tcp_user_timeout(s->tx.fd, dead_ms);
+    session_heartbeat_link(s);
     __atomic_store_n(&s->last_send_ms, session_now_ms(), __ATOMIC_RELAXED);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);

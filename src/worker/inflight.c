@@ -104,11 +104,12 @@ static void wait_for_room_locked(struct session *s, uint64_t n)
         if (peer_reset(s)) {
             pthread_mutex_unlock(&s->stage_lock);
             hw_info("session %016llx: the client reset the connection; dropping what it "
-                    "sent and was not read yet",
-                    (unsigned long long)s->id);
-            pthread_mutex_lock(&s->send_lock);
-            s->send_failed = 1; /* the request loop ends after this request */
-            pthread_mutex_unlock(&s->send_lock);
+                    "sent and was not read yet%s",
+                    (unsigned long long)s->id,
+                    s->resumable ? " (a resumed client sends it again)" : "");
+            /* The request loop ends after this request, or detaches when the
+             * session is resumable. */
+            session_link_lost(s);
             pthread_mutex_lock(&s->stage_lock);
             return;
         }

@@ -4,7 +4,7 @@
  *   hip-worker [--bind ADDR] [--port N] [--backend cpu|cuda|hip|auto]
  *              [--max-sessions N] [--mem-limit SIZE] [--cpu-devices N]
  *              [--max-handles N] [--max-module-size SIZE] [--max-inflight SIZE]
- *              [--idle-timeout TIME]
+ *              [--idle-timeout TIME] [--resume-grace TIME] [--resume-buffer SIZE]
  *              [--token-file PATH] [--insecure] [--tls-cert PEM --tls-key PEM]
  *              [--require-tls]
  */
@@ -53,6 +53,10 @@ static void usage(FILE *f)
             "                        beyond it the session stops reading (backpressure)\n"
             "  --idle-timeout TIME   end a session with no request for TIME (e.g. 600, 10m,\n"
             "                        1h, 500ms; bare numbers are seconds; default: never)\n"
+            "  --resume-grace TIME   keep a session whose connection broke this long for its\n"
+            "                        client to resume it (default 60s; 0: end it at once)\n"
+            "  --resume-buffer SIZE  unacknowledged replies a session may keep for resume\n"
+            "                        (default 256M; beyond it the session stops being resumable)\n"
             "  --rtc-timeout S       wall time of one run-time compile (default 60)\n"
             "  --rtc-max-output SIZE largest file a run-time compile may write (default 64M)\n"
             "  --rtc-dir PATH        where compiles get private directories (default $TMPDIR or /tmp)\n"
@@ -249,10 +253,12 @@ int main(int argc, char **argv)
         .max_handles = WORKER_DEFAULT_MAX_HANDLES,
         .max_module_size = HIPR_CAP_MODULE,
         .max_inflight = WORKER_DEFAULT_MAX_INFLIGHT,
+        .resume_grace_ms = WORKER_DEFAULT_RESUME_GRACE_MS,
+        .resume_buffer = WORKER_DEFAULT_RESUME_BUFFER,
     };
     enum { O_BIND = 1, O_PORT, O_PORT_FILE, O_BACKEND, O_MAX, O_MEM, O_CPUDEV, O_HS,
            O_HANDLES, O_MODSIZE, O_INFLIGHT, O_IDLE, O_HELP,
-           O_TOKEN, O_INSECURE, O_TLS_CERT, O_TLS_KEY, O_REQUIRE_TLS,
+           O_TOKEN, O_INSECURE, O_TLS_CERT, O_TLS_KEY, O_REQUIRE_TLS, O_GRACE, O_RBUF,
            O_RTC_TIMEOUT, O_RTC_OUTPUT, O_RTC_DIR, O_HIPCC };
     const char *token_file = NULL, *tls_cert = NULL, *tls_key = NULL;
     int insecure = 0;
@@ -275,6 +281,8 @@ int main(int argc, char **argv)
         { "tls-cert", required_argument, NULL, O_TLS_CERT },
         { "tls-key", required_argument, NULL, O_TLS_KEY },
         { "require-tls", no_argument, NULL, O_REQUIRE_TLS },
+        { "resume-grace", required_argument, NULL, O_GRACE },
+        { "resume-buffer", required_argument, NULL, O_RBUF },
         { "rtc-timeout", required_argument, NULL, O_RTC_TIMEOUT },
         { "rtc-max-output", required_argument, NULL, O_RTC_OUTPUT },
         { "rtc-dir", required_argument, NULL, O_RTC_DIR },
@@ -347,6 +355,19 @@ int main(int argc, char **argv)
             if (parse_duration_ms(optarg, &cfg.idle_timeout_ms) < 0)
                 goto bad;
             break;
+        case O_GRACE:
+            if (parse_duration_ms(optarg, &cfg.resume_grace_ms) < 0 ||
+                cfg.resume_grace_ms > UINT32_MAX)
+                goto bad;
+            break;
+        case O_RBUF:
+            if (parse_size(optarg, &cfg.resume_buffer) < 0)
+                goto bad;
+            if (cfg.resume_buffer < HIPR_CAP_COPY_CHUNK) {
+                fprintf(stderr, "hip-worker: --resume-buffer is at least 64M (one copy chunk)\n");
+                return 2;
+            }
+            break;
         case O_RTC_TIMEOUT: {
             int sec;
             if (parse_int(optarg, 1, 3600, &sec) < 0)
@@ -389,10 +410,11 @@ int main(int argc, char **argv)
         goto out;
     }
     hw_info("per session: --mem-limit %llu, --max-handles %u, --max-module-size %llu, "
-            "--max-inflight %llu, --idle-timeout %llu ms (0: none)",
+            "--max-inflight %llu, --idle-timeout %llu ms (0: none), --resume-grace %llu ms "
+            "(0: no resume)",
             (unsigned long long)cfg.mem_limit, cfg.max_handles,
             (unsigned long long)cfg.max_module_size, (unsigned long long)cfg.max_inflight,
-            (unsigned long long)cfg.idle_timeout_ms);
+            (unsigned long long)cfg.idle_timeout_ms, (unsigned long long)cfg.resume_grace_ms);
     rc = supervisor_run(&cfg);
 out:
     worker_info_destroy(info);

@@ -15,6 +15,7 @@
 #include "hw_log.h"
 #include "hw_net.h"
 #include "hw_sha256.h"
+#include "hw_time.h"
 #include "idle.h"
 
 #define UNKNOWN_OP_SKIP_MAX (64 * HIPR_KiB)
@@ -38,55 +39,204 @@ static void encode_reply_header(struct session *s, uint8_t *hdr, uint16_t opcode
     hipr_reply_hdr_encode(hdr + HIPR_HEADER_SIZE, &rh);
 }
 
-int session_reply(struct session *s, uint16_t opcode, uint32_t request_id, int status,
-                  const void *body, size_t body_len, const void *tail, uint64_t tail_len)
+/* A write failed or the peer went away: a resumable session keeps its
+ * replies and waits for the client to come back; another one stops
+ * sending. Called with send_lock held. */
+static void link_lost_locked(struct session *s)
+{
+    if (s->resumable) {
+        if (!s->link_down)
+            hw_tx_shutdown(&s->tx); /* the request loop's read fails and detaches */
+        s->link_down = 1;
+    } else {
+        s->send_failed = 1;
+    }
+}
+
+void session_link_lost(struct session *s)
+{
+    pthread_mutex_lock(&s->send_lock);
+    link_lost_locked(s);
+    pthread_mutex_unlock(&s->send_lock);
+}
+
+static void give_back_buf(void *ctx, void *buf)
+{
+    session_buf_put(ctx, buf);
+}
+
+/* Past this point a cut ends the session: what the client has not
+ * acknowledged can no longer be re-sent exactly. Called with send_lock held. */
+static void stop_resume_locked(struct session *s, const char *why)
+{
+    hw_warn("session %016llx: %llu bytes of replies the client has not acknowledged (%s): the "
+            "session can no longer be resumed after a cut", (unsigned long long)s->id,
+            (unsigned long long)s->replies.bytes, why);
+    reply_log_clear(&s->replies);
+    s->resumable = 0;
+    if (s->link_down)
+        s->send_failed = 1; /* nobody will come back for what was kept */
+}
+
+/* Keeps a reply for resume; past --resume-buffer the session stops being
+ * resumable rather than grow. With REPLY_TAIL_GIVE the log owns `owned`
+ * afterwards, or has already released it. Called with send_lock held. */
+static void keep_reply_locked(struct session *s, const uint8_t *hdr, size_t hdr_len,
+                              const void *body, size_t body_len, const void *tail,
+                              uint64_t tail_len, enum reply_tail how, void *owned)
+{
+    if (reply_log_add(&s->replies, hdr, hdr_len, body, body_len, tail, tail_len, how, owned) < 0)
+        stop_resume_locked(s, "out of memory");
+    else if (s->replies.bytes > s->cfg->resume_buffer)
+        stop_resume_locked(s, "over --resume-buffer");
+}
+
+int session_reply_tail(struct session *s, uint16_t opcode, uint32_t request_id, int status,
+                       const void *body, size_t body_len, const void *tail, uint64_t tail_len,
+                       enum reply_tail how, void *owned)
 {
     uint8_t hdr[HIPR_HEADER_SIZE + HIPR_reply_hdr_SIZE];
-    int rc = 0;
+    int rc = 0, kept = 0;
 
     pthread_mutex_lock(&s->send_lock);
     if (s->send_failed) {
-        pthread_mutex_unlock(&s->send_lock);
-        return -1;
+        rc = -1;
+        goto out;
     }
     encode_reply_header(s, hdr, opcode, request_id, status, body_len + tail_len);
+    if (s->resumable) {
+        keep_reply_locked(s, hdr, sizeof hdr, body, body_len, tail, tail_len, how, owned);
+        kept = s->resumable; /* the log owns `owned` now, or has released it */
+        if (!kept)
+            owned = NULL;
+    }
+    if (s->link_down) {
+        rc = s->send_failed ? -1 : 0;
+        goto out;
+    }
     struct iovec iov[3] = {
         { hdr, sizeof hdr },
         { (void *)body, body_len },
         { (void *)tail, (size_t)tail_len },
     };
     if (hw_tx_writev_full(&s->tx, iov, 3) < 0) {
-        s->send_failed = 1;
+        link_lost_locked(s);
+        rc = s->send_failed ? -1 : 0;
+    } else if (s->heartbeat_ms) {
+        __atomic_store_n(&s->last_send_ms, session_now_ms(), __ATOMIC_RELAXED);
+    }
+out:
+    pthread_mutex_unlock(&s->send_lock);
+    if (how == REPLY_TAIL_GIVE && !kept && owned)
+        session_buf_put(s, owned);
+    return rc;
+}
+
+int session_reply(struct session *s, uint16_t opcode, uint32_t request_id, int status,
+                  const void *body, size_t body_len, const void *tail, uint64_t tail_len)
+{
+    return session_reply_tail(s, opcode, request_id, status, body, body_len, tail, tail_len,
+                              REPLY_TAIL_COPY, NULL);
+}
+
+int session_send_unsolicited(struct session *s, uint16_t opcode, const void *body,
+                             size_t body_len)
+{
+    uint8_t hdr[HIPR_HEADER_SIZE + HIPR_reply_hdr_SIZE];
+    struct hipr_reply_hdr rh;
+    int rc = 0;
+    pthread_mutex_lock(&s->send_lock);
+    if (s->send_failed || s->link_down) {
+        rc = -1;
+        goto out;
+    }
+    rh.status = HW_OK;
+    /* A resumable session reports deferred errors in kept replies only:
+     * a frame that is never re-sent must not carry one. */
+    rh.async_status = s->resumable ? 0 : __atomic_exchange_n(&s->async_status, 0,
+                                                              __ATOMIC_ACQ_REL);
+    struct hipr_header h = {
+        .magic = HIPR_MAGIC,
+        .version = HIPR_VERSION,
+        .opcode = opcode,
+        .request_id = 0,
+        .flags = HIPR_FLAG_RESPONSE,
+        .payload_length = HIPR_reply_hdr_SIZE + body_len,
+    };
+    hipr_header_encode(hdr, &h);
+    hipr_reply_hdr_encode(hdr + HIPR_HEADER_SIZE, &rh);
+    struct iovec iov[2] = { { hdr, sizeof hdr }, { (void *)body, body_len } };
+    if (hw_tx_writev_full(&s->tx, iov, 2) < 0) {
+        link_lost_locked(s);
         rc = -1;
     } else if (s->heartbeat_ms) {
         __atomic_store_n(&s->last_send_ms, session_now_ms(), __ATOMIC_RELAXED);
     }
+out:
     pthread_mutex_unlock(&s->send_lock);
     return rc;
+}
+
+/* A reply sent in pieces (staged D2H). A resumable session keeps it like
+ * any other: the pieces are gathered into one buffer of the session's,
+ * which the reply log takes at the end; the send lock is held from start
+ * to end, so the log keeps replies in the order they were sent. While the
+ * link is down the pieces are only gathered. */
+static void piece_release_locked(struct session *s)
+{
+    if (s->piece_keep)
+        session_buf_put(s, s->piece_keep);
+    s->piece_keep = NULL;
 }
 
 int session_reply_start(struct session *s, uint16_t opcode, uint32_t request_id,
                         uint64_t tail_len)
 {
-    uint8_t hdr[HIPR_HEADER_SIZE + HIPR_reply_hdr_SIZE];
     pthread_mutex_lock(&s->send_lock);
-    if (!s->send_failed) {
-        encode_reply_header(s, hdr, opcode, request_id, HW_OK, tail_len);
-        struct iovec iov = { hdr, sizeof hdr };
-        if (hw_tx_writev_full(&s->tx, &iov, 1) == 0)
-            return 0;
-        s->send_failed = 1;
+    if (s->send_failed)
+        goto fail;
+    encode_reply_header(s, s->piece_hdr, opcode, request_id, HW_OK, tail_len);
+    s->piece_len = tail_len;
+    s->piece_at = 0;
+    s->piece_keep = NULL;
+    if (s->resumable && !(s->piece_keep = session_buf_get(s, tail_len))) {
+        stop_resume_locked(s, "out of memory");
+        if (s->send_failed)
+            goto fail;
     }
+    if (s->link_down)
+        return 0;
+    struct iovec iov = { s->piece_hdr, sizeof s->piece_hdr };
+    if (hw_tx_writev_full(&s->tx, &iov, 1) == 0)
+        return 0;
+    link_lost_locked(s);
+    if (!s->send_failed)
+        return 0;
+fail:
+    piece_release_locked(s);
     pthread_mutex_unlock(&s->send_lock);
     return -1;
 }
 
 int session_reply_more(struct session *s, const void *data, size_t len)
 {
+    if (s->piece_keep) {
+        if (len > s->piece_len - s->piece_at)
+            goto fail; /* more than the header promised: a caller bug */
+        memcpy((uint8_t *)s->piece_keep + s->piece_at, data, len);
+    }
+    s->piece_at += len;
+    if (s->link_down)
+        return 0;
     struct iovec iov = { (void *)data, len };
     if (hw_tx_writev_full(&s->tx, &iov, 1) == 0)
         return 0;
+    link_lost_locked(s);
+    if (!s->send_failed)
+        return 0;
+fail:
     s->send_failed = 1;
+    piece_release_locked(s);
     pthread_mutex_unlock(&s->send_lock);
     return -1;
 }
@@ -95,11 +245,20 @@ void session_reply_end(struct session *s, int complete)
 {
     if (!complete) {
         /* The header promised bytes that will never come: the stream is
-         * out of step for good, so the session ends. */
+         * out of step for good, so the session ends (and cannot resume). */
+        s->resumable = 0;
         s->send_failed = 1;
         hw_tx_shutdown(&s->tx);
-    } else if (s->heartbeat_ms) {
-        __atomic_store_n(&s->last_send_ms, session_now_ms(), __ATOMIC_RELAXED);
+        piece_release_locked(s);
+    } else {
+        if (s->piece_keep) {
+            void *buf = s->piece_keep;
+            s->piece_keep = NULL;
+            keep_reply_locked(s, s->piece_hdr, sizeof s->piece_hdr, NULL, 0, buf, s->piece_len,
+                              REPLY_TAIL_GIVE, buf); /* the log owns buf now, or freed it */
+        }
+        if (s->heartbeat_ms && !s->link_down)
+            __atomic_store_n(&s->last_send_ms, session_now_ms(), __ATOMIC_RELAXED);
     }
     pthread_mutex_unlock(&s->send_lock);
 }
@@ -131,13 +290,20 @@ int session_read(struct session *s, void *buf, uint64_t n)
     if (n == 0)
         return 0;
     /* Large reads go straight to their destination (device memory, say). */
-    if (n >= RBUF_SIZE / 2)
-        return hw_tx_read_full(&s->tx, out, (size_t)n);
+    if (n >= RBUF_SIZE / 2) {
+        if (hw_tx_read_full(&s->tx, out, (size_t)n) < 0) {
+            s->read_failed = 1;
+            return -1;
+        }
+        return 0;
+    }
     s->rpos = s->rlen = 0;
     while (s->rlen < n) {
         ssize_t r = hw_tx_recv(&s->tx, s->rbuf + s->rlen, RBUF_SIZE - s->rlen);
-        if (r <= 0)
+        if (r <= 0) {
+            s->read_failed = 1;
             return -1;
+        }
         s->rlen += (size_t)r;
     }
     memcpy(out, s->rbuf, (size_t)n);
@@ -371,12 +537,90 @@ static int open_session(struct session *s, const struct hipr_header *hh,
     free(tail);
     if (rc < 0)
         return -1;
+    s->resume_token = req.resume_token;
     hw_info("session %016llx: client pid %u, backend %s, %d device(s)",
             (unsigned long long)s->id, req.client_pid, s->ops->name, s->device_count);
     return 0;
 }
 
-static void request_loop(struct session *s)
+enum loop_end {
+    LOOP_END,   /* the session is over: GOODBYE, a bad frame, idle, an error */
+    LOOP_LINK,  /* the connection failed: a resumable session may rejoin */
+};
+
+static enum loop_end link_failed(struct session *s)
+{
+    if (errno == ETIMEDOUT && s->heartbeat_ms)
+        hw_warn("session %016llx: nothing from the client for %d ms (heartbeat every "
+                "%d ms): presumed gone", (unsigned long long)s->id,
+                HW_DEAD_AFTER * s->heartbeat_ms, s->heartbeat_ms);
+    else if (errno)
+        hw_info("session %016llx: connection lost: %s", (unsigned long long)s->id,
+                strerror(errno));
+    else
+        hw_debug("session %016llx: client closed", (unsigned long long)s->id);
+    return LOOP_LINK;
+}
+
+/* An acknowledgement: the client has read replies up to count; answer one
+ * with the requests executed when it asks. Not a request of the session. */
+static void take_ack(struct session *s, const uint8_t *fixed)
+{
+    struct hipr_ack a;
+    hipr_ack_decode(fixed, HIPR_ack_SIZE, &a);
+    if (!s->resumable)
+        return;
+    pthread_mutex_lock(&s->send_lock);
+    reply_log_ack(&s->replies, a.count);
+    pthread_mutex_unlock(&s->send_lock);
+    if (a.flags & HIPR_ACK_REQUEST) {
+        struct hipr_ack out = { .count = s->requests_executed };
+        uint8_t buf[HIPR_ack_SIZE];
+        hipr_ack_encode(buf, &out);
+        session_send_unsolicited(s, HIPR_OP_ACK, buf, sizeof buf);
+    }
+}
+
+/* During a burst of fire-and-forget requests nothing is answered, so the
+ * worker says how far it got by itself now and then (every 1 MiB or 8192
+ * requests, at most every 2 ms): the client can drop what it kept for a
+ * resume before its buffer fills. */
+#define ACK_UNASKED_BYTES (1u << 20)
+#define ACK_UNASKED_REQS  8192
+#define ACK_UNASKED_NS    (2 * 1000 * 1000)
+
+static void maybe_ack(struct session *s, uint64_t frame_bytes)
+{
+    s->unacked_bytes += frame_bytes;
+    if (++s->unacked_reqs < ACK_UNASKED_REQS && s->unacked_bytes < ACK_UNASKED_BYTES)
+        return;
+    uint64_t now = hw_now_ns();
+    if (now - s->last_ack_ns < ACK_UNASKED_NS)
+        return;
+    s->last_ack_ns = now;
+    s->unacked_reqs = s->unacked_bytes = 0;
+    struct hipr_ack out = { .count = s->requests_executed };
+    uint8_t buf[HIPR_ack_SIZE];
+    hipr_ack_encode(buf, &out);
+    session_send_unsolicited(s, HIPR_OP_ACK, buf, sizeof buf);
+}
+
+/* Replies sent from device memory become copies before a request that
+ * could change that memory runs (unless acknowledged first, the usual
+ * case: the client's ACK travels in front of its next request). */
+static int settle_borrowed(struct session *s)
+{
+    int rc = 0;
+    pthread_mutex_lock(&s->send_lock);
+    if (s->replies.borrowed && reply_log_snapshot(&s->replies) < 0)
+        rc = -1;
+    pthread_mutex_unlock(&s->send_lock);
+    if (rc < 0)
+        hw_error("session %016llx: out of memory keeping a reply", (unsigned long long)s->id);
+    return rc;
+}
+
+static enum loop_end request_loop(struct session *s)
 {
     uint8_t hbuf[HIPR_HEADER_SIZE];
     uint8_t fixed[1024];
@@ -385,19 +629,9 @@ static void request_loop(struct session *s)
 
     for (;;) {
         if (idle_wait_request(s) < 0)
-            return;
-        if (session_read(s, hbuf, sizeof hbuf) < 0) {
-            if (errno == ETIMEDOUT && s->heartbeat_ms)
-                hw_warn("session %016llx: nothing from the client for %d ms (heartbeat every "
-                        "%d ms): presumed gone", (unsigned long long)s->id,
-                        HW_DEAD_AFTER * s->heartbeat_ms, s->heartbeat_ms);
-            else if (errno)
-                hw_info("session %016llx: connection lost: %s", (unsigned long long)s->id,
-                        strerror(errno));
-            else
-                hw_debug("session %016llx: client closed", (unsigned long long)s->id);
-            return;
-        }
+            return LOOP_END;
+        if (session_read(s, hbuf, sizeof hbuf) < 0)
+            return link_failed(s);
         hipr_header_decode(hbuf, &h);
         idle_note_request(s, h.opcode);
         enum hipr_check c = hipr_check_request(&h, &info);
@@ -405,49 +639,89 @@ static void request_loop(struct session *s)
             h.payload_length <= UNKNOWN_OP_SKIP_MAX) {
             /* A newer client's call this worker lacks: refuse it, keep the session. */
             if (session_discard(s, h.payload_length) < 0)
-                return;
+                return link_failed(s);
             if (!(h.flags & HIPR_FLAG_NO_REPLY))
                 session_reply(s, h.opcode, h.request_id, HW_ENOTSUP, NULL, 0, NULL, 0);
             else
                 session_async_error(s, HW_ENOTSUP);
+            __atomic_store_n(&s->requests_executed, s->requests_executed + 1, __ATOMIC_RELAXED);
             continue;
         }
         if (c != HIPR_OK) {
             hw_warn("session %016llx: ending: %s (opcode 0x%04x, payload %llu)",
                     (unsigned long long)s->id, hipr_check_str(c), h.opcode,
                     (unsigned long long)h.payload_length);
-            return;
+            return LOOP_END;
         }
-        if (info->request_size > sizeof fixed ||
-            session_read(s, fixed, info->request_size) < 0)
-            return;
+        if (info->request_size > sizeof fixed)
+            return LOOP_END;
+        if (session_read(s, fixed, info->request_size) < 0)
+            return link_failed(s);
         s->tail_left = h.payload_length - info->request_size;
+        if (h.opcode == HIPR_OP_ACK) {
+            if (s->tail_left && session_discard(s, s->tail_left) < 0)
+                return link_failed(s);
+            s->tail_left = 0;
+            take_ack(s, fixed);
+            continue;
+        }
+        if (s->replies.borrowed && settle_borrowed(s) < 0)
+            return LOOP_END;
         errno = 0;
-        if (h.opcode != HIPR_OP_HEARTBEAT) /* read by the heartbeat thread */
-            __atomic_store_n(&s->requests_executed, s->requests_executed + 1, __ATOMIC_RELAXED);
+        s->read_failed = 0;
         int rc = dispatch_request(s, &h, info, fixed);
+        /* A request cut short by the connection did not happen: a resumed
+         * client sends it again. */
+        if (s->read_failed) {
+            hw_info("session %016llx: connection lost in the middle of %s: %s%s",
+                    (unsigned long long)s->id, info->name,
+                    errno ? strerror(errno) : "the client closed the connection",
+                    s->resumable ? " (not executed; a resumed client sends it again)" : "");
+            return LOOP_LINK;
+        }
+        /* Counted once executed (heartbeats and resume's own requests are
+         * not requests of the session); read by the heartbeat thread. */
+        if (h.opcode != HIPR_OP_HEARTBEAT && h.opcode != HIPR_OP_RESUME_ENABLE) {
+            __atomic_store_n(&s->requests_executed, s->requests_executed + 1, __ATOMIC_RELAXED);
+            if (s->resumable)
+                maybe_ack(s, HIPR_HEADER_SIZE + h.payload_length);
+        }
         if (rc < 0 && h.opcode != HIPR_OP_GOODBYE && h.opcode != HIPR_OP_HELLO)
-            hw_info("session %016llx: ending in the middle of %s: %s", (unsigned long long)s->id,
-                    info->name, errno ? strerror(errno) : "the client closed the connection");
-        /* Whatever a handler left unread (after an early error) is skipped. */
+            hw_info("session %016llx: ending in the middle of %s", (unsigned long long)s->id,
+                    info->name);
+        if (rc < 0)
+            return LOOP_END;
+        /* Whatever a handler left unread (after an early error) is skipped;
+         * the request itself is done. */
         if (s->tail_left && session_discard(s, s->tail_left) < 0)
-            return;
+            return link_failed(s);
         s->tail_left = 0;
-        if (rc < 0 || s->send_failed)
-            return;
+        if (s->send_failed)
+            return LOOP_END;
     }
 }
 
-static int session_fd = -1;
-static volatile sig_atomic_t handshake_expired;
+static volatile int session_fd = -1;
+static volatile sig_atomic_t handshake_expired, term_requested;
 
 /* SIGTERM from the supervisor's shutdown: stop reading; the request loop sees
  * end of input and the session frees everything on its way out. */
 static void on_term(int sig)
 {
     (void)sig;
+    term_requested = 1;
     if (session_fd >= 0)
         shutdown(session_fd, SHUT_RD);
+}
+
+void session_track_fd(int fd)
+{
+    session_fd = fd;
+}
+
+int session_terminating(void)
+{
+    return term_requested;
 }
 
 /* The handshake deadline: whatever the peer is doing (trickling bytes one at
@@ -469,6 +743,34 @@ static void handshake_timer(int ms)
     setitimer(ITIMER_REAL, &it, NULL);
 }
 
+/* TLS or plain, then (plain only) a first frame that may be SESSION_ROUTE:
+ * such a connection belongs to another session process and is handed on
+ * (returns 2). Else the handshake proper: 0 with HELLO, 1 after a status
+ * query, -1 on failure. */
+static int accept_connection(struct session *s, struct link_setup *l, struct hipr_header *hello_h,
+                             struct hipr_hello_req *hello, int *route_status)
+{
+    uint8_t first[HIPR_HEADER_SIZE], fixed[64];
+    const uint8_t *pre = NULL;
+    if (link_accept(l) < 0)
+        return -1;
+    if (!hw_tx_is_tls(&s->tx)) {
+        struct hipr_header fh;
+        if (hw_tx_read_full(&s->tx, first, sizeof first) < 0)
+            return -1;
+        hipr_header_decode(first, &fh);
+        if (fh.magic == HIPR_MAGIC && fh.opcode == HIPR_OP_SESSION_ROUTE) {
+            *route_status = session_route(&s->tx, s->cfg, l->peer, &fh);
+            return 2;
+        }
+        pre = first;
+    }
+    int hs = link_handshake(l, s, pre, hello_h, fixed);
+    if (hs == 0)
+        hipr_hello_req_decode(fixed, HIPR_hello_req_SIZE, hello);
+    return hs;
+}
+
 int session_main(int fd, const struct worker_config *cfg, struct status_table *table,
                  uint64_t session_id)
 {
@@ -476,10 +778,13 @@ int session_main(int fd, const struct worker_config *cfg, struct status_table *t
     struct hipr_header hello_h;
     struct hipr_hello_req hello;
     char peer[80];
+    int route_status = 1;
     memset(&s, 0, sizeof s);
     hw_tx_init_plain(&s.tx, fd);
+    hw_tx_init_plain(&s.next_tx, -1);
     s.id = session_id;
-    session_fd = fd;
+    s.route_fd = -1;
+    session_track_fd(fd);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_term;
@@ -491,6 +796,13 @@ int session_main(int fd, const struct worker_config *cfg, struct status_table *t
     pthread_mutex_init(&s.send_lock, NULL);
     pthread_mutex_init(&s.stage_lock, NULL);
     pthread_cond_init(&s.stage_cond, NULL);
+    pthread_mutex_init(&s.resume_lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s.resume_cond, &ca);
+    pthread_condattr_destroy(&ca);
+    reply_log_init(&s.replies, give_back_buf, &s);
     alloc_table_init(&s.allocs);
     handle_map_init(&s.streams);
     handle_map_init(&s.events);
@@ -498,27 +810,33 @@ int session_main(int fd, const struct worker_config *cfg, struct status_table *t
     handle_map_init(&s.functions);
     hw_peer_name(fd, peer, sizeof peer);
 
+    struct link_setup l = { .tx = &s.tx, .cfg = cfg, .peer = peer };
     handshake_timer(cfg->handshake_timeout_ms);
-    int hs = session_accept_link(&s, peer);
-    if (hs == 0)
-        hs = session_handshake(&s, peer, &hello_h, &hello);
+    int hs = accept_connection(&s, &l, &hello_h, &hello, &route_status);
     handshake_timer(0);
     signal(SIGALRM, SIG_IGN); /* a late tick must not cut a session's link */
+    if (hs == 2) {
+        hw_tx_close(&s.tx);
+        return route_status;
+    }
     if (handshake_expired) {
         hw_warn("connection from %s: no HELLO within --handshake-timeout %d ms", peer,
                 cfg->handshake_timeout_ms);
         hs = -1;
     }
+    s.heartbeat_ms = l.heartbeat_ms;
     /* Only an accepted HELLO gets the request buffer, a status slot and a backend. */
     if (hs == 0) {
         s.rbuf = malloc(RBUF_SIZE);
         hs = s.rbuf ? open_session(&s, &hello_h, &hello) : -1;
     }
     if (hs == 0 && session_heartbeat_start(&s) == 0)
-        request_loop(&s);
+        while (request_loop(&s) == LOOP_LINK && session_resume_wait(&s) == 0)
+            ;
     /* Wakes the heartbeat thread if it is blocked writing to a dead peer. */
     hw_tx_shutdown(&s.tx);
     session_heartbeat_stop(&s);
+    session_resume_end(&s);
     session_release_all(&s);
     session_buf_drop_all(&s);
     /* Wake a client blocked on a reply before the process goes away. */

@@ -17,6 +17,7 @@
 #include "handle_map.h"
 #include "hipr.h"
 #include "hw_transport.h"
+#include "reply_log.h"
 #include "status_table.h"
 #include "worker.h"
 
@@ -65,6 +66,9 @@ struct session {
      * silences with HEARTBEAT frames. */
     int heartbeat_ms;
     uint64_t last_send_ms;
+    /* Requests executed after HELLO, heartbeats, acknowledgements and
+     * RESUME_ENABLE not counted: HEARTBEAT's seq, and where a resumed
+     * client's replay starts. */
     uint64_t requests_executed;
     pthread_t hb_thread;
     int hb_running, hb_stop;
@@ -100,6 +104,44 @@ struct session {
     uint64_t last_request_ns;  /* the last request that counts as activity */
     int active_since_wait;     /* such a request arrived since idle.c looked */
     struct rtc_jobs *rtc;      /* compiles in flight (rtc.c); NULL until the first */
+    /* A reply sent in pieces (session_reply_start/more/end), under send_lock. */
+    uint8_t piece_hdr[HIPR_HEADER_SIZE + HIPR_reply_hdr_SIZE];
+    uint64_t piece_len, piece_at;
+    void *piece_keep;          /* the pieces gathered for the reply log, or NULL */
+
+    /* Session resume (resume.c), off until RESUME_ENABLE. While resumable,
+     * every reply is kept until acknowledged, and a lost connection
+     * detaches the session for --resume-grace instead of ending it. */
+    int resumable;
+    uint64_t resume_token;     /* HELLO's; a resuming client presents it */
+    struct reply_log replies;  /* under send_lock */
+    int link_down;             /* under send_lock: no connection, replies are only kept */
+    int read_failed;           /* the transport failed under a read (not the request) */
+    uint64_t unacked_reqs, unacked_bytes; /* read since the last ACK sent unasked */
+    uint64_t last_ack_ns;
+    int route_fd;              /* where handed-over connections arrive, or -1 */
+    pthread_t route_thread;
+    int route_running;
+    pthread_mutex_t resume_lock;
+    pthread_cond_t resume_cond;
+    int route_stop;            /* under resume_lock */
+    int next_ready;            /* under resume_lock: next_tx is authenticated */
+    struct hw_transport next_tx;
+    struct hipr_header next_h;
+    struct hipr_session_resume_req next_req;
+    char next_peer[80];
+};
+
+/* A connection before it is (or rejoins) a session: its transport, and
+ * what the handshake agrees on. session: 0 on a new connection, else the
+ * session a routed connection must name. heartbeat_ms: in, the session's
+ * interval when resuming; out, the agreed one. */
+struct link_setup {
+    struct hw_transport *tx;
+    const struct worker_config *cfg;
+    const char *peer;
+    uint64_t session;
+    int heartbeat_ms;
 };
 
 /* Runs a session on an accepted socket until the client leaves; frees
@@ -108,11 +150,37 @@ int session_main(int fd, const struct worker_config *cfg, struct status_table *t
                  uint64_t session_id);
 
 /* handshake.c: TLS or plain (peeks at the first byte), then authentication
- * and the first request. session_handshake returns 0 with an accepted HELLO,
- * 1 after answering a status query, -1 when the connection must close. */
-int session_accept_link(struct session *s, const char *peer);
-int session_handshake(struct session *s, const char *peer, struct hipr_header *hello_h,
-                      struct hipr_hello_req *hello);
+ * and the first request. link_handshake returns 0 with the accepted final
+ * request (HELLO, or SESSION_RESUME on a routed connection: its header, and
+ * its fixed part in final_fixed, 64 bytes), 1 after answering a status
+ * query (fresh connections only; s->tx must be l->tx), -1 when the
+ * connection must close. first: a header already read, or NULL. */
+int link_accept(struct link_setup *l);
+int link_handshake(struct link_setup *l, struct session *s, const uint8_t *first,
+                   struct hipr_header *final_h, uint8_t *final_fixed);
+/* A reply written straight to a connection that is not (yet) the session's. */
+int link_reply(struct hw_transport *t, uint16_t opcode, uint32_t request_id, int status,
+               const void *body, size_t body_len);
+
+/* resume.c: see docs/protocol.md, "Session resume". RESUME_ENABLE: a
+ * hw_status, the reply sent on success. */
+int session_resume_enable(struct session *s, uint32_t request_id);
+/* The connection failed: while resumable, waits up to --resume-grace for
+ * the client to come back and rejoins it (0), else -1 (the session ends). */
+int session_resume_wait(struct session *s);
+/* Stops the route listener and drops what resume kept. */
+void session_resume_end(struct session *s);
+/* The process that accepted a connection whose first frame is
+ * SESSION_ROUTE hands it on. Returns the process exit status. */
+int session_route(struct hw_transport *t, const struct worker_config *cfg, const char *peer,
+                  const struct hipr_header *h);
+/* The fd SIGTERM and the handshake timer shut down (the current connection). */
+void session_track_fd(int fd);
+/* Whether the supervisor asked this session to end (SIGTERM). */
+int session_terminating(void);
+/* Marks the connection lost (it is shut down): a resumable session then
+ * detaches, another one ends after the current request. */
+void session_link_lost(struct session *s);
 /* heartbeat.c: sends HEARTBEAT after each heartbeat_ms of silence, and
  * makes a read that hears nothing for HW_DEAD_AFTER heartbeats fail. */
 #define HW_DEAD_AFTER 4
@@ -120,6 +188,9 @@ int session_handshake(struct session *s, const char *peer, struct hipr_header *h
 #define HW_HEARTBEAT_MAX_MS 600000
 int session_heartbeat_start(struct session *s);
 void session_heartbeat_stop(struct session *s);
+/* Applies the read and write timeouts to the current connection (again,
+ * after a resume). */
+void session_heartbeat_link(struct session *s);
 uint64_t session_now_ms(void);
 
 /* Answers WORKER_STATUS from the supervisor's status table. */
@@ -129,16 +200,27 @@ int session_send_worker_status(struct session *s, uint32_t request_id);
  * error, if any, in the reply header. Returns 0 or -1 if the socket failed. */
 int session_reply(struct session *s, uint16_t opcode, uint32_t request_id, int status,
                   const void *body, size_t body_len, const void *tail, uint64_t tail_len);
+/* The same, saying how a resumable session keeps the tail (reply_log.h);
+ * with REPLY_TAIL_GIVE the buffer `owned` (from session_buf_get) is the
+ * reply's from now on. */
+int session_reply_tail(struct session *s, uint16_t opcode, uint32_t request_id, int status,
+                       const void *body, size_t body_len, const void *tail, uint64_t tail_len,
+                       enum reply_tail how, void *owned);
 /* A successful reply whose tail is sent in pieces, for data that arrives
  * while it is being sent: start sends the header and holds the send lock
  * until end; more sends the next piece. start and more return -1 (lock
  * released, nothing more to call) when the socket failed. end(complete = 0)
  * after a piece could not be produced ends the session, whose reply stream
- * cannot be resynchronised. */
+ * cannot be resynchronised. A resumable session keeps the whole reply, and
+ * while its link is down the pieces are only kept. */
 int session_reply_start(struct session *s, uint16_t opcode, uint32_t request_id,
                         uint64_t tail_len);
 int session_reply_more(struct session *s, const void *data, size_t len);
 void session_reply_end(struct session *s, int complete);
+/* An unsolicited frame (HEARTBEAT, ACK): never kept, not sent while the
+ * connection is down. */
+int session_send_unsolicited(struct session *s, uint16_t opcode, const void *body,
+                             size_t body_len);
 void session_async_error(struct session *s, int status);
 /* Reads n bytes of the current request's tail. */
 int session_read_tail(struct session *s, void *buf, uint64_t n);

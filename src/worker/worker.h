@@ -12,6 +12,8 @@ struct worker_info;
 /* Defaults of the per-session limits (docs/worker.md). */
 #define WORKER_DEFAULT_MAX_HANDLES  16384u
 #define WORKER_DEFAULT_MAX_INFLIGHT (UINT64_C(256) << 20)
+#define WORKER_DEFAULT_RESUME_GRACE_MS 60000u
+#define WORKER_DEFAULT_RESUME_BUFFER (UINT64_C(256) << 20)
 
 struct worker_config {
     const char *bind;
@@ -36,6 +38,11 @@ struct worker_config {
     uint64_t rtc_max_output;  /* bytes per file the compiler writes */
     const char *rtc_dir;      /* private compile directories go here; NULL: $TMPDIR or /tmp */
     const char *hipcc;        /* NULL: hipcc from PATH */
+    /* Session resume (docs/worker.md): how long a session whose connection
+     * broke is kept for its client to come back (0: resume off), and how
+     * many bytes of unacknowledged replies it may keep. */
+    uint64_t resume_grace_ms;
+    uint64_t resume_buffer;
 };
 
 #endif

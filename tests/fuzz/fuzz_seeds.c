@@ -104,6 +104,36 @@ static void seed_info_in_session(struct seed_writer *w)
     u64_frame(w, HIPR_OP_PING, 0, 9, NULL, 0);
 }
 
+/* Session resume: enabled (HELLO with a token), acknowledgements both
+ * ways, then the routing and resuming requests, which belong to a routed
+ * connection's handshake and are refused inside a session. */
+static void seed_resume(struct seed_writer *w)
+{
+    w->out[w->len++] = 0;
+    ENC(hello_req, .proto_min = 1, .proto_max = 1, .client_pid = 42,
+        .resume_token = 0x1122334455667788ull);
+    frame(w, HIPR_OP_HELLO, 0, hello_req_b, sizeof hello_req_b, NULL, 0);
+    frame(w, HIPR_OP_RESUME_ENABLE, 0, NULL, 0, NULL, 0);
+    malloc_frame(w, 0, 4096);
+    ENC(ack, .count = 1, .flags = HIPR_ACK_REQUEST);
+    frame(w, HIPR_OP_ACK, HIPR_FLAG_NO_REPLY, ack_b, sizeof ack_b, NULL, 0);
+    u64_frame(w, HIPR_OP_PING, 0, 3, NULL, 0);
+    ENC(session_resume_req, .session_id = 1, .resume_token = 0x1122334455667788ull,
+        .replies_received = 2, .requests_sent = 2);
+    frame(w, HIPR_OP_SESSION_RESUME, 0, session_resume_req_b, sizeof session_resume_req_b, NULL,
+          0);
+    u64_frame(w, HIPR_OP_SESSION_ROUTE, 0, 1, NULL, 0);
+    frame(w, HIPR_OP_RESUME_ENABLE, 0, NULL, 0, NULL, 0); /* a second time: refused */
+    frame(w, HIPR_OP_GOODBYE, 0, NULL, 0, NULL, 0);
+}
+
+/* A fresh connection asking to be routed to a session that does not exist. */
+static void seed_route(struct seed_writer *w)
+{
+    w->out[w->len++] = 0;
+    u64_frame(w, HIPR_OP_SESSION_ROUTE, 0, 0x6b00000000000001ull, NULL, 0);
+}
+
 static void seed_device(struct seed_writer *w)
 {
     w->out[w->len++] = FUZZ_MODE_AUTO_HELLO;
@@ -258,7 +288,7 @@ typedef void (*seed_fn)(struct seed_writer *w);
 static const seed_fn seeds[] = {
     seed_handshake, seed_status, seed_status_hello, seed_device, seed_copies,
     seed_copies_2d, seed_big_h2d, seed_streams_events, seed_modules, seed_bad_frames,
-    seed_info, seed_info_in_session,
+    seed_info, seed_info_in_session, seed_resume, seed_route,
 };
 
 size_t fuzz_seed_count(void)

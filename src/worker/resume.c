@@ -1,0 +1,313 @@
+/*
+ * resume.c - a session that outlives its connection (docs/protocol.md,
+ * "Session resume"; the client's half is src/client/resume.c).
+ *
+ * After RESUME_ENABLE the session keeps every reply until the client
+ * acknowledges it (reply_log.h) and listens on a unix socket of its own
+ * (route.h). When the connection breaks, the request loop returns and
+ * session_resume_wait() holds the session - memory, modules, streams,
+ * work still running - for --resume-grace. A reconnecting client names the
+ * session in SESSION_ROUTE; the process that accepted that connection
+ * hands the socket over; the route thread here runs TLS, authentication
+ * (AUTH_BEGIN.session = this session, covered by both proofs) and checks
+ * SESSION_RESUME's token; then the request loop's thread takes the new
+ * connection, answers with the count of requests it executed, sends again
+ * the replies the client has not read, and carries on. The client re-sends
+ * the requests after that count. A request cut short by the break was not
+ * executed (session.c), so nothing runs twice and nothing is lost.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <poll.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hw_auth.h"
+#include "hw_log.h"
+#include "hw_net.h"
+#include "hw_sha256.h"
+#include "route.h"
+#include "session.h"
+
+#define ROUTE_POLL_MS 200 /* how often the route thread looks for a stop */
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static int route_stopping(struct session *s)
+{
+    pthread_mutex_lock(&s->resume_lock);
+    int stop = s->route_stop;
+    pthread_mutex_unlock(&s->resume_lock);
+    return stop;
+}
+
+/* One handed-over connection: plain SESSION_ROUTE's reply, TLS or plain,
+ * authentication, SESSION_RESUME with the right token. On success it waits
+ * in s->next_tx for the request loop's thread, and the old connection, if
+ * it still looks alive to us, is shut down so that thread lets it go. */
+static void take_routed(struct session *s, int fd, uint32_t route_id)
+{
+    struct hw_transport t;
+    char peer[80];
+    struct hipr_header h;
+    uint8_t fixed[64];
+    hw_tx_init_plain(&t, fd);
+    hw_peer_name(fd, peer, sizeof peer);
+    hw_tx_set_recv_timeout(&t, s->cfg->handshake_timeout_ms);
+    struct link_setup l = { .tx = &t, .cfg = s->cfg, .peer = peer, .session = s->id,
+                            .heartbeat_ms = s->heartbeat_ms };
+    if (link_reply(&t, HIPR_OP_SESSION_ROUTE, route_id, HW_OK, NULL, 0) < 0 ||
+        link_accept(&l) < 0 || link_handshake(&l, s, NULL, &h, fixed) != 0)
+        goto fail;
+    struct hipr_session_resume_req req;
+    hipr_session_resume_req_decode(fixed, HIPR_session_resume_req_SIZE, &req);
+    uint8_t want[8], got[8];
+    hipr_put_u64(want, s->resume_token);
+    hipr_put_u64(got, req.resume_token);
+    if (req.session_id != s->id || !hw_ct_equal(want, got, sizeof want)) {
+        hw_warn("session %016llx: refusing a resume from %s: %s", (unsigned long long)s->id,
+                peer, req.session_id != s->id ? "it names another session" : "wrong resume token");
+        link_reply(&t, h.opcode, h.request_id, HW_ENOTINIT, NULL, 0);
+        goto fail;
+    }
+    hw_tx_set_recv_timeout(&t, 0);
+    pthread_mutex_lock(&s->resume_lock);
+    if (s->next_ready) /* an earlier attempt nobody took yet: the newest wins */
+        hw_tx_close(&s->next_tx);
+    if (hw_tx_move(&s->next_tx, &t) < 0) {
+        s->next_ready = 0;
+        pthread_mutex_unlock(&s->resume_lock);
+        return;
+    }
+    s->next_h = h;
+    s->next_req = req;
+    snprintf(s->next_peer, sizeof s->next_peer, "%s", peer);
+    s->next_ready = 1;
+    pthread_cond_broadcast(&s->resume_cond);
+    pthread_mutex_unlock(&s->resume_lock);
+    /* The client gave up on the old connection even if we have not noticed. */
+    session_link_lost(s);
+    return;
+fail:
+    hw_tx_close(&t);
+}
+
+static void *route_main(void *arg)
+{
+    struct session *s = arg;
+    while (!route_stopping(s)) {
+        struct pollfd p = { .fd = s->route_fd, .events = POLLIN };
+        if (poll(&p, 1, ROUTE_POLL_MS) <= 0)
+            continue;
+        int fd;
+        uint32_t route_id;
+        if (route_accept(s->route_fd, s->id, &fd, &route_id) == 0)
+            take_routed(s, fd, route_id);
+    }
+    return NULL;
+}
+
+int session_resume_enable(struct session *s, uint32_t request_id)
+{
+    if (s->resumable || s->route_running)
+        return HW_EINVAL;
+    if (!s->cfg->resume_grace_ms || !s->resume_token)
+        return HW_ENOTSUP; /* off here, or the client has no token to resume with */
+    if (route_listen(s->id, &s->route_fd) < 0) {
+        hw_warn("session %016llx: cannot listen for resumed connections: %s",
+                (unsigned long long)s->id, strerror(errno));
+        return HW_ENOTSUP;
+    }
+    if (pthread_create(&s->route_thread, NULL, route_main, s) != 0) {
+        close(s->route_fd);
+        s->route_fd = -1;
+        return HW_ENOTSUP;
+    }
+    s->route_running = 1;
+    /* The reply goes out before replies are counted and kept: the client
+     * reads it as part of setting the session up. */
+    struct hipr_resume_enable_rep r = { .grace_ms = (uint32_t)s->cfg->resume_grace_ms };
+    uint8_t out[HIPR_resume_enable_rep_SIZE];
+    hipr_resume_enable_rep_encode(out, &r);
+    session_reply(s, HIPR_OP_RESUME_ENABLE, request_id, HW_OK, out, sizeof out, NULL, 0);
+    pthread_mutex_lock(&s->send_lock);
+    s->resumable = 1;
+    pthread_mutex_unlock(&s->send_lock);
+    hw_debug("session %016llx: resumable for %llu ms after a cut", (unsigned long long)s->id,
+             (unsigned long long)s->cfg->resume_grace_ms);
+    return HW_OK;
+}
+
+struct resend_ctx {
+    struct session *s;
+};
+
+static int resend_one(void *ctx, const void *head, size_t head_len, const void *tail,
+                      uint64_t tail_len)
+{
+    struct resend_ctx *r = ctx;
+    struct iovec iov[2] = { { (void *)head, head_len }, { (void *)tail, (size_t)tail_len } };
+    return hw_tx_writev_full(&r->s->tx, iov, 2);
+}
+
+/* The request loop's thread takes the new connection: the client's counts
+ * must fit what was kept, then SESSION_RESUME's reply, the replies it has
+ * not read, and the loop carries on. 0, or -1 when the session cannot go on. */
+static int rejoin(struct session *s, struct hw_transport *t, const struct hipr_header *h,
+                  const struct hipr_session_resume_req *req, const char *peer)
+{
+    struct hipr_session_resume_rep rep = { .requests_done = s->requests_executed,
+                                           .grace_ms = (uint32_t)s->cfg->resume_grace_ms };
+    uint8_t out[HIPR_session_resume_rep_SIZE];
+    const char *why = NULL;
+    pthread_mutex_lock(&s->send_lock);
+    rep.replies_sent = s->replies.sent;
+    if (!s->resumable)
+        why = "it stopped keeping replies (--resume-buffer)";
+    else if (req->requests_sent < s->requests_executed)
+        why = "the client sent fewer requests than were executed";
+    else if (!reply_log_has(&s->replies, req->replies_received))
+        why = "the client counts replies that were never sent";
+    if (why) {
+        pthread_mutex_unlock(&s->send_lock);
+        hw_warn("session %016llx: cannot resume for %s: %s; ending", (unsigned long long)s->id,
+                peer, why);
+        link_reply(t, h->opcode, h->request_id, HW_EINVAL, NULL, 0);
+        hw_tx_close(t);
+        return -1;
+    }
+    hw_tx_close(&s->tx);
+    if (hw_tx_move(&s->tx, t) < 0) {
+        pthread_mutex_unlock(&s->send_lock);
+        return -1;
+    }
+    session_track_fd(s->tx.fd);
+    reply_log_ack(&s->replies, req->replies_received);
+    hipr_session_resume_rep_encode(out, &rep);
+    struct resend_ctx rc = { s };
+    uint64_t resent = rep.replies_sent - req->replies_received;
+    if (link_reply(&s->tx, h->opcode, h->request_id, HW_OK, out, sizeof out) < 0 ||
+        reply_log_resend(&s->replies, req->replies_received, resend_one, &rc) < 0)
+        hw_tx_shutdown(&s->tx); /* broken again: the next read says so */
+    else
+        s->link_down = 0;
+    if (s->heartbeat_ms)
+        __atomic_store_n(&s->last_send_ms, session_now_ms(), __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&s->send_lock);
+    /* What the old connection left half read is gone with it. */
+    s->rpos = s->rlen = 0;
+    s->tail_left = 0;
+    s->read_failed = 0;
+    session_heartbeat_link(s);
+    hw_info("session %016llx: resumed by %s (%s): %llu requests executed, %llu replies sent "
+            "again", (unsigned long long)s->id, peer, hw_tx_is_tls(&s->tx) ? "TLS" : "plain",
+            (unsigned long long)rep.requests_done, (unsigned long long)resent);
+    return 0;
+}
+
+int session_resume_wait(struct session *s)
+{
+    if (!s->resumable || session_terminating())
+        return -1;
+    pthread_mutex_lock(&s->send_lock);
+    s->link_down = 1;
+    hw_tx_shutdown(&s->tx);
+    int still = s->resumable;
+    pthread_mutex_unlock(&s->send_lock);
+    if (!still)
+        return -1;
+    uint64_t grace = s->cfg->resume_grace_ms, deadline = now_ms() + grace;
+    hw_info("session %016llx: keeping it for --resume-grace %llu ms for its client to resume",
+            (unsigned long long)s->id, (unsigned long long)grace);
+    pthread_mutex_lock(&s->resume_lock);
+    while (!s->next_ready && !session_terminating() && now_ms() < deadline &&
+           __atomic_load_n(&s->resumable, __ATOMIC_ACQUIRE)) {
+        uint64_t left = deadline - now_ms();
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        /* Short slices: SIGTERM only sets a flag. */
+        uint64_t slice = left < ROUTE_POLL_MS ? left : ROUTE_POLL_MS;
+        until.tv_sec += (time_t)(slice / 1000);
+        until.tv_nsec += (long)(slice % 1000) * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&s->resume_cond, &s->resume_lock, &until);
+    }
+    if (!s->next_ready) {
+        pthread_mutex_unlock(&s->resume_lock);
+        if (!session_terminating())
+            hw_info("session %016llx: not resumed within --resume-grace %llu ms; ending",
+                    (unsigned long long)s->id, (unsigned long long)grace);
+        return -1;
+    }
+    struct hw_transport t;
+    struct hipr_header h = s->next_h;
+    struct hipr_session_resume_req req = s->next_req;
+    char peer[80];
+    snprintf(peer, sizeof peer, "%s", s->next_peer);
+    int moved = hw_tx_move(&t, &s->next_tx);
+    s->next_ready = 0;
+    pthread_mutex_unlock(&s->resume_lock);
+    if (moved < 0)
+        return -1;
+    return rejoin(s, &t, &h, &req, peer);
+}
+
+void session_resume_end(struct session *s)
+{
+    if (s->route_running) {
+        pthread_mutex_lock(&s->resume_lock);
+        s->route_stop = 1;
+        pthread_mutex_unlock(&s->resume_lock);
+        pthread_join(s->route_thread, NULL);
+        s->route_running = 0;
+    }
+    if (s->route_fd >= 0)
+        close(s->route_fd);
+    s->route_fd = -1;
+    pthread_mutex_lock(&s->resume_lock);
+    if (s->next_ready)
+        hw_tx_close(&s->next_tx);
+    s->next_ready = 0;
+    pthread_mutex_unlock(&s->resume_lock);
+    pthread_mutex_lock(&s->send_lock);
+    s->resumable = 0;
+    reply_log_clear(&s->replies);
+    pthread_mutex_unlock(&s->send_lock);
+}
+
+int session_route(struct hw_transport *t, const struct worker_config *cfg, const char *peer,
+                  const struct hipr_header *h)
+{
+    const struct hipr_op_info *info;
+    uint8_t fixed[HIPR_session_route_SIZE];
+    struct hipr_session_route m;
+    (void)cfg;
+    if (hipr_check_request(h, &info) != HIPR_OK ||
+        hw_tx_read_full(t, fixed, sizeof fixed) < 0 ||
+        hw_tx_discard(t, h->payload_length - sizeof fixed) < 0) {
+        hw_warn("rejecting connection from %s: a malformed SESSION_ROUTE", peer);
+        return 1;
+    }
+    hipr_session_route_decode(fixed, sizeof fixed, &m);
+    if (route_send(m.session_id, t->fd, h->request_id) < 0) {
+        int e = errno;
+        hw_info("connection from %s asks to resume session %016llx: %s", peer,
+                (unsigned long long)m.session_id,
+                e == ENOENT ? "no such session (ended, or never resumable)" : strerror(e));
+        link_reply(t, h->opcode, h->request_id, e == ENOENT ? HW_ENOTFOUND : HW_EUNKNOWN, NULL,
+                   0);
+        return 1;
+    }
+    hw_debug("connection from %s handed to session %016llx", peer,
+             (unsigned long long)m.session_id);
+    return 0;
+}

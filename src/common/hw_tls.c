@@ -14,6 +14,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,13 +163,51 @@ static int wait_fd(int fd, short events, int timeout_ms)
     }
 }
 
+/* OpenSSL writes with write(2), which raises SIGPIPE when the peer has
+ * gone and would kill a program that never asked for the signal (the plain
+ * path sends with MSG_NOSIGNAL). So SIGPIPE is blocked in the calling
+ * thread around OpenSSL calls that may write, and one they raised is taken
+ * before the thread's mask is restored. */
+struct sigpipe_guard {
+    sigset_t old;
+    int active;
+};
+
+static void sigpipe_block(struct sigpipe_guard *g)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGPIPE);
+    g->active = pthread_sigmask(SIG_BLOCK, &set, &g->old) == 0 && !sigismember(&g->old, SIGPIPE);
+}
+
+static void sigpipe_restore(struct sigpipe_guard *g, int failed)
+{
+    if (!g->active)
+        return;
+    if (failed) {
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, SIGPIPE);
+        struct timespec none = { 0, 0 };
+        int saved = errno;
+        while (sigtimedwait(&set, NULL, &none) == SIGPIPE)
+            ;
+        errno = saved;
+    }
+    pthread_sigmask(SIG_SETMASK, &g->old, NULL);
+}
+
 static int handshake(struct hw_transport *t, SSL *ssl, int server, int timeout_ms, char *why,
                      size_t why_len)
 {
     int64_t deadline = now_ms() + timeout_ms;
     for (;;) {
         ERR_clear_error();
+        struct sigpipe_guard g;
+        sigpipe_block(&g);
         int r = server ? SSL_accept(ssl) : SSL_connect(ssl);
+        sigpipe_restore(&g, r != 1);
         if (r == 1)
             return 0;
         int e = SSL_get_error(ssl, r);
@@ -281,9 +321,12 @@ static int write_all(struct hw_transport *t, const uint8_t *p, size_t n)
         int want = n > INT_MAX ? INT_MAX : (int)n;
         pthread_mutex_lock(&t->lock);
         ERR_clear_error();
+        struct sigpipe_guard g;
+        sigpipe_block(&g);
         int r = SSL_write(ssl, p, want);
         int e = r > 0 ? SSL_ERROR_NONE : SSL_get_error(ssl, r);
         int saved = errno;
+        sigpipe_restore(&g, r <= 0);
         pthread_mutex_unlock(&t->lock);
         if (r > 0) {
             p += r;

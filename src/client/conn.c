@@ -21,6 +21,11 @@
 #include "hw_transport.h"
 
 #define WBUF_SIZE      (256 * 1024) /* the ring when the session is not resumable */
+/* Larger tails go from the caller's memory and, when resumable, the call
+ * waits until the worker has them: copying 256 KiB-1 MiB tails into the
+ * ring instead measured slower (docs/benchmarks.md). */
+#define INLINE_TAIL    (64 * 1024)
+#define INLINE_FIXED   64           /* room for the largest fixed part */
 #define REPLAY_DEFAULT (16u << 20)  /* TF_WORKER_REPLAY_BYTES */
 #define FLUSH_BYTES    (64 * 1024)  /* keep the worker fed while buffering */
 #define FLUSH_OPS      256
@@ -234,26 +239,33 @@ static void conn_init(void)
         goto fail;
     }
     /* TF_WORKER_RESUME_TIMEOUT_MS=0 turns resume off; unset, calls wait as
-     * long as the worker keeps the session. */
+     * long as the worker keeps the session. The replay ring and the resume
+     * thread exist before the worker is asked, so that a worker keeping
+     * the session never faces a client that cannot resume it. */
     c->resume_ms = hw_env_int("TF_WORKER_RESUME_TIMEOUT_MS", -1, 0, 3600000);
     if (c->resume_ms != 0 && hw_random_bytes(&c->resume_token, sizeof c->resume_token) < 0)
         c->resume_token = 0;
     if (c->resume_ms < 0)
         c->resume_ms = 0; /* the worker's grace, once it says */
-    if (replay_ring_init(&c->ring, WBUF_SIZE) < 0 ||
-        hw_connect_first_worker(c, open_link) != hipSuccess)
-        goto fail;
-    if (c->resumable) {
+    if (c->resume_token) {
         uint64_t cap = (uint64_t)hw_env_int("TF_WORKER_REPLAY_BYTES", REPLAY_DEFAULT, 1 << 20,
                                             1 << 30);
-        replay_ring_free(&c->ring);
-        if (replay_ring_init(&c->ring, cap) < 0 || hw_resume_start(c) < 0) {
-            /* Without a replay buffer the session cannot be resumed. */
-            c->resumable = 0;
+        if (replay_ring_init(&c->ring, cap, INLINE_TAIL + INLINE_FIXED) < 0) {
+            c->resume_token = 0;
+        } else if (hw_resume_start(c) < 0) {
             replay_ring_free(&c->ring);
-            if (replay_ring_init(&c->ring, WBUF_SIZE) < 0)
-                goto fail;
+            c->resume_token = 0;
         }
+    }
+    if (!c->resume_token && replay_ring_init(&c->ring, WBUF_SIZE, INLINE_TAIL + INLINE_FIXED) < 0)
+        goto fail;
+    if (hw_connect_first_worker(c, open_link) != hipSuccess)
+        goto fail;
+    if (c->resume_token && !c->resumable) {
+        /* The worker does not keep sessions: the small buffer will do. */
+        replay_ring_free(&c->ring);
+        if (replay_ring_init(&c->ring, WBUF_SIZE, INLINE_TAIL + INLINE_FIXED) < 0)
+            goto fail;
     }
     hw_debug("session %016llx (%s%s), backend %s, %d device(s)",
              (unsigned long long)c->session_id, hw_tx_is_tls(&c->tx) ? "TLS" : "plain TCP",
@@ -484,7 +496,7 @@ static int enqueue_locked(struct hw_conn *c, uint16_t opcode, uint32_t request_i
                           uint64_t tail_len, int flush, struct hw_ext_tail *ext, uint64_t *seq)
 {
     uint64_t payload = fixed_len + tail_len;
-    int inline_tail = payload <= REPLAY_INLINE_PAYLOAD;
+    int inline_tail = payload <= c->ring.inline_max;
     size_t len = HIPR_HEADER_SIZE + fixed_len + (inline_tail ? (size_t)tail_len : 0);
     if (c->resumable && ack_replies_locked(c, 0, 0) < 0)
         return -1;

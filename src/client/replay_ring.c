@@ -6,13 +6,14 @@
 
 #include "hipr.h"
 
-int replay_ring_init(struct replay_ring *r, uint64_t cap)
+int replay_ring_init(struct replay_ring *r, uint64_t cap, uint64_t inline_max)
 {
     memset(r, 0, sizeof *r);
     uint64_t pow2 = 4096;
     while (pow2 < cap)
         pow2 <<= 1;
     cap = pow2; /* offsets become positions with a mask, not a division */
+    r->inline_max = inline_max;
     r->buf = malloc((size_t)cap);
     r->marks = malloc(REPLAY_RING_MARKS * sizeof *r->marks);
     if (!r->buf || !r->marks) {
@@ -38,10 +39,10 @@ int replay_is_mark(uint16_t opcode)
     return opcode == HIPR_OP_HEARTBEAT || opcode == HIPR_OP_ACK;
 }
 
-size_t replay_frame_len(const uint8_t *hdr)
+size_t replay_frame_len(const struct replay_ring *r, const uint8_t *hdr)
 {
     uint64_t payload = hipr_get_u64(hdr + 16);
-    if (payload <= REPLAY_INLINE_PAYLOAD)
+    if (payload <= r->inline_max)
         return HIPR_HEADER_SIZE + (size_t)payload;
     /* The tail went from the caller's memory: only the fixed part is here. */
     const struct hipr_op_info *info = hipr_op_lookup(hipr_get_u16(hdr + 6));
@@ -188,7 +189,7 @@ int replay_ring_walk(const struct replay_ring *r, uint64_t done,
     for (uint64_t off = skip_pad(r, r->tail); off < r->head; off = skip_pad(r, off)) {
         const uint8_t *h = at(r, off);
         uint16_t opcode = hipr_get_u16(h + 6);
-        size_t len = replay_frame_len(h);
+        size_t len = replay_frame_len(r, h);
         int mark = replay_is_mark(opcode);
         if (!mark && ++seq > done)
             started = 1;

@@ -12,7 +12,7 @@
  * A frame is contiguous in the ring: one that does not fit before the end
  * starts again at the beginning, the space skipped is remembered. A
  * request's tail travels in the ring when the frame's payload is at most
- * REPLAY_INLINE_PAYLOAD; a larger one is sent from the caller's memory,
+ * the ring's inline_max; a larger one is sent from the caller's memory,
  * which the caller keeps until the worker has it (client.h).
  *
  * Offsets are virtual (they only grow); buf[offset % cap] is the byte.
@@ -27,7 +27,6 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#define REPLAY_INLINE_PAYLOAD (64 * 1024 + 64) /* a frame's payload kept in the ring */
 #define REPLAY_RING_PADS 4
 #define REPLAY_RING_MARKS 4096
 
@@ -41,6 +40,7 @@ struct replay_mark {
 struct replay_ring {
     uint8_t *buf;
     uint64_t cap;
+    uint64_t inline_max; /* the largest payload a frame keeps in the ring */
     uint64_t head;       /* where the next frame goes */
     uint64_t sent;       /* everything before it went to the socket */
     uint64_t tail;       /* the oldest frame kept */
@@ -52,8 +52,8 @@ struct replay_ring {
     uint64_t sent_seq;               /* requests before sent */
 };
 
-/* cap is rounded up to a power of two. */
-int replay_ring_init(struct replay_ring *r, uint64_t cap);
+/* cap is rounded up to a power of two; inline_max as above. */
+int replay_ring_init(struct replay_ring *r, uint64_t cap, uint64_t inline_max);
 void replay_ring_free(struct replay_ring *r);
 
 /* Room for one frame of `len` bytes at head, or NULL when the ring is too
@@ -90,7 +90,7 @@ int replay_ring_walk(const struct replay_ring *r, uint64_t done,
                      void *ctx);
 
 /* The bytes a frame takes in the ring, from its header. */
-size_t replay_frame_len(const uint8_t *hdr);
+size_t replay_frame_len(const struct replay_ring *r, const uint8_t *hdr);
 /* Whether opcode is a mark (not a request of the session). */
 int replay_is_mark(uint16_t opcode);
 

@@ -34,6 +34,7 @@ static struct mmark mmarks[REPLAY_RING_MARKS];
 static size_t mfirst, mcount;
 static size_t nsent;             /* of those, how many went out */
 static uint64_t next_seq = 1, released_seq;
+static const struct replay_ring *ring_ptr;
 static uint8_t wire[1 << 20];    /* what the "socket" received */
 static size_t wire_len;
 
@@ -74,7 +75,7 @@ static int append(struct replay_ring *r, uint64_t *s)
     CHECK(p >= r->buf && p + len <= r->buf + r->cap); /* contiguous */
     uint8_t fill = (uint8_t)rnd(s);
     put_frame(p, len, op, payload, fill);
-    CHECK(replay_frame_len(p) == len);
+    CHECK(replay_frame_len(ring_ptr, p) == len);
     replay_ring_commit(r, len);
     CHECK(count < MAXF);
     struct frame *f = &model[(first + count++) % MAXF];
@@ -86,7 +87,7 @@ static int append(struct replay_ring *r, uint64_t *s)
 
 static void check_frame(const uint8_t *p, const struct frame *f)
 {
-    CHECK(replay_frame_len(p) == f->len);
+    CHECK(replay_frame_len(ring_ptr, p) == f->len);
     for (size_t i = HIPR_HEADER_SIZE; i < f->len; i++)
         CHECK(p[i] == f->fill);
 }
@@ -184,7 +185,8 @@ int main(void)
 {
     struct replay_ring r;
     uint64_t s = 0x9e3779b97f4a7c15ull;
-    CHECK(replay_ring_init(&r, CAP) == 0);
+    CHECK(replay_ring_init(&r, CAP, 64 * 1024 + 64) == 0);
+    ring_ptr = &r;
     CHECK(replay_ring_reserve(&r, CAP + 1) == NULL); /* never fits */
     uint64_t wraps = 0, fulls = 0;
     for (int step = 0; step < 200000; step++) {

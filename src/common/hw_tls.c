@@ -14,11 +14,14 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 
+#include <openssl/bio.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
@@ -137,6 +140,57 @@ void hw_tls_ctx_free(struct hw_tls_ctx *c)
     free(c);
 }
 
+/*
+ * OpenSSL's socket BIO writes with write(2): to a peer that reset the
+ * connection that raises SIGPIPE, which kills an application that has not
+ * ignored it (the proxy lives inside one). This BIO is the socket BIO with
+ * its write done by send(2) with MSG_NOSIGNAL; the failure comes back as
+ * EPIPE instead.
+ */
+static BIO_METHOD *nosig_method;
+static pthread_once_t nosig_once = PTHREAD_ONCE_INIT;
+
+static int nosig_write(BIO *b, const char *data, int len)
+{
+    int fd = -1;
+    BIO_get_fd(b, &fd);
+    ssize_t r;
+    do
+        r = send(fd, data, (size_t)len, MSG_NOSIGNAL);
+    while (r < 0 && errno == EINTR);
+    BIO_clear_retry_flags(b);
+    if (r <= 0 && BIO_sock_should_retry((int)r))
+        BIO_set_retry_write(b);
+    return (int)r;
+}
+
+static void nosig_init(void)
+{
+    const BIO_METHOD *sock = BIO_s_socket();
+    BIO_METHOD *m = BIO_meth_new(BIO_TYPE_SOCKET, "hipwire socket");
+    if (!m)
+        return;
+    BIO_meth_set_write(m, nosig_write);
+    BIO_meth_set_read(m, BIO_meth_get_read(sock));
+    BIO_meth_set_puts(m, BIO_meth_get_puts(sock));
+    BIO_meth_set_ctrl(m, BIO_meth_get_ctrl(sock));
+    BIO_meth_set_create(m, BIO_meth_get_create(sock));
+    BIO_meth_set_destroy(m, BIO_meth_get_destroy(sock));
+    nosig_method = m;
+}
+
+/* The SSL reads and writes fd through the no-SIGPIPE BIO. 1, or 0. */
+static int set_socket(SSL *ssl, int fd)
+{
+    pthread_once(&nosig_once, nosig_init);
+    BIO *bio = nosig_method ? BIO_new(nosig_method) : NULL;
+    if (!bio)
+        return 0;
+    BIO_set_fd(bio, fd, BIO_NOCLOSE);
+    SSL_set_bio(ssl, bio, bio);
+    return 1;
+}
+
 static int64_t now_ms(void)
 {
     struct timespec ts;
@@ -202,7 +256,7 @@ static int tls_start(struct hw_transport *t, struct hw_tls_ctx *ctx, const char 
     uint8_t *scratch = malloc(WSCRATCH_SIZE);
     int fl = fcntl(t->fd, F_GETFL);
     if (!ssl || !scratch || fl < 0 || fcntl(t->fd, F_SETFL, fl | O_NONBLOCK) < 0 ||
-        SSL_set_fd(ssl, t->fd) != 1) {
+        !set_socket(ssl, t->fd)) {
         ssl_why(why, why_len, "cannot set up TLS");
         goto fail;
     }

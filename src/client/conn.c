@@ -295,6 +295,9 @@ void hw_conn_fail(struct hw_conn *c, const char *line)
     int was = c->broken;
     c->broken = 1;
     c->down = 0;
+    /* Said before any waiter wakes: the program may be done a moment later. */
+    if (!was && conn_ok && *line && !__atomic_load_n(&c->closing, __ATOMIC_ACQUIRE))
+        fprintf(stderr, "%s\n", line);
     for (struct hw_waiter *w = c->waiters; w; w = w->next)
         if (!w->done) {
             w->done = 1;
@@ -305,8 +308,6 @@ void hw_conn_fail(struct hw_conn *c, const char *line)
     pthread_mutex_unlock(&c->rlock);
     if (!was)
         hw_tx_shutdown(&c->tx); /* a thread blocked reading or writing returns */
-    if (!was && conn_ok && !__atomic_load_n(&c->closing, __ATOMIC_ACQUIRE))
-        fprintf(stderr, "%s\n", line);
 }
 
 void hw_link_lost(struct hw_conn *c, unsigned gen, const char *why)

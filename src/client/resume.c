@@ -30,7 +30,7 @@
 #include "hw_net.h"
 
 #define BACKOFF_FIRST_MS 20
-#define BACKOFF_MAX_MS   500
+#define BACKOFF_MAX_MS   250
 #define CONNECT_TIMEOUT_MS 5000
 
 static uint64_t now_ms(void)
@@ -177,7 +177,8 @@ static int replay_frame(void *ctx, uint64_t seq, const uint8_t *frame, size_t le
 /* Puts the new link in place and sends again whatever the worker did not
  * execute. Holds the reader role (nobody reads the old link) and wlock. */
 static int install(struct hw_conn *c, struct hw_transport *t,
-                   const struct hipr_session_resume_rep *rep, uint64_t replies_read)
+                   const struct hipr_session_resume_rep *rep, uint64_t replies_read,
+                   const char *line)
 {
     pthread_mutex_lock(&c->rlock);
     while (c->reader_active)
@@ -216,8 +217,11 @@ out:
     pthread_mutex_unlock(&c->wlock);
     pthread_mutex_lock(&c->rlock);
     c->reader_active = 0;
-    if (rc == 0)
+    if (rc == 0) {
+        /* Said before any waiter wakes: the program may be done a moment later. */
+        fprintf(stderr, "%s\n", line);
         c->down = 0;
+    }
     pthread_cond_broadcast(&c->rcond);
     pthread_mutex_unlock(&c->rlock);
     return rc;
@@ -268,15 +272,15 @@ static void resume_outage(struct hw_conn *c)
                 hw_tx_close(&t);
                 break;
             }
-            if (install(c, &t, &rep, replies_read) == 0) {
-                fprintf(stderr, "hipwire: resumed session %016llx after %llu ms (%d attempt%s; "
-                                "%llu requests sent again, %llu replies to come again)\n",
-                        (unsigned long long)c->session_id,
-                        (unsigned long long)(now_ms() - since), attempt, attempt == 1 ? "" : "s",
-                        (unsigned long long)(requests_sent - rep.requests_done),
-                        (unsigned long long)(rep.replies_sent - replies_read));
+            char line[256];
+            snprintf(line, sizeof line, "hipwire: resumed session %016llx after %llu ms (%d "
+                     "attempt%s; %llu requests sent again, %llu replies to come again)",
+                     (unsigned long long)c->session_id, (unsigned long long)(now_ms() - since),
+                     attempt, attempt == 1 ? "" : "s",
+                     (unsigned long long)(requests_sent - rep.requests_done),
+                     (unsigned long long)(rep.replies_sent - replies_read));
+            if (install(c, &t, &rep, replies_read, line) == 0)
                 return;
-            }
             snprintf(why, sizeof why, "the resumed connection failed at once");
             continue;
         }

@@ -15,12 +15,13 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 
+#include <openssl/bio.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
@@ -139,6 +140,57 @@ void hw_tls_ctx_free(struct hw_tls_ctx *c)
     free(c);
 }
 
+/*
+ * OpenSSL's socket BIO writes with write(2): to a peer that reset the
+ * connection that raises SIGPIPE, which kills an application that has not
+ * ignored it (the proxy lives inside one). This BIO is the socket BIO with
+ * its write done by send(2) with MSG_NOSIGNAL; the failure comes back as
+ * EPIPE instead.
+ */
+static BIO_METHOD *nosig_method;
+static pthread_once_t nosig_once = PTHREAD_ONCE_INIT;
+
+static int nosig_write(BIO *b, const char *data, int len)
+{
+    int fd = -1;
+    BIO_get_fd(b, &fd);
+    ssize_t r;
+    do
+        r = send(fd, data, (size_t)len, MSG_NOSIGNAL);
+    while (r < 0 && errno == EINTR);
+    BIO_clear_retry_flags(b);
+    if (r <= 0 && BIO_sock_should_retry((int)r))
+        BIO_set_retry_write(b);
+    return (int)r;
+}
+
+static void nosig_init(void)
+{
+    const BIO_METHOD *sock = BIO_s_socket();
+    BIO_METHOD *m = BIO_meth_new(BIO_TYPE_SOCKET, "hipwire socket");
+    if (!m)
+        return;
+    BIO_meth_set_write(m, nosig_write);
+    BIO_meth_set_read(m, BIO_meth_get_read(sock));
+    BIO_meth_set_puts(m, BIO_meth_get_puts(sock));
+    BIO_meth_set_ctrl(m, BIO_meth_get_ctrl(sock));
+    BIO_meth_set_create(m, BIO_meth_get_create(sock));
+    BIO_meth_set_destroy(m, BIO_meth_get_destroy(sock));
+    nosig_method = m;
+}
+
+/* The SSL reads and writes fd through the no-SIGPIPE BIO. 1, or 0. */
+static int set_socket(SSL *ssl, int fd)
+{
+    pthread_once(&nosig_once, nosig_init);
+    BIO *bio = nosig_method ? BIO_new(nosig_method) : NULL;
+    if (!bio)
+        return 0;
+    BIO_set_fd(bio, fd, BIO_NOCLOSE);
+    SSL_set_bio(ssl, bio, bio);
+    return 1;
+}
+
 static int64_t now_ms(void)
 {
     struct timespec ts;
@@ -163,51 +215,13 @@ static int wait_fd(int fd, short events, int timeout_ms)
     }
 }
 
-/* OpenSSL writes with write(2), which raises SIGPIPE when the peer has
- * gone and would kill a program that never asked for the signal (the plain
- * path sends with MSG_NOSIGNAL). So SIGPIPE is blocked in the calling
- * thread around OpenSSL calls that may write, and one they raised is taken
- * before the thread's mask is restored. */
-struct sigpipe_guard {
-    sigset_t old;
-    int active;
-};
-
-static void sigpipe_block(struct sigpipe_guard *g)
-{
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGPIPE);
-    g->active = pthread_sigmask(SIG_BLOCK, &set, &g->old) == 0 && !sigismember(&g->old, SIGPIPE);
-}
-
-static void sigpipe_restore(struct sigpipe_guard *g, int failed)
-{
-    if (!g->active)
-        return;
-    if (failed) {
-        sigset_t set;
-        sigemptyset(&set);
-        sigaddset(&set, SIGPIPE);
-        struct timespec none = { 0, 0 };
-        int saved = errno;
-        while (sigtimedwait(&set, NULL, &none) == SIGPIPE)
-            ;
-        errno = saved;
-    }
-    pthread_sigmask(SIG_SETMASK, &g->old, NULL);
-}
-
 static int handshake(struct hw_transport *t, SSL *ssl, int server, int timeout_ms, char *why,
                      size_t why_len)
 {
     int64_t deadline = now_ms() + timeout_ms;
     for (;;) {
         ERR_clear_error();
-        struct sigpipe_guard g;
-        sigpipe_block(&g);
         int r = server ? SSL_accept(ssl) : SSL_connect(ssl);
-        sigpipe_restore(&g, r != 1);
         if (r == 1)
             return 0;
         int e = SSL_get_error(ssl, r);
@@ -242,7 +256,7 @@ static int tls_start(struct hw_transport *t, struct hw_tls_ctx *ctx, const char 
     uint8_t *scratch = malloc(WSCRATCH_SIZE);
     int fl = fcntl(t->fd, F_GETFL);
     if (!ssl || !scratch || fl < 0 || fcntl(t->fd, F_SETFL, fl | O_NONBLOCK) < 0 ||
-        SSL_set_fd(ssl, t->fd) != 1) {
+        !set_socket(ssl, t->fd)) {
         ssl_why(why, why_len, "cannot set up TLS");
         goto fail;
     }
@@ -321,12 +335,9 @@ static int write_all(struct hw_transport *t, const uint8_t *p, size_t n)
         int want = n > INT_MAX ? INT_MAX : (int)n;
         pthread_mutex_lock(&t->lock);
         ERR_clear_error();
-        struct sigpipe_guard g;
-        sigpipe_block(&g);
         int r = SSL_write(ssl, p, want);
         int e = r > 0 ? SSL_ERROR_NONE : SSL_get_error(ssl, r);
         int saved = errno;
-        sigpipe_restore(&g, r <= 0);
         pthread_mutex_unlock(&t->lock);
         if (r > 0) {
             p += r;

@@ -271,7 +271,7 @@ static void timing(void)
     qsort(after_up, ROUNDS, sizeof after_up[0], cmp_double);
     qsort(after_cut, ROUNDS, sizeof after_cut[0], cmp_double);
     printf("bench resume: link restored -> work resumed: median %.1f ms, min %.1f, max %.1f "
-           "(%d outages of 250..1270 ms; reconnect backoff 20 ms doubling to 500 ms)\n",
+           "(%d outages of 250..1270 ms; reconnect backoff 20 ms doubling to 250 ms)\n",
            after_up[ROUNDS / 2], after_up[0], after_up[ROUNDS - 1], ROUNDS);
     printf("bench resume: cut (link stays up) -> work resumed: median %.1f ms, min %.1f, "
            "max %.1f (%d cuts)\n",

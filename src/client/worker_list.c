@@ -25,20 +25,6 @@
 #define CONNECT_TIMEOUT_MS 5000
 #define REASONS_MAX 1024
 
-static int env_int(const char *name, int dflt, int lo, int hi)
-{
-    const char *v = getenv(name);
-    char *end;
-    if (!v || !*v)
-        return dflt;
-    long x = strtol(v, &end, 10);
-    if (*end || x < lo || x > hi) {
-        fprintf(stderr, "hipwire: ignoring %s=%s (not a number in %d..%d)\n", name, v, lo, hi);
-        return dflt;
-    }
-    return (int)x;
-}
-
 /* Why a worker that accepted the connection was not used: a timeout, else
  * the reason the link setup gave. */
 static const char *handshake_failure(hipError_t err, const char *why, uint64_t elapsed_ms,
@@ -69,8 +55,8 @@ static void appendf(char *buf, size_t cap, const char *fmt, ...)
 hipError_t hw_connect_first_worker(struct hw_conn *c, hw_open_link_fn open_link)
 {
     const char *spec = getenv("TF_WORKER_HOST");
-    int port = env_int("TF_WORKER_PORT", HIPR_DEFAULT_PORT, 1, 65535);
-    int timeout = env_int("TF_CONNECT_TIMEOUT_MS", CONNECT_TIMEOUT_MS, 1, 3600000);
+    int port = hw_env_int("TF_WORKER_PORT", HIPR_DEFAULT_PORT, 1, 65535);
+    int timeout = hw_env_int("TF_CONNECT_TIMEOUT_MS", CONNECT_TIMEOUT_MS, 1, 3600000);
     struct hw_worker_addr *list = calloc(HW_WORKER_LIST_MAX, sizeof *list);
     char err[256], where[300], why[512], reasons[REASONS_MAX] = "";
     hipError_t rc = hipErrorNotInitialized;

@@ -117,6 +117,11 @@ const struct hipr_op_info *hipr_op_at(size_t i);
 
 void hipr_header_encode(uint8_t out[HIPR_HEADER_SIZE], const struct hipr_header *h);
 void hipr_header_decode(const uint8_t in[HIPR_HEADER_SIZE], struct hipr_header *h);
+/* A reply's frame header and reply header (RESPONSE, ERROR when status is
+ * not 0), for payload_after bytes of body and tail after them. */
+void hipr_reply_frame_encode(uint8_t out[HIPR_HEADER_SIZE + HIPR_reply_hdr_SIZE], uint16_t opcode,
+                             uint32_t request_id, int32_t status, int32_t async_status,
+                             uint64_t payload_after);
 
 /* Frame check results, ordered so that any non-zero value is fatal. */
 enum hipr_check {

@@ -159,6 +159,23 @@ void hipr_header_encode(uint8_t out[HIPR_HEADER_SIZE], const struct hipr_header 
     put_u64(p, h->payload_length);
 }
 
+void hipr_reply_frame_encode(uint8_t out[HIPR_HEADER_SIZE + HIPR_reply_hdr_SIZE], uint16_t opcode,
+                             uint32_t request_id, int32_t status, int32_t async_status,
+                             uint64_t payload_after)
+{
+    struct hipr_header h = {
+        .magic = HIPR_MAGIC,
+        .version = HIPR_VERSION,
+        .opcode = opcode,
+        .request_id = request_id,
+        .flags = HIPR_FLAG_RESPONSE | (status != 0 ? HIPR_FLAG_ERROR : 0),
+        .payload_length = HIPR_reply_hdr_SIZE + payload_after,
+    };
+    struct hipr_reply_hdr rh = { .status = status, .async_status = async_status };
+    hipr_header_encode(out, &h);
+    hipr_reply_hdr_encode(out + HIPR_HEADER_SIZE, &rh);
+}
+
 void hipr_header_decode(const uint8_t in[HIPR_HEADER_SIZE], struct hipr_header *h)
 {
     const uint8_t *p = in;

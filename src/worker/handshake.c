@@ -38,17 +38,7 @@ int link_reply(struct hw_transport *t, uint16_t opcode, uint32_t request_id, int
                const void *body, size_t body_len)
 {
     uint8_t hdr[HIPR_HEADER_SIZE + HIPR_reply_hdr_SIZE];
-    struct hipr_header h = {
-        .magic = HIPR_MAGIC,
-        .version = HIPR_VERSION,
-        .opcode = opcode,
-        .request_id = request_id,
-        .flags = HIPR_FLAG_RESPONSE | (status != HW_OK ? HIPR_FLAG_ERROR : 0),
-        .payload_length = HIPR_reply_hdr_SIZE + body_len,
-    };
-    struct hipr_reply_hdr rh = { .status = status };
-    hipr_header_encode(hdr, &h);
-    hipr_reply_hdr_encode(hdr + HIPR_HEADER_SIZE, &rh);
+    hipr_reply_frame_encode(hdr, opcode, request_id, status, 0, body_len);
     struct iovec iov[2] = { { hdr, sizeof hdr }, { (void *)body, body_len } };
     return hw_tx_writev_full(t, iov, 2);
 }

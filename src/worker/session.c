@@ -24,19 +24,9 @@
 static void encode_reply_header(struct session *s, uint8_t *hdr, uint16_t opcode,
                                 uint32_t request_id, int status, uint64_t payload_after)
 {
-    struct hipr_reply_hdr rh;
-    rh.status = status;
-    rh.async_status = __atomic_exchange_n(&s->async_status, 0, __ATOMIC_ACQ_REL);
-    struct hipr_header h = {
-        .magic = HIPR_MAGIC,
-        .version = HIPR_VERSION,
-        .opcode = opcode,
-        .request_id = request_id,
-        .flags = HIPR_FLAG_RESPONSE | (status != HW_OK ? HIPR_FLAG_ERROR : 0),
-        .payload_length = HIPR_reply_hdr_SIZE + payload_after,
-    };
-    hipr_header_encode(hdr, &h);
-    hipr_reply_hdr_encode(hdr + HIPR_HEADER_SIZE, &rh);
+    hipr_reply_frame_encode(hdr, opcode, request_id, status,
+                            __atomic_exchange_n(&s->async_status, 0, __ATOMIC_ACQ_REL),
+                            payload_after);
 }
 
 /* A write failed or the peer went away: a resumable session keeps its
@@ -143,28 +133,16 @@ int session_send_unsolicited(struct session *s, uint16_t opcode, const void *bod
                              size_t body_len)
 {
     uint8_t hdr[HIPR_HEADER_SIZE + HIPR_reply_hdr_SIZE];
-    struct hipr_reply_hdr rh;
     int rc = 0;
     pthread_mutex_lock(&s->send_lock);
     if (s->send_failed || s->link_down) {
         rc = -1;
         goto out;
     }
-    rh.status = HW_OK;
     /* A resumable session reports deferred errors in kept replies only:
      * a frame that is never re-sent must not carry one. */
-    rh.async_status = s->resumable ? 0 : __atomic_exchange_n(&s->async_status, 0,
-                                                              __ATOMIC_ACQ_REL);
-    struct hipr_header h = {
-        .magic = HIPR_MAGIC,
-        .version = HIPR_VERSION,
-        .opcode = opcode,
-        .request_id = 0,
-        .flags = HIPR_FLAG_RESPONSE,
-        .payload_length = HIPR_reply_hdr_SIZE + body_len,
-    };
-    hipr_header_encode(hdr, &h);
-    hipr_reply_hdr_encode(hdr + HIPR_HEADER_SIZE, &rh);
+    int async = s->resumable ? 0 : __atomic_exchange_n(&s->async_status, 0, __ATOMIC_ACQ_REL);
+    hipr_reply_frame_encode(hdr, opcode, 0, HW_OK, async, body_len);
     struct iovec iov[2] = { { hdr, sizeof hdr }, { (void *)body, body_len } };
     if (hw_tx_writev_full(&s->tx, iov, 2) < 0) {
         link_lost_locked(s);
@@ -189,6 +167,20 @@ static void piece_release_locked(struct session *s)
     s->piece_keep = NULL;
 }
 
+/* Sends one piece unless the link is down. 0 while the reply goes on (the
+ * link may have been lost for a resumable session, which keeps gathering),
+ * -1 when the session can send no more. */
+static int piece_send_locked(struct session *s, const void *data, size_t len)
+{
+    if (s->link_down)
+        return 0;
+    struct iovec iov = { (void *)data, len };
+    if (hw_tx_writev_full(&s->tx, &iov, 1) == 0)
+        return 0;
+    link_lost_locked(s);
+    return s->send_failed ? -1 : 0;
+}
+
 int session_reply_start(struct session *s, uint16_t opcode, uint32_t request_id,
                         uint64_t tail_len)
 {
@@ -204,13 +196,7 @@ int session_reply_start(struct session *s, uint16_t opcode, uint32_t request_id,
         if (s->send_failed)
             goto fail;
     }
-    if (s->link_down)
-        return 0;
-    struct iovec iov = { s->piece_hdr, sizeof s->piece_hdr };
-    if (hw_tx_writev_full(&s->tx, &iov, 1) == 0)
-        return 0;
-    link_lost_locked(s);
-    if (!s->send_failed)
+    if (piece_send_locked(s, s->piece_hdr, sizeof s->piece_hdr) == 0)
         return 0;
 fail:
     piece_release_locked(s);
@@ -226,13 +212,7 @@ int session_reply_more(struct session *s, const void *data, size_t len)
         memcpy((uint8_t *)s->piece_keep + s->piece_at, data, len);
     }
     s->piece_at += len;
-    if (s->link_down)
-        return 0;
-    struct iovec iov = { (void *)data, len };
-    if (hw_tx_writev_full(&s->tx, &iov, 1) == 0)
-        return 0;
-    link_lost_locked(s);
-    if (!s->send_failed)
+    if (piece_send_locked(s, data, len) == 0)
         return 0;
 fail:
     s->send_failed = 1;

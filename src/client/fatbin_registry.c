@@ -296,15 +296,24 @@ static struct fb_symbol *lookup(struct ptr_map *map, const void *host)
     return sym;
 }
 
-static hipError_t check_device(int dev, struct hw_conn **c)
+/* The registered symbol behind key, a connection and its per-device slots
+ * for dev: what resolving a kernel or a variable on a device starts from.
+ * `unknown` is the error for a key that was never registered. */
+static hipError_t symbol_on_device(struct ptr_map *map, const void *key, int dev,
+                                   hipError_t unknown, struct fb_symbol **sym,
+                                   struct hw_conn **c, void ***slots)
 {
     hipError_t err;
+    *sym = key ? lookup(map, key) : NULL;
+    if (!*sym)
+        return unknown;
     *c = hw_conn_get(&err);
     if (!*c)
         return err;
     if (dev < 0 || dev >= (*c)->device_count || dev >= HIPR_CAP_DEVICES)
         return hipErrorInvalidDevice;
-    return hipSuccess;
+    *slots = slots_of(&(*sym)->per_dev);
+    return *slots ? hipSuccess : hipErrorOutOfMemory;
 }
 
 int hw_fatbin_is_kernel(const void *host_stub)
@@ -315,15 +324,12 @@ int hw_fatbin_is_kernel(const void *host_stub)
 hipError_t hw_fatbin_function(const void *host_stub, int dev, const struct hw_function **out)
 {
     struct hw_conn *c;
-    struct fb_symbol *sym = host_stub ? lookup(&kernel_map, host_stub) : NULL;
-    if (!sym)
-        return hipErrorInvalidDeviceFunction;
-    hipError_t err = check_device(dev, &c);
+    struct fb_symbol *sym = NULL;
+    void **slots = NULL;
+    hipError_t err = symbol_on_device(&kernel_map, host_stub, dev, hipErrorInvalidDeviceFunction,
+                                      &sym, &c, &slots);
     if (err != hipSuccess)
         return err;
-    void **slots = slots_of(&sym->per_dev);
-    if (!slots)
-        return hipErrorOutOfMemory;
     struct hw_function *f = load_ptr(&slots[dev]);
     if (!f) {
         struct hw_module *m;
@@ -344,15 +350,12 @@ hipError_t hw_fatbin_function(const void *host_stub, int dev, const struct hw_fu
 hipError_t hw_fatbin_global(const void *host_var, int dev, uint64_t *ptr, uint64_t *size)
 {
     struct hw_conn *c;
-    struct fb_symbol *sym = host_var ? lookup(&var_map, host_var) : NULL;
-    if (!sym)
-        return hipErrorInvalidSymbol;
-    hipError_t err = check_device(dev, &c);
+    struct fb_symbol *sym = NULL;
+    void **slots = NULL;
+    hipError_t err = symbol_on_device(&var_map, host_var, dev, hipErrorInvalidSymbol, &sym, &c,
+                                      &slots);
     if (err != hipSuccess)
         return err;
-    void **slots = slots_of(&sym->per_dev);
-    if (!slots)
-        return hipErrorOutOfMemory;
     struct fb_global *g = load_ptr(&slots[dev]);
     if (!g) {
         struct hw_module *m;

@@ -19,6 +19,7 @@
 #include "hw_log.h"
 #include "hw_net.h"
 #include "hw_transport.h"
+#include "hw_time.h"
 
 #define WBUF_SIZE      (256 * 1024) /* the ring when the session is not resumable */
 /* Larger tails go from the caller's memory and, when resumable, the call
@@ -37,13 +38,6 @@
 static struct hw_conn the_conn;
 static pthread_once_t conn_once = PTHREAD_ONCE_INIT;
 static int conn_ok;
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 int hw_env_int(const char *name, int dflt, int lo, int hi)
 {
@@ -326,7 +320,7 @@ void hw_link_lost(struct hw_conn *c, unsigned gen, const char *why)
         return;
     }
     c->down = 1;
-    c->down_since_ms = now_ms();
+    c->down_since_ms = hw_now_ms();
     snprintf(c->down_why, sizeof c->down_why, "%s", why);
     pthread_cond_broadcast(&c->resume_cond);
     pthread_cond_broadcast(&c->rcond);
@@ -375,7 +369,7 @@ static void flush_locked(struct hw_conn *c, const void *extra, uint64_t extra_le
     if (rc < 0)
         write_failed_locked(c);
     else if (c->heartbeat_ms)
-        __atomic_store_n(&c->last_send_ms, now_ms(), __ATOMIC_RELAXED);
+        __atomic_store_n(&c->last_send_ms, hw_now_ms(), __ATOMIC_RELAXED);
 }
 
 static void put_frame(uint8_t *p, uint16_t opcode, uint32_t request_id, uint32_t flags,
@@ -628,7 +622,7 @@ static int read_one(struct hw_conn *c)
         return -1;
     }
     if (c->heartbeat_ms)
-        __atomic_store_n(&c->last_recv_ms, now_ms(), __ATOMIC_RELAXED);
+        __atomic_store_n(&c->last_recv_ms, hw_now_ms(), __ATOMIC_RELAXED);
     hipr_header_decode(hbuf, &h);
     if (hipr_check_reply(&h, &info) != HIPR_OK || !(h.flags & HIPR_FLAG_RESPONSE)) {
         errno = EPROTO;
@@ -844,8 +838,8 @@ void hw_heartbeat_link(struct hw_conn *c)
     int dead_ms = DEAD_AFTER * c->heartbeat_ms;
     hw_tx_set_recv_timeout(&c->tx, dead_ms);
     hw_tcp_user_timeout(c->tx.fd, dead_ms);
-    __atomic_store_n(&c->last_send_ms, now_ms(), __ATOMIC_RELAXED);
-    __atomic_store_n(&c->last_recv_ms, now_ms(), __ATOMIC_RELAXED);
+    __atomic_store_n(&c->last_send_ms, hw_now_ms(), __ATOMIC_RELAXED);
+    __atomic_store_n(&c->last_recv_ms, hw_now_ms(), __ATOMIC_RELAXED);
 }
 
 /*
@@ -870,7 +864,7 @@ static void *heartbeat_main(void *arg)
             return NULL;
         if (is_down(c))
             continue;
-        uint64_t now = now_ms();
+        uint64_t now = hw_now_ms();
         pthread_mutex_lock(&c->wlock);
         if (!__atomic_load_n(&c->closing, __ATOMIC_ACQUIRE) && !is_down(c)) {
             int ok = !c->resumable || ack_replies_locked(c, 0, 1) == 0;
@@ -908,7 +902,7 @@ static void *heartbeat_main(void *arg)
             pthread_cond_broadcast(&c->rcond);
             pthread_mutex_unlock(&c->rlock);
         }
-        if (!rfailed && take && now_ms() - __atomic_load_n(&c->last_recv_ms, __ATOMIC_RELAXED) >
+        if (!rfailed && take && hw_now_ms() - __atomic_load_n(&c->last_recv_ms, __ATOMIC_RELAXED) >
                                     (uint64_t)DEAD_AFTER * hb) {
             errno = EHOSTDOWN;
             read_failure(c, why, sizeof why);

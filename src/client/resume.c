@@ -28,17 +28,11 @@
 #include "hw_link.h"
 #include "hw_log.h"
 #include "hw_net.h"
+#include "hw_time.h"
 
 #define BACKOFF_FIRST_MS 20
 #define BACKOFF_MAX_MS   250
 #define CONNECT_TIMEOUT_MS 5000
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static int closing(struct hw_conn *c)
 {
@@ -48,14 +42,7 @@ static int closing(struct hw_conn *c)
 /* Waits ms, or less when the process starts exiting. Called with rlock held. */
 static void pause_locked(struct hw_conn *c, uint64_t ms)
 {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += (time_t)(ms / 1000);
-    until.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until = hw_deadline_after_ns(CLOCK_REALTIME, ms * 1000000u);
     if (!closing(c))
         pthread_cond_timedwait(&c->resume_cond, &c->rlock, &until);
 }
@@ -243,7 +230,7 @@ static void resume_outage(struct hw_conn *c)
                     "%016llx (calls wait up to %d ms)\n",
             where, lost, (unsigned long long)c->session_id, c->resume_ms);
     for (int attempt = 1;; attempt++) {
-        uint64_t now = now_ms();
+        uint64_t now = hw_now_ms();
         if (closing(c))
             break;
         if (now - since >= (uint64_t)c->resume_ms) {
@@ -275,7 +262,7 @@ static void resume_outage(struct hw_conn *c)
             char line[256];
             snprintf(line, sizeof line, "hipwire: resumed session %016llx after %llu ms (%d "
                      "attempt%s; %llu requests sent again, %llu replies to come again)",
-                     (unsigned long long)c->session_id, (unsigned long long)(now_ms() - since),
+                     (unsigned long long)c->session_id, (unsigned long long)(hw_now_ms() - since),
                      attempt, attempt == 1 ? "" : "s",
                      (unsigned long long)(requests_sent - rep.requests_done),
                      (unsigned long long)(rep.replies_sent - replies_read));
@@ -296,7 +283,7 @@ static void resume_outage(struct hw_conn *c)
     snprintf(line, sizeof line, "hipwire: could not resume session %016llx with hip-worker at %s "
              "within %llu ms (%s); the remote session is gone and HIP calls will fail "
              "(hipErrorLaunchFailure)", (unsigned long long)c->session_id, where,
-             (unsigned long long)(now_ms() - since), why);
+             (unsigned long long)(hw_now_ms() - since), why);
     hw_conn_fail(c, line);
 }
 

@@ -8,6 +8,7 @@
  * a write read behind the caller's back.
  */
 #include "hw_transport.h"
+#include "hw_time.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -191,13 +192,6 @@ static int set_socket(SSL *ssl, int fd)
     return 1;
 }
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Waits until fd is ready for events; timeout_ms 0 waits forever. */
 static int wait_fd(int fd, short events, int timeout_ms)
 {
@@ -218,7 +212,7 @@ static int wait_fd(int fd, short events, int timeout_ms)
 static int handshake(struct hw_transport *t, SSL *ssl, int server, int timeout_ms, char *why,
                      size_t why_len)
 {
-    int64_t deadline = now_ms() + timeout_ms;
+    int64_t deadline = (int64_t)hw_now_ms() + timeout_ms;
     for (;;) {
         ERR_clear_error();
         int r = server ? SSL_accept(ssl) : SSL_connect(ssl);
@@ -226,7 +220,7 @@ static int handshake(struct hw_transport *t, SSL *ssl, int server, int timeout_m
             return 0;
         int e = SSL_get_error(ssl, r);
         if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
-            int64_t left = deadline - now_ms();
+            int64_t left = deadline - (int64_t)hw_now_ms();
             if (left <= 0 || wait_fd(t->fd, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT,
                                      (int)left) < 0) {
                 snprintf(why, why_len, "TLS handshake timed out");

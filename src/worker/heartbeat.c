@@ -19,13 +19,7 @@
 #include "hw_log.h"
 #include "hw_net.h"
 #include "session.h"
-
-uint64_t session_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
+#include "hw_time.h"
 
 static void send_heartbeat(struct session *s)
 {
@@ -43,21 +37,15 @@ static void *heartbeat_main(void *arg)
     struct session *s = arg;
     pthread_mutex_lock(&s->hb_lock);
     while (!s->hb_stop) {
-        struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_sec += s->heartbeat_ms / 1000;
-        until.tv_nsec += (long)(s->heartbeat_ms % 1000) * 1000000L;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
+        struct timespec until =
+            hw_deadline_after_ns(CLOCK_MONOTONIC, (uint64_t)s->heartbeat_ms * 1000000u);
         int rc = 0;
         while (!s->hb_stop && rc != ETIMEDOUT)
             rc = pthread_cond_timedwait(&s->hb_cond, &s->hb_lock, &until);
         if (s->hb_stop)
             break;
         pthread_mutex_unlock(&s->hb_lock);
-        uint64_t quiet = session_now_ms() - __atomic_load_n(&s->last_send_ms, __ATOMIC_RELAXED);
+        uint64_t quiet = hw_now_ms() - __atomic_load_n(&s->last_send_ms, __ATOMIC_RELAXED);
         if (quiet + 10 >= (uint64_t)s->heartbeat_ms)
             send_heartbeat(s);
         pthread_mutex_lock(&s->hb_lock);
@@ -81,7 +69,7 @@ int session_heartbeat_start(struct session *s)
         return 0;
     int dead_ms = HW_DEAD_AFTER * s->heartbeat_ms;
     session_heartbeat_link(s);
-    __atomic_store_n(&s->last_send_ms, session_now_ms(), __ATOMIC_RELAXED);
+    __atomic_store_n(&s->last_send_ms, hw_now_ms(), __ATOMIC_RELAXED);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "hw_log.h"
+#include "hw_time.h"
 
 #define WAIT_SLICE_NS 100000000L /* how often a waiting loop looks at the peer */
 
@@ -93,13 +94,7 @@ static void wait_for_room_locked(struct session *s, uint64_t n)
 {
     while (s->staged_bytes > 0 && s->staged_bytes + n > s->cfg->max_inflight &&
            !__atomic_load_n(&s->send_failed, __ATOMIC_ACQUIRE)) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += WAIT_SLICE_NS;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
+        struct timespec until = hw_deadline_after_ns(CLOCK_REALTIME, WAIT_SLICE_NS);
         pthread_cond_timedwait(&s->stage_cond, &s->stage_lock, &until);
         if (peer_reset(s)) {
             pthread_mutex_unlock(&s->stage_lock);

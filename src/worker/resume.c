@@ -29,15 +29,9 @@
 #include "hw_sha256.h"
 #include "route.h"
 #include "session.h"
+#include "hw_time.h"
 
 #define ROUTE_POLL_MS 200 /* how often the route thread looks for a stop */
-
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static int route_stopping(struct session *s)
 {
@@ -198,7 +192,7 @@ static int rejoin(struct session *s, struct hw_transport *t, const struct hipr_h
     else
         s->link_down = 0;
     if (s->heartbeat_ms)
-        __atomic_store_n(&s->last_send_ms, session_now_ms(), __ATOMIC_RELAXED);
+        __atomic_store_n(&s->last_send_ms, hw_now_ms(), __ATOMIC_RELAXED);
     pthread_mutex_unlock(&s->send_lock);
     /* What the old connection left half read is gone with it. */
     s->rpos = s->rlen = 0;
@@ -222,23 +216,16 @@ int session_resume_wait(struct session *s)
     pthread_mutex_unlock(&s->send_lock);
     if (!still)
         return -1;
-    uint64_t grace = s->cfg->resume_grace_ms, deadline = now_ms() + grace;
+    uint64_t grace = s->cfg->resume_grace_ms, deadline = hw_now_ms() + grace;
     hw_info("session %016llx: keeping it for --resume-grace %llu ms for its client to resume",
             (unsigned long long)s->id, (unsigned long long)grace);
     pthread_mutex_lock(&s->resume_lock);
-    while (!s->next_ready && !session_terminating() && now_ms() < deadline &&
+    while (!s->next_ready && !session_terminating() && hw_now_ms() < deadline &&
            __atomic_load_n(&s->resumable, __ATOMIC_ACQUIRE)) {
-        uint64_t left = deadline - now_ms();
-        struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
+        uint64_t left = deadline - hw_now_ms();
         /* Short slices: SIGTERM only sets a flag. */
         uint64_t slice = left < ROUTE_POLL_MS ? left : ROUTE_POLL_MS;
-        until.tv_sec += (time_t)(slice / 1000);
-        until.tv_nsec += (long)(slice % 1000) * 1000000L;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
+        struct timespec until = hw_deadline_after_ns(CLOCK_MONOTONIC, slice * 1000000u);
         pthread_cond_timedwait(&s->resume_cond, &s->resume_lock, &until);
     }
     if (!s->next_ready) {

@@ -113,7 +113,7 @@ int session_reply_tail(struct session *s, uint16_t opcode, uint32_t request_id, 
         link_lost_locked(s);
         rc = s->send_failed ? -1 : 0;
     } else if (s->heartbeat_ms) {
-        __atomic_store_n(&s->last_send_ms, session_now_ms(), __ATOMIC_RELAXED);
+        __atomic_store_n(&s->last_send_ms, hw_now_ms(), __ATOMIC_RELAXED);
     }
 out:
     pthread_mutex_unlock(&s->send_lock);
@@ -148,7 +148,7 @@ int session_send_unsolicited(struct session *s, uint16_t opcode, const void *bod
         link_lost_locked(s);
         rc = -1;
     } else if (s->heartbeat_ms) {
-        __atomic_store_n(&s->last_send_ms, session_now_ms(), __ATOMIC_RELAXED);
+        __atomic_store_n(&s->last_send_ms, hw_now_ms(), __ATOMIC_RELAXED);
     }
 out:
     pthread_mutex_unlock(&s->send_lock);
@@ -238,7 +238,7 @@ void session_reply_end(struct session *s, int complete)
                               REPLY_TAIL_GIVE, buf); /* the log owns buf now, or freed it */
         }
         if (s->heartbeat_ms && !s->link_down)
-            __atomic_store_n(&s->last_send_ms, session_now_ms(), __ATOMIC_RELAXED);
+            __atomic_store_n(&s->last_send_ms, hw_now_ms(), __ATOMIC_RELAXED);
     }
     pthread_mutex_unlock(&s->send_lock);
 }

@@ -191,7 +191,6 @@ void session_heartbeat_stop(struct session *s);
 /* Applies the read and write timeouts to the current connection (again,
  * after a resume). */
 void session_heartbeat_link(struct session *s);
-uint64_t session_now_ms(void);
 
 /* Answers WORKER_STATUS from the supervisor's status table. */
 int session_send_worker_status(struct session *s, uint32_t request_id);

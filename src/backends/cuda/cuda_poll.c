@@ -20,17 +20,11 @@
 #include <time.h>
 
 #include "cuda_internal.h"
+#include "hw_time.h"
 
 #define SPIN_NS (1000u * 1000u) /* poll without pause this long after progress */
 #define NAP_NS (50u * 1000u)    /* then pause this long between passes */
 #define MAX_BLOCKED 64          /* streams with an unfinished completion, per pass */
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* An event of d's context; the caller has that context current. */
 static int ev_get(struct hw_backend *be, struct cu_dev *d, CUevent *out)
@@ -155,20 +149,20 @@ static void *poller(void *arg)
 {
     struct hw_backend *be = arg;
     CUcontext cur = NULL;
-    uint64_t last_progress = now_ns();
+    uint64_t last_progress = hw_now_ns();
     for (;;) {
         pthread_mutex_lock(&be->lock);
         while (!be->poll_head && !be->poll_stop) {
             pthread_cond_wait(&be->poll_cond, &be->lock);
-            last_progress = now_ns();
+            last_progress = hw_now_ns();
         }
         int done = !be->poll_head; /* stopping, and nothing left */
         pthread_mutex_unlock(&be->lock);
         if (done)
             break;
         if (poll_pass(be, &cur)) {
-            last_progress = now_ns();
-        } else if (now_ns() - last_progress < SPIN_NS) {
+            last_progress = hw_now_ns();
+        } else if (hw_now_ns() - last_progress < SPIN_NS) {
             sched_yield();
         } else {
             struct timespec nap = { 0, NAP_NS };

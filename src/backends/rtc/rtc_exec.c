@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "rtc_exec.h"
+#include "hw_time.h"
 
 #ifndef LANDLOCK_ACCESS_FS_REFER
 #define LANDLOCK_ACCESS_FS_REFER (1ULL << 13)
@@ -106,13 +107,6 @@ static int make_ruleset(const struct rtc_exec *x)
     return rs;
 }
 
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* After fork: async-signal-safe calls only, then exec. */
 static void child(const struct rtc_exec *x, int out_fd, int null_fd, int ruleset, pid_t parent)
 {
@@ -194,7 +188,7 @@ int rtc_exec_run(struct rtc_exec *x)
     /* Either order of setpgid wins the race; a group exists before any kill. */
     setpgid(pid, pid);
 
-    uint64_t deadline = now_ms() + x->timeout_ms, drain_until = 0;
+    uint64_t deadline = hw_now_ms() + x->timeout_ms, drain_until = 0;
     int open_out = 1;
     siginfo_t si;
     for (;;) {
@@ -202,7 +196,7 @@ int rtc_exec_run(struct rtc_exec *x)
             x->cancelled = 1;
             break;
         }
-        uint64_t t = now_ms();
+        uint64_t t = hw_now_ms();
         if (t >= deadline) {
             x->timed_out = 1;
             break;
@@ -226,8 +220,8 @@ int rtc_exec_run(struct rtc_exec *x)
         memset(&si, 0, sizeof si);
         if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid) {
             if (!drain_until)
-                drain_until = now_ms() + 500;
-            if (!open_out || now_ms() >= drain_until)
+                drain_until = hw_now_ms() + 500;
+            if (!open_out || hw_now_ms() >= drain_until)
                 break;
         }
     }

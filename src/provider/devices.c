@@ -1,77 +1,16 @@
 /*
- * devices.c - discovery: VirtualGPUInit, GetDeviceCount, GetAllDevices,
+ * devices.c - device records: GetDeviceCount, GetAllDevices,
  * GetDeviceTopology. One device per physical GPU; its partitions are
  * described in its properties and handed out by AssignPartition.
  */
-#include "provider.h"
+#include "devices.h"
+#include "discovery.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-provider_t g_provider = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-int provider_discover(int refresh)
-{
-    amdgpu_system_t *sys;
-    char err[AMDGPU_ERR_LEN];
-
-    if (g_provider.sys != NULL && !refresh)
-        return 0;
-    if (amdgpu_system_load(&sys, err, sizeof(err)) != 0) {
-        provider_log("ERROR", "AMD GPU discovery failed: %s", err);
-        return g_provider.sys != NULL ? 0 : -1;
-    }
-    for (uint32_t i = 0; i < sys->gpu_count; i++) {
-        const amdgpu_gpu_t *g = &sys->gpus[i];
-        if (g->mode_partition_count > g->partition_count)
-            provider_log("WARN", "GPU %s (%s): %s mode implies %" PRIu32
-                         " partitions but only %" PRIu32 " are visible "
-                         "(out of DRM minors?); only those can be assigned",
-                         g->bdf, g->uuid, g->compute_partition,
-                         g->mode_partition_count, g->partition_count);
-        if (g->device_dir[0] == '\0')
-            provider_log("WARN", "GPU %s: no DRM device directory; metrics "
-                         "will be zero", g->bdf);
-    }
-    amdgpu_system_free(g_provider.sys);
-    g_provider.sys = sys;
-    return 0;
-}
-
-void provider_init_locked(void)
-{
-    amdgpu_system_free(g_provider.sys);
-    g_provider.sys = NULL;
-    g_provider.assignment_count = 0;
-    g_provider.initialized = 1;
-    if (provider_discover(1) == 0)
-        provider_log("INFO", "hipwire AMD provider: %" PRIu32 " GPU(s), "
-                     "amdgpu driver %s", g_provider.sys->gpu_count,
-                     g_provider.sys->driver_version[0]
-                         ? g_provider.sys->driver_version : "(in-tree)");
-    provider_state_load();
-}
-
-void provider_shutdown_locked(void)
-{
-    amdgpu_system_free(g_provider.sys);
-    g_provider.sys = NULL;
-    g_provider.assignment_count = 0;
-    g_provider.initialized = 0;
-}
-
-PROVIDER_API Result VirtualGPUInit(void)
-{
-    pthread_mutex_lock(&g_provider.lock);
-    /* a host without GPUs still loads: discovery is retried on every
-     * GetDeviceCount, and the reason was logged */
-    provider_init_locked();
-    pthread_mutex_unlock(&g_provider.lock);
-    return RESULT_SUCCESS;
-}
 
 PROVIDER_API Result GetDeviceCount(size_t *deviceCount)
 {

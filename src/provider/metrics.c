@@ -7,7 +7,8 @@
  * counters are 0. Unknown UUIDs get zeroed metrics and the call succeeds,
  * because one failure drops the whole tick in the hypervisor.
  */
-#include "provider.h"
+#include "discovery.h"
+#include "partition.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,7 +1,9 @@
 /*
  * mounts.c - GetVendorMountLibs and the calls AMD cannot honour.
  */
-#include "provider.h"
+#include "mounts.h"
+
+#include "amdgpu.h"
 
 #include <sys/stat.h>
 

@@ -7,7 +7,7 @@
  * Assignments are kept in a small state file, rewritten atomically (temp
  * file, fsync, rename), so they survive a hypervisor restart.
  */
-#include "provider.h"
+#include "partition.h"
 
 #include <ctype.h>
 #include <errno.h>

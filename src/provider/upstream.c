@@ -2,7 +2,11 @@
  * upstream.c - the newer upstream ABI (Accel*), on top of the same core.
  */
 #include "accel_upstream.h"
-#include "provider.h"
+#include "devices.h"
+#include "discovery.h"
+#include "lifecycle.h"
+#include "mounts.h"
+#include "partition.h"
 
 #include <stdio.h>
 #include <stdlib.h>

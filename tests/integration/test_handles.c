@@ -30,6 +30,9 @@
 hipError_t hipStreamQuery_spt(hipStream_t stream);
 hipError_t hipStreamGetFlags_spt(hipStream_t stream, unsigned int *flags);
 
+/* A destroyed handle. Use it before creating another of its kind: the
+ * allocator may hand its memory to the next one, which then is that
+ * handle (AMD's runtime is no different). */
 static hipStream_t dead_stream(void)
 {
     hipStream_t s;
@@ -176,7 +179,7 @@ static void events(int ndev)
     HIP_EXPECT(hipEventElapsedTime(NULL, NULL, NULL), hipErrorInvalidValue);
     HIP_EXPECT(hipEventElapsedTime(&ms, NULL, b), hipErrorInvalidHandle);
     HIP_EXPECT(hipEventElapsedTime(&ms, a, NULL), hipErrorInvalidHandle);
-    HIP_EXPECT(hipEventElapsedTime(&ms, d, b), hipErrorInvalidHandle);
+    HIP_EXPECT(hipEventElapsedTime(&ms, dead_event(), b), hipErrorInvalidHandle);
     HIP_EXPECT(hipEventElapsedTime(&ms, a, BOGUS_EVENT), hipErrorInvalidHandle);
     HIP_EXPECT(hipEventElapsedTime(&ms, a, b), hipErrorInvalidHandle); /* never recorded */
     HIP_CHECK(hipEventCreateWithFlags(&ua, hipEventDisableTiming));
@@ -310,6 +313,93 @@ static void modules(void)
     HIP_CHECK(hipFree(a));
 }
 
+/* What hipcc's module constructor does, by hand: the CPU device's kernel
+ * library registered as a fat binary, its "vadd" behind a host stub. */
+void **__hipRegisterFatBinary(const void *data);
+void __hipRegisterFunction(void **modules, const void *hostFunction, char *deviceFunction,
+                           const char *deviceName, unsigned int threadLimit, void *tid,
+                           void *bid, dim3 *blockDim, dim3 *gridDim, int *wSize);
+void __hipUnregisterFatBinary(void **modules);
+/* hip_ext.h declares it for C++ only. */
+hipError_t hipExtLaunchKernel(const void *function_address, dim3 numBlocks, dim3 dimBlocks,
+                              void **args, size_t sharedMemBytes, hipStream_t stream,
+                              hipEvent_t startEvent, hipEvent_t stopEvent, int flags);
+
+static void vadd_stub(void)
+{
+}
+
+static void *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    CHECK(f != NULL);
+    CHECK(fseek(f, 0, SEEK_END) == 0);
+    long size = ftell(f);
+    CHECK(size > 0 && fseek(f, 0, SEEK_SET) == 0);
+    void *p = malloc((size_t)size);
+    CHECK(p != NULL && fread(p, 1, (size_t)size, f) == (size_t)size);
+    fclose(f);
+    return p;
+}
+
+static void stub_launches(void)
+{
+    struct { uint32_t magic, version; const void *binary, *unused; } wrapper = {
+        0x48495046u, 1, read_file(getenv("HIPWIRE_KERNELS")), NULL
+    };
+    void **fb = __hipRegisterFatBinary(&wrapper);
+    CHECK(fb != NULL);
+    __hipRegisterFunction(fb, (const void *)vadd_stub, "vadd", "vadd", 0, NULL, NULL, NULL, NULL,
+                          NULL);
+    const void *k = (const void *)vadd_stub;
+    float *a;
+    int n = 16;
+    HIP_CHECK(hipMalloc((void **)&a, 64));
+    void *args[] = { &a, &a, &a, &n };
+    dim3 one = { 1, 1, 1 }, block = { 16, 1, 1 }, zero_x = { 0, 1, 1 };
+    hipStream_t dead = dead_stream();
+    hipEvent_t start, stop;
+    HIP_CHECK(hipEventCreate(&start));
+    HIP_CHECK(hipEventCreate(&stop));
+
+    HIP_EXPECT(hipLaunchKernel(k, one, block, args, 0, dead), hipErrorContextIsDestroyed);
+    HIP_EXPECT(hipLaunchKernel(k, one, block, args, 0, BOGUS_STREAM), hipErrorContextIsDestroyed);
+    HIP_EXPECT(hipLaunchCooperativeKernel(k, one, block, args, 0, dead),
+               hipErrorContextIsDestroyed);
+    HIP_EXPECT(hipLaunchKernel(k, zero_x, block, args, 0, NULL), hipErrorInvalidConfiguration);
+    HIP_EXPECT(hipLaunchKernel(k, one, zero_x, args, 0, NULL), hipErrorInvalidConfiguration);
+
+    /* hipExtLaunchKernel: AMD's hipErrorInvalidValue for each of these. */
+    HIP_EXPECT(hipExtLaunchKernel(NULL, one, block, args, 0, NULL, NULL, NULL, 0),
+               hipErrorInvalidDeviceFunction);
+    HIP_EXPECT(hipExtLaunchKernel(k, zero_x, block, args, 0, NULL, NULL, NULL, 0),
+               hipErrorInvalidValue);
+    HIP_EXPECT(hipExtLaunchKernel(k, one, zero_x, args, 0, NULL, NULL, NULL, 0),
+               hipErrorInvalidValue);
+    HIP_EXPECT(hipExtLaunchKernel(k, one, block, args, 0, dead, NULL, NULL, 0),
+               hipErrorInvalidValue);
+    HIP_EXPECT(hipExtLaunchKernel(k, one, block, args, 0, NULL, dead_event(), NULL, 0),
+               hipErrorInvalidValue);
+    HIP_EXPECT(hipExtLaunchKernel(k, one, block, args, 0, NULL, NULL, BOGUS_EVENT, 0),
+               hipErrorInvalidValue);
+
+    /* The valid forms run, events and all. */
+    hipStream_t s;
+    float ms = -1;
+    HIP_CHECK(hipStreamCreate(&s));
+    HIP_CHECK(hipLaunchKernel(k, one, block, args, 0, s));
+    HIP_CHECK(hipExtLaunchKernel(k, one, block, args, 0, s, start, stop, 0));
+    HIP_CHECK(hipEventSynchronize(stop));
+    HIP_CHECK(hipEventElapsedTime(&ms, start, stop));
+    CHECK(ms >= 0);
+    HIP_CHECK(hipStreamDestroy(s));
+    HIP_CHECK(hipEventDestroy(start));
+    HIP_CHECK(hipEventDestroy(stop));
+    HIP_CHECK(hipFree(a));
+    __hipUnregisterFatBinary(fb);
+    free((void *)wrapper.binary);
+}
+
 /* Two threads destroying the same handles at once: exactly one wins each
  * time, the other gets AMD's code, and nothing is freed twice. */
 struct race {
@@ -364,6 +454,7 @@ int main(int argc, char **argv)
     copies_on_bad_streams();
     events(ndev);
     modules();
+    stub_launches();
     destroy_races();
     /* None of the refused calls reached the worker as work that fails later. */
     HIP_CHECK(hipDeviceSynchronize());

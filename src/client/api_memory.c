@@ -182,7 +182,9 @@ hipError_t hw_copy(void *dst, const void *src, size_t n, hipMemcpyKind kind, hip
     int cap = captured(stream, sync, &node, &err);
     if (cap)
         return cap < 0 ? hw_ret(err) : hipSuccess;
-    uint64_t sid = hw_stream_wire_id(stream, &dev);
+    uint64_t sid;
+    if ((err = hw_stream_resolve(stream, &sid, &dev)) != hipSuccess)
+        return hw_ret(err);
     switch (kind) {
     case hipMemcpyHostToDevice:
         for (size_t off = 0; off < n && err == hipSuccess; off += CHUNK) {
@@ -336,7 +338,9 @@ hipError_t hw_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, 
     int cap = captured(stream, sync, &node, &err);
     if (cap)
         return cap < 0 ? hw_ret(err) : hipSuccess;
-    uint64_t sid = hw_stream_wire_id(stream, &dev);
+    uint64_t sid;
+    if ((err = hw_stream_resolve(stream, &sid, &dev)) != hipSuccess)
+        return hw_ret(err);
     /* Rows travel packed; a copy larger than one message goes in row bands. */
     size_t band = CHUNK / width ? CHUNK / width : 1;
     if (width > CHUNK)
@@ -419,9 +423,11 @@ hipError_t hw_fill(void *dst, uint32_t value, uint32_t elem, size_t count, hipSt
     int cap = captured(stream, sync, &node, &err);
     if (cap)
         return cap < 0 ? hw_ret(err) : hipSuccess;
-    struct hipr_memset m = { .dst = (uint64_t)(uintptr_t)dst, .count = count,
-                             .stream = hw_stream_wire_id(stream, &dev), .value = value,
-                             .elem_size = elem };
+    uint64_t sid;
+    if ((err = hw_stream_resolve(stream, &sid, &dev)) != hipSuccess)
+        return hw_ret(err);
+    struct hipr_memset m = { .dst = (uint64_t)(uintptr_t)dst, .count = count, .stream = sid,
+                             .value = value, .elem_size = elem };
     uint8_t buf[HIPR_memset_SIZE];
     hipr_memset_encode(buf, &m);
     return hw_ret(hw_post(c, HIPR_OP_MEMSET, buf, sizeof buf, NULL, 0));

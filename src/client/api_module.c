@@ -136,6 +136,10 @@ static hipError_t load_image(hipModule_t *module, const void *image, size_t size
     err = hw_module_load(c, hw_current_device(), image, size, &m);
     if (err != hipSuccess)
         return hw_ret(err);
+    if (hw_handle_add(HW_HANDLE_MODULE, m) != 0) {
+        hw_module_release(c, m);
+        return hw_ret(hipErrorOutOfMemory);
+    }
     *module = (hipModule_t)m;
     return hipSuccess;
 }
@@ -158,7 +162,7 @@ HW_EXPORT hipError_t hipModuleLoadDataEx(hipModule_t *module, const void *image,
 
 HW_EXPORT hipError_t hipModuleLoad(hipModule_t *module, const char *fname)
 {
-    if (!module || !fname)
+    if (!module || !fname || !fname[0])
         return hw_ret(hipErrorInvalidValue);
     FILE *f = fopen(fname, "rb");
     if (!f)
@@ -185,6 +189,9 @@ HW_EXPORT hipError_t hipModuleUnload(hipModule_t module)
         return hw_ret(err);
     if (!module)
         return hw_ret(hipErrorInvalidResourceHandle);
+    /* Unloaded already, or never a module: AMD's code, and m is not read. */
+    if (!hw_handle_remove(HW_HANDLE_MODULE, module))
+        return hw_ret(hipErrorNotFound);
     struct hw_module *m = (struct hw_module *)module;
     forget_module_functions(m);
     return hw_ret(hw_module_release(c, m));
@@ -244,12 +251,15 @@ HW_EXPORT hipError_t hipModuleGetFunction(hipFunction_t *function, hipModule_t m
 {
     hipError_t err;
     struct hw_conn *c = hw_conn_get(&err);
-    if (!function || !name)
+    if (!function || !name || !name[0])
         return hw_ret(hipErrorInvalidValue);
     if (!c)
         return hw_ret(err);
     if (!module)
         return hw_ret(hipErrorInvalidResourceHandle);
+    /* AMD finds no such function in a module it does not know. */
+    if (!hw_handle_valid(HW_HANDLE_MODULE, module))
+        return hw_ret(hipErrorNotFound);
     struct hw_function *f;
     err = hw_module_function(c, (struct hw_module *)module, name, &f);
     if (err != hipSuccess)
@@ -286,12 +296,14 @@ HW_EXPORT hipError_t hipModuleGetGlobal(hipDeviceptr_t *dptr, size_t *bytes, hip
 {
     hipError_t err;
     struct hw_conn *c = hw_conn_get(&err);
-    if (!name)
+    if ((!dptr && !bytes) || !name || !name[0])
         return hw_ret(hipErrorInvalidValue);
     if (!c)
         return hw_ret(err);
     if (!module)
         return hw_ret(hipErrorInvalidResourceHandle);
+    if (!hw_handle_valid(HW_HANDLE_MODULE, module))
+        return hw_ret(hipErrorNotFound);
     uint64_t ptr, size;
     err = hw_module_global(c, (struct hw_module *)module, name, &ptr, &size);
     if (err != hipSuccess)
@@ -307,6 +319,8 @@ HW_EXPORT hipError_t hipModuleGetGlobal(hipDeviceptr_t *dptr, size_t *bytes, hip
 static hipError_t marshal(const struct hw_function *f, void **kernelParams, void **extra,
                           uint8_t *out, size_t cap, size_t *len)
 {
+    if (kernelParams && extra)
+        return hipErrorInvalidValue; /* AMD takes one or the other */
     if (kernelParams) {
         if (f->info.args_size > cap)
             return hipErrorInvalidValue;
@@ -350,11 +364,28 @@ hipError_t hw_launch(const struct hw_function *f, const uint32_t grid[3], const 
                      unsigned shared, hipStream_t stream, void **kernelParams, void **extra,
                      hipEvent_t start, hipEvent_t stop, uint32_t flags)
 {
-    hipError_t err;
+    uint64_t sid;
     int dev;
+    hipError_t err = hw_stream_resolve(stream, &sid, &dev);
+    if (err != hipSuccess)
+        return hw_ret(err);
+    return hw_launch_on(f, grid, block, shared, stream, sid, kernelParams, extra, start, stop,
+                        flags);
+}
+
+hipError_t hw_launch_on(const struct hw_function *f, const uint32_t grid[3],
+                        const uint32_t block[3], unsigned shared, hipStream_t stream, uint64_t sid,
+                        void **kernelParams, void **extra, hipEvent_t start, hipEvent_t stop,
+                        uint32_t flags)
+{
+    hipError_t err;
+    uint64_t start_id = 0, stop_id = 0;
     struct hw_conn *c = hw_conn_get(&err);
     if (!c)
         return hw_ret(err);
+    if ((start && hw_event_resolve(start, &start_id, NULL) != hipSuccess) ||
+        (stop && hw_event_resolve(stop, &stop_id, NULL) != hipSuccess))
+        return hw_ret(hipErrorInvalidHandle);
     if (!f)
         return hw_ret(hipErrorInvalidResourceHandle);
     if (!f->module)
@@ -388,9 +419,9 @@ hipError_t hw_launch(const struct hw_function *f, const uint32_t grid[3], const 
     }
     struct hipr_launch m = {
         .function = f->id,
-        .stream = hw_stream_wire_id(stream, &dev),
-        .start_event = start ? ((struct hw_event *)start)->id : 0,
-        .stop_event = stop ? ((struct hw_event *)stop)->id : 0,
+        .stream = sid,
+        .start_event = start_id,
+        .stop_event = stop_id,
         .grid_x = grid[0], .grid_y = grid[1], .grid_z = grid[2],
         .block_x = block[0], .block_y = block[1], .block_z = block[2],
         .shared_mem = shared,
@@ -401,6 +432,20 @@ hipError_t hw_launch(const struct hw_function *f, const uint32_t grid[3], const 
     return hw_ret(hw_post(c, HIPR_OP_LAUNCH, buf, sizeof buf, args, len));
 }
 
+/* The module launch APIs answer a zero dimension with hipErrorInvalidValue
+ * (the <<<>>> path with hipErrorInvalidConfiguration), and a function
+ * handle not handed out here is never read. */
+static hipError_t module_launch_check(hipFunction_t f, const uint32_t grid[3],
+                                      const uint32_t block[3])
+{
+    if (!hw_function_known((const struct hw_function *)f))
+        return hipErrorInvalidResourceHandle;
+    for (int i = 0; i < 3; i++)
+        if (!grid[i] || !block[i])
+            return hipErrorInvalidValue;
+    return hipSuccess;
+}
+
 HW_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX,
                                            unsigned int gridDimY, unsigned int gridDimZ,
                                            unsigned int blockDimX, unsigned int blockDimY,
@@ -409,6 +454,9 @@ HW_EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDim
 {
     uint32_t grid[3] = { gridDimX, gridDimY, gridDimZ };
     uint32_t block[3] = { blockDimX, blockDimY, blockDimZ };
+    hipError_t err = module_launch_check(f, grid, block);
+    if (err != hipSuccess)
+        return hw_ret(err);
     return hw_launch((const struct hw_function *)f, grid, block, sharedMemBytes, stream,
                      kernelParams, extra, NULL, NULL, 0);
 }
@@ -432,11 +480,15 @@ HW_EXPORT hipError_t hipExtModuleLaunchKernel(hipFunction_t f, uint32_t globalWo
 {
     /* The grid is given in work items; a partial last block rounds up. */
     uint32_t block[3] = { localWorkSizeX, localWorkSizeY, localWorkSizeZ };
-    if (!block[0] || !block[1] || !block[2] || sharedMemBytes > UINT32_MAX)
-        return hw_ret(hipErrorInvalidConfiguration);
-    uint32_t grid[3] = { (globalWorkSizeX + block[0] - 1) / block[0],
-                         (globalWorkSizeY + block[1] - 1) / block[1],
-                         (globalWorkSizeZ + block[2] - 1) / block[2] };
+    uint32_t work[3] = { globalWorkSizeX, globalWorkSizeY, globalWorkSizeZ };
+    hipError_t err = module_launch_check(f, work, block);
+    if (err == hipSuccess && sharedMemBytes > UINT32_MAX)
+        err = hipErrorInvalidValue;
+    if (err != hipSuccess)
+        return hw_ret(err);
+    uint32_t grid[3] = { (uint32_t)(((uint64_t)work[0] + block[0] - 1) / block[0]),
+                         (uint32_t)(((uint64_t)work[1] + block[1] - 1) / block[1]),
+                         (uint32_t)(((uint64_t)work[2] + block[2] - 1) / block[2]) };
     /* Its flags (hipExtAnyOrderLaunch) are an ordering hint; launches run
      * in stream order anyway, and bit 0 of LAUNCH flags means cooperative. */
     (void)flags;

@@ -82,20 +82,55 @@ static uint64_t per_thread_stream_id(int dev)
     return id;
 }
 
-uint64_t hw_stream_wire_id(hipStream_t s, int *dev)
+hipError_t hw_stream_resolve(hipStream_t s, uint64_t *id, int *dev)
 {
     if (s == NULL) {
         *dev = hw_current_device();
-        return (uint64_t)*dev;
+        *id = (uint64_t)*dev;
+        return hipSuccess;
     }
     if (s == hipStreamPerThread) {
         *dev = hw_current_device();
-        uint64_t id = per_thread_stream_id(*dev);
-        return id ? id : (uint64_t)*dev;
+        uint64_t pts = per_thread_stream_id(*dev);
+        *id = pts ? pts : (uint64_t)*dev;
+        return hipSuccess;
     }
+    /* Destroyed, never created, or another kind of handle: AMD answers
+     * hipErrorContextIsDestroyed, and s must not be read. */
+    if (!hw_handle_valid(HW_HANDLE_STREAM, s))
+        return hipErrorContextIsDestroyed;
     const struct hw_stream *st = (const struct hw_stream *)s;
     *dev = st->device;
-    return st->id;
+    *id = st->id;
+    return hipSuccess;
+}
+
+hipError_t hw_stream_check(hipStream_t s)
+{
+    return s == NULL || s == hipStreamPerThread || hw_handle_valid(HW_HANDLE_STREAM, s)
+               ? hipSuccess
+               : hipErrorContextIsDestroyed;
+}
+
+uint64_t hw_stream_wire_id(hipStream_t s, int *dev)
+{
+    uint64_t id;
+    if (hw_stream_resolve(s, &id, dev) != hipSuccess) {
+        *dev = hw_current_device();
+        return HW_STREAM_NONE;
+    }
+    return id;
+}
+
+hipError_t hw_event_resolve(hipEvent_t e, uint64_t *id, int *dev)
+{
+    if (!hw_handle_valid(HW_HANDLE_EVENT, e))
+        return hipErrorInvalidHandle;
+    const struct hw_event *ev = (const struct hw_event *)e;
+    *id = ev->id;
+    if (dev)
+        *dev = ev->device;
+    return hipSuccess;
 }
 
 static hipError_t finish_sync(struct hw_conn *c, hipError_t err)
@@ -110,6 +145,8 @@ static hipError_t stream_create(hipStream_t *out, unsigned flags, int priority)
     hipError_t err;
     struct hw_conn *c = hw_conn_get(&err);
     if (!out)
+        return hw_ret(hipErrorInvalidValue);
+    if (flags != hipStreamDefault && flags != hipStreamNonBlocking)
         return hw_ret(hipErrorInvalidValue);
     if (!c)
         return hw_ret(err);
@@ -126,11 +163,16 @@ static hipError_t stream_create(hipStream_t *out, unsigned flags, int priority)
     st->device = hw_current_device();
     st->flags = flags;
     st->priority = priority;
+    if (hw_handle_add(HW_HANDLE_STREAM, st) != 0) {
+        free(st);
+        return hw_ret(hipErrorOutOfMemory);
+    }
     struct hipr_stream_create m = { st->id, st->device, flags, priority };
     uint8_t buf[HIPR_stream_create_SIZE];
     hipr_stream_create_encode(buf, &m);
     err = hw_post(c, HIPR_OP_STREAM_CREATE, buf, sizeof buf, NULL, 0);
     if (err != hipSuccess) {
+        hw_handle_remove(HW_HANDLE_STREAM, st);
         free(st);
         return hw_ret(err);
     }
@@ -162,8 +204,15 @@ HW_EXPORT hipError_t hipStreamDestroy(hipStream_t stream)
         return hw_ret(err);
     if (!stream || stream == hipStreamPerThread)
         return hw_ret(hipErrorInvalidHandle);
-    struct hw_stream *st = (struct hw_stream *)stream;
+    /* A second destroy must not touch the freed stream. The capture is
+     * dropped while the handle still resolves; removing it is what decides
+     * between two racing destroys. */
+    if (!hw_handle_valid(HW_HANDLE_STREAM, stream))
+        return hw_ret(hipErrorContextIsDestroyed);
     hw_capture_stream_destroyed(stream);
+    if (!hw_handle_remove(HW_HANDLE_STREAM, stream))
+        return hw_ret(hipErrorContextIsDestroyed);
+    struct hw_stream *st = (struct hw_stream *)stream;
     struct hipr_stream m = { st->id };
     uint8_t buf[HIPR_stream_SIZE];
     hipr_stream_encode(buf, &m);
@@ -176,14 +225,17 @@ static hipError_t stream_call(uint16_t op, hipStream_t stream)
 {
     hipError_t err;
     int dev;
+    uint64_t sid;
     struct hw_conn *c = hw_conn_get(&err);
     if (!c)
+        return hw_ret(err);
+    if ((err = hw_stream_resolve(stream, &sid, &dev)) != hipSuccess)
         return hw_ret(err);
     /* A capturing stream has nothing to wait for: HIP refuses and the
      * capture is invalidated. */
     if ((err = hw_capture_stream_sync(stream)) != hipSuccess)
         return hw_ret(err);
-    struct hipr_stream m = { hw_stream_wire_id(stream, &dev) };
+    struct hipr_stream m = { sid };
     uint8_t buf[HIPR_stream_SIZE];
     hipr_stream_encode(buf, &m);
     err = hw_call(c, op, buf, sizeof buf, NULL, 0, NULL, 0, NULL, 0, NULL);
@@ -209,15 +261,30 @@ HW_EXPORT hipError_t hipStreamQuery(hipStream_t stream)
     return stream_call(HIPR_OP_STREAM_QUERY, stream);
 }
 
+/* What AMD answers for an invalid stream in hipStreamWaitEvent: its HIP 6
+ * runtime folds the stream check into the event's. */
+#if HIP_VERSION_MAJOR >= 6
+#define WAIT_BAD_STREAM hipErrorInvalidHandle
+#else
+#define WAIT_BAD_STREAM hipErrorContextIsDestroyed
+#endif
+
 HW_EXPORT hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags)
 {
     hipError_t err;
     int dev;
+    uint64_t sid, eid;
     struct hw_conn *c = hw_conn_get(&err);
     if (!c)
         return hw_ret(err);
     if (!event)
         return hw_ret(hipErrorInvalidHandle);
+    if (hw_stream_resolve(stream, &sid, &dev) != hipSuccess)
+        return hw_ret(WAIT_BAD_STREAM);
+    if ((err = hw_event_resolve(event, &eid, NULL)) != hipSuccess)
+        return hw_ret(err);
+    if (flags != 0)
+        return hw_ret(hipErrorInvalidValue);
     if (hw_capture_any()) {
         struct hipGraphNode node = { .kind = HW_NODE_WAIT_EVENT, .u.event = { event, flags } };
         int cap = hw_capture_record(stream, &node, &err);
@@ -226,19 +293,24 @@ HW_EXPORT hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, un
         if ((err = hw_capture_event_use(event, stream ? stream : hipStreamPerThread)) != hipSuccess)
             return hw_ret(err);
     }
-    struct hipr_stream_wait_event m = { hw_stream_wire_id(stream, &dev),
-                                        ((struct hw_event *)event)->id, flags };
+    struct hipr_stream_wait_event m = { sid, eid, flags };
     uint8_t buf[HIPR_stream_wait_event_SIZE];
     hipr_stream_wait_event_encode(buf, &m);
     return hw_ret(hw_post(c, HIPR_OP_STREAM_WAIT_EVENT, buf, sizeof buf, NULL, 0));
 }
 
+/* AMD refuses the null stream here (the per-thread stream is a real one). */
 HW_EXPORT hipError_t hipStreamGetFlags(hipStream_t stream, unsigned int *flags)
 {
-    if (!flags)
+    if (!flags || !stream)
         return hw_ret(hipErrorInvalidValue);
-    *flags = (!stream || stream == hipStreamPerThread) ? hipStreamDefault
-                                                       : ((struct hw_stream *)stream)->flags;
+    if (stream == hipStreamPerThread) {
+        *flags = hipStreamDefault;
+        return hipSuccess;
+    }
+    if (!hw_handle_valid(HW_HANDLE_STREAM, stream))
+        return hw_ret(hipErrorContextIsDestroyed);
+    *flags = ((struct hw_stream *)stream)->flags;
     return hipSuccess;
 }
 
@@ -246,25 +318,49 @@ HW_EXPORT hipError_t hipStreamGetPriority(hipStream_t stream, int *priority)
 {
     if (!priority)
         return hw_ret(hipErrorInvalidValue);
-    *priority = (!stream || stream == hipStreamPerThread) ? 0
-                                                          : ((struct hw_stream *)stream)->priority;
+    if (!stream || stream == hipStreamPerThread) {
+        *priority = 0;
+        return hipSuccess;
+    }
+    if (!hw_handle_valid(HW_HANDLE_STREAM, stream))
+        return hw_ret(hipErrorContextIsDestroyed);
+    *priority = ((struct hw_stream *)stream)->priority;
     return hipSuccess;
 }
 
+/* -1 for an invalid stream, as AMD's. */
 HW_EXPORT int hipGetStreamDeviceId(hipStream_t stream)
 {
     int dev;
-    hw_stream_wire_id(stream, &dev);
-    return dev;
+    uint64_t sid;
+    return hw_stream_resolve(stream, &sid, &dev) == hipSuccess ? dev : -1;
 }
 
 /* ---- events ---- */
+
+/* AMD's rules: known flags only, at most one release scope, and an
+ * interprocess event cannot be timed. */
+static int event_flags_ok(unsigned flags)
+{
+    unsigned release = hipEventReleaseToDevice | hipEventReleaseToSystem;
+#ifdef hipEventDisableSystemFence
+    release |= hipEventDisableSystemFence;
+#endif
+    unsigned known = hipEventDefault | hipEventBlockingSync | hipEventDisableTiming |
+                     hipEventInterprocess | release;
+    unsigned r = flags & release;
+    if (flags & ~known)
+        return 0;
+    if (r & (r - 1))
+        return 0;
+    return !(flags & hipEventInterprocess) || (flags & hipEventDisableTiming);
+}
 
 static hipError_t event_create(hipEvent_t *out, unsigned flags)
 {
     hipError_t err;
     struct hw_conn *c = hw_conn_get(&err);
-    if (!out)
+    if (!out || !event_flags_ok(flags))
         return hw_ret(hipErrorInvalidValue);
     if (!c)
         return hw_ret(err);
@@ -274,11 +370,16 @@ static hipError_t event_create(hipEvent_t *out, unsigned flags)
     ev->id = hw_new_handle_id();
     ev->device = hw_current_device();
     ev->flags = flags;
+    if (hw_handle_add(HW_HANDLE_EVENT, ev) != 0) {
+        free(ev);
+        return hw_ret(hipErrorOutOfMemory);
+    }
     struct hipr_event_create m = { ev->id, ev->device, flags };
     uint8_t buf[HIPR_event_create_SIZE];
     hipr_event_create_encode(buf, &m);
     err = hw_post(c, HIPR_OP_EVENT_CREATE, buf, sizeof buf, NULL, 0);
     if (err != hipSuccess) {
+        hw_handle_remove(HW_HANDLE_EVENT, ev);
         free(ev);
         return hw_ret(err);
     }
@@ -299,20 +400,25 @@ HW_EXPORT hipError_t hipEventCreateWithFlags(hipEvent_t *event, unsigned flags)
 HW_EXPORT hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream)
 {
     hipError_t err;
-    int dev;
+    int dev, edev;
+    uint64_t sid, eid;
     struct hw_conn *c = hw_conn_get(&err);
     if (!c)
         return hw_ret(err);
-    if (!event)
-        return hw_ret(hipErrorInvalidHandle);
+    if ((err = hw_event_resolve(event, &eid, &edev)) != hipSuccess)
+        return hw_ret(err);
+    if ((err = hw_stream_resolve(stream, &sid, &dev)) != hipSuccess)
+        return hw_ret(err);
     if (hw_capture_any()) {
         struct hipGraphNode node = { .kind = HW_NODE_EVENT_RECORD, .u.event = { event, 0 } };
         int cap = hw_capture_record(stream, &node, &err);
         if (cap)
             return cap < 0 ? hw_ret(err) : hipSuccess;
     }
-    struct hipr_event_record m = { ((struct hw_event *)event)->id,
-                                   hw_stream_wire_id(stream, &dev) };
+    /* An event belongs to the device current at its creation. */
+    if (edev != dev)
+        return hw_ret(hipErrorInvalidHandle);
+    struct hipr_event_record m = { eid, sid };
     uint8_t buf[HIPR_event_record_SIZE];
     hipr_event_record_encode(buf, &m);
     return hw_ret(hw_post(c, HIPR_OP_EVENT_RECORD, buf, sizeof buf, NULL, 0));
@@ -321,15 +427,16 @@ HW_EXPORT hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream)
 static hipError_t event_call(uint16_t op, hipEvent_t event)
 {
     hipError_t err;
+    uint64_t eid;
     struct hw_conn *c = hw_conn_get(&err);
     if (!c)
         return hw_ret(err);
-    if (!event)
-        return hw_ret(hipErrorInvalidHandle);
+    if ((err = hw_event_resolve(event, &eid, NULL)) != hipSuccess)
+        return hw_ret(err);
     /* An event last recorded in a running capture has not happened. */
     if ((err = hw_capture_event_use(event, NULL)) != hipSuccess)
         return hw_ret(err);
-    struct hipr_event m = { ((struct hw_event *)event)->id };
+    struct hipr_event m = { eid };
     uint8_t buf[HIPR_event_SIZE];
     hipr_event_encode(buf, &m);
     err = hw_call(c, op, buf, sizeof buf, NULL, 0, NULL, 0, NULL, 0, NULL);
@@ -348,18 +455,25 @@ HW_EXPORT hipError_t hipEventQuery(hipEvent_t event)
     return event_call(HIPR_OP_EVENT_QUERY, event);
 }
 
+/* Events of two devices, or one created with hipEventDisableTiming, have
+ * no common clock: hipErrorInvalidHandle, as AMD answers; so does an event
+ * never recorded (the worker's verdict). */
 HW_EXPORT hipError_t hipEventElapsedTime(float *ms, hipEvent_t start, hipEvent_t stop)
 {
     hipError_t err;
     struct hw_conn *c = hw_conn_get(&err);
+    uint64_t a, b;
+    int adev, bdev;
     if (!ms)
         return hw_ret(hipErrorInvalidValue);
     if (!c)
         return hw_ret(err);
-    if (!start || !stop)
+    if (hw_event_resolve(start, &a, &adev) != hipSuccess ||
+        hw_event_resolve(stop, &b, &bdev) != hipSuccess || adev != bdev ||
+        ((((const struct hw_event *)start)->flags | ((const struct hw_event *)stop)->flags) &
+         hipEventDisableTiming))
         return hw_ret(hipErrorInvalidHandle);
-    struct hipr_event_elapsed_req m = { ((struct hw_event *)start)->id,
-                                        ((struct hw_event *)stop)->id };
+    struct hipr_event_elapsed_req m = { a, b };
     uint8_t buf[HIPR_event_elapsed_req_SIZE], body[HIPR_event_elapsed_rep_SIZE];
     hipr_event_elapsed_req_encode(buf, &m);
     err = hw_call(c, HIPR_OP_EVENT_ELAPSED, buf, sizeof buf, NULL, 0, body, sizeof body, NULL, 0,
@@ -380,6 +494,9 @@ HW_EXPORT hipError_t hipEventDestroy(hipEvent_t event)
         return hw_ret(err);
     if (!event)
         return hw_ret(hipErrorInvalidHandle);
+    /* A second destroy must not touch the freed event. */
+    if (!hw_handle_remove(HW_HANDLE_EVENT, event))
+        return hw_ret(hipErrorContextIsDestroyed);
     struct hw_event *ev = (struct hw_event *)event;
     struct hipr_event m = { ev->id };
     uint8_t buf[HIPR_event_SIZE];

@@ -21,6 +21,7 @@
 #endif
 
 #include "export.h"
+#include "handle_registry.h"
 #include "hipr.h"
 #include "hw_transport.h"
 #include "hw_worker_list.h"
@@ -203,10 +204,26 @@ struct hw_function {
     struct { uint32_t offset, size; } params[];
 };
 
+/* Application handles are checked against handle_registry.h before they
+ * are read (docs/client.md, "Handle validation"). */
+
 /* The wire id of a stream: NULL is the current device's legacy default
  * stream, hipStreamPerThread the calling thread's own stream on the current
- * device (created on first use). *dev gets the stream's device. */
+ * device (created on first use). *dev gets the stream's device.
+ * hipErrorContextIsDestroyed, outputs untouched, for a stream this proxy
+ * did not create or already destroyed. */
+hipError_t hw_stream_resolve(hipStream_t s, uint64_t *id, int *dev);
+/* hw_stream_resolve's verdict alone. */
+hipError_t hw_stream_check(hipStream_t s);
+/* A wire id no worker stream has: what hw_stream_wire_id gives for an
+ * invalid stream, so that a caller which did not check gets the worker's
+ * error instead of reading freed memory. */
+#define HW_STREAM_NONE UINT64_MAX
+/* hw_stream_resolve for callers that checked the stream already. */
 uint64_t hw_stream_wire_id(hipStream_t s, int *dev);
+/* The wire id (and device, when dev is not NULL) of an event this proxy
+ * created and has not destroyed; hipErrorInvalidHandle otherwise. */
+hipError_t hw_event_resolve(hipEvent_t e, uint64_t *id, int *dev);
 uint64_t hw_new_handle_id(void);
 int hw_function_known(const struct hw_function *f);
 /* func as HIP's host-side function APIs take it: a registered kernel's host
@@ -227,10 +244,18 @@ hipError_t hw_module_function(struct hw_conn *c, struct hw_module *m, const char
                               struct hw_function **out);
 hipError_t hw_module_global(struct hw_conn *c, struct hw_module *m, const char *name,
                             uint64_t *ptr, uint64_t *size);
-/* Packs the arguments and queues the launch; records errors (hw_ret). */
+/* Packs the arguments and queues the launch; records errors (hw_ret).
+ * An invalid stream is hipErrorContextIsDestroyed, an invalid event
+ * hipErrorInvalidHandle. */
 hipError_t hw_launch(const struct hw_function *f, const uint32_t grid[3], const uint32_t block[3],
                      unsigned shared, hipStream_t stream, void **kernelParams, void **extra,
                      hipEvent_t start, hipEvent_t stop, uint32_t flags);
+/* hw_launch on a stream the caller resolved already (hw_stream_resolve):
+ * sid is its wire id. */
+hipError_t hw_launch_on(const struct hw_function *f, const uint32_t grid[3],
+                        const uint32_t block[3], unsigned shared, hipStream_t stream, uint64_t sid,
+                        void **kernelParams, void **extra, hipEvent_t start, hipEvent_t stop,
+                        uint32_t flags);
 void hw_fill_attributes(const struct hw_function *f, struct hipFuncAttributes *a);
 
 /* ---- fat binaries (fatbin_registry.c) ---------------------------------------- */

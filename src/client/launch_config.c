@@ -50,22 +50,25 @@ HW_EXPORT hipError_t __hipPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, si
 }
 
 /* Resolves the stub on the stream's device (HIP launches on the stream's
- * device, not the current one) and launches. */
+ * device, not the current one) and launches. The stream is looked up once,
+ * here; an invalid one is hipErrorContextIsDestroyed. */
 static hipError_t launch_stub(const void *stub, dim3 grid, dim3 block, void **args,
                               size_t shared, hipStream_t stream, hipEvent_t start,
                               hipEvent_t stop, uint32_t flags)
 {
     int dev;
+    uint64_t sid;
     const struct hw_function *f;
     if (shared > UINT32_MAX)
         return hw_ret(hipErrorInvalidValue);
-    hw_stream_wire_id(stream, &dev);
-    hipError_t err = hw_fatbin_function(stub, dev, &f);
+    hipError_t err = hw_stream_resolve(stream, &sid, &dev);
     if (err != hipSuccess)
+        return hw_ret(err);
+    if ((err = hw_fatbin_function(stub, dev, &f)) != hipSuccess)
         return hw_ret(err);
     const uint32_t g[3] = { grid.x, grid.y, grid.z };
     const uint32_t b[3] = { block.x, block.y, block.z };
-    return hw_launch(f, g, b, (unsigned)shared, stream, args, NULL, start, stop, flags);
+    return hw_launch_on(f, g, b, (unsigned)shared, stream, sid, args, NULL, start, stop, flags);
 }
 
 HW_EXPORT hipError_t hipLaunchKernel(const void *function_address, dim3 numBlocks,
@@ -93,13 +96,22 @@ HW_EXPORT hipError_t hipLaunchCooperativeKernel(const void *f, dim3 gridDim, dim
 }
 
 /* hipExtLaunchKernel's flags (hipExtAnyOrderLaunch) are an ordering hint:
- * launches run in stream order anyway, so they are not forwarded. */
+ * launches run in stream order anyway, so they are not forwarded. AMD
+ * answers a zero dimension, a destroyed stream or a destroyed event with
+ * hipErrorInvalidValue here. */
 HW_EXPORT hipError_t hipExtLaunchKernel(const void *function_address, dim3 numBlocks,
                                         dim3 dimBlocks, void **args, size_t sharedMemBytes,
                                         hipStream_t stream, hipEvent_t startEvent,
                                         hipEvent_t stopEvent, int flags)
 {
+    uint64_t id;
     (void)flags;
+    if (function_address && hw_fatbin_is_kernel(function_address) &&
+        (!numBlocks.x || !numBlocks.y || !numBlocks.z || !dimBlocks.x || !dimBlocks.y ||
+         !dimBlocks.z || hw_stream_check(stream) != hipSuccess ||
+         (startEvent && hw_event_resolve(startEvent, &id, NULL) != hipSuccess) ||
+         (stopEvent && hw_event_resolve(stopEvent, &id, NULL) != hipSuccess)))
+        return hw_ret(hipErrorInvalidValue);
     return launch_stub(function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream,
                        startEvent, stopEvent, 0);
 }

@@ -1,6 +1,7 @@
 /*
  * api_copy3d.c - copies that name arrays or regions: hipMemcpy2DToArray,
- * hipMemcpy2DFromArray, hipMemcpyToArray/FromArray, hipMemcpyHtoA/AtoH,
+ * hipMemcpy2DFromArray, hipMemcpyToArray/FromArray, hipMemcpyHtoA/AtoH (and
+ * HIP 6's AtoD/DtoA/AtoA and HtoA/AtoH Async),
  * hipMemcpy2DArrayToArray, hipMemcpyParam2D, hipDrvMemcpy2DUnaligned,
  * hipMemcpy3D, hipDrvMemcpy3D and their Async forms.
  *
@@ -21,6 +22,16 @@
 hipError_t hipMemcpy2DArrayToArray(hipArray_t dst, size_t wOffsetDst, size_t hOffsetDst,
                                    hipArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc,
                                    size_t width, size_t height, hipMemcpyKind kind);
+hipError_t hipMemcpyAtoD(hipDeviceptr_t dstDevice, hipArray_t srcArray, size_t srcOffset,
+                         size_t ByteCount);
+hipError_t hipMemcpyDtoA(hipArray_t dstArray, size_t dstOffset, hipDeviceptr_t srcDevice,
+                         size_t ByteCount);
+hipError_t hipMemcpyAtoA(hipArray_t dstArray, size_t dstOffset, hipArray_t srcArray,
+                         size_t srcOffset, size_t ByteCount);
+hipError_t hipMemcpyAtoHAsync(void *dstHost, hipArray_t srcArray, size_t srcOffset,
+                              size_t ByteCount, hipStream_t stream);
+hipError_t hipMemcpyHtoAAsync(hipArray_t dstArray, size_t dstOffset, const void *srcHost,
+                              size_t ByteCount, hipStream_t stream);
 #endif
 
 /* Memory this proxy allocated on a device: AMD copies from or to it as
@@ -239,42 +250,108 @@ HW_EXPORT hipError_t hipMemcpyToArray(hipArray *dst, size_t wOffset, size_t hOff
     return hw_copy_region(&de, &se, count, 1, 1, NULL, 1);
 }
 
-HW_EXPORT hipError_t hipMemcpyFromArray(void *dst, hipArray_const_t srcArray, size_t wOffset,
-                                        size_t hOffset, size_t count, hipMemcpyKind kind)
+hipError_t hw_copy_from_array_linear(void *dst, hipArray_const_t src, size_t wOffset,
+                                     size_t hOffset, size_t count, hipMemcpyKind kind,
+                                     hipStream_t stream, int sync)
 {
     hipError_t err;
     struct hw_copy_end se = { 0 };
-    if (!dst || !srcArray)
+    if (!dst || !src)
         return hw_ret(hipErrorInvalidValue);
     if (!kind_valid(kind))
         return hw_ret(hipErrorInvalidMemcpyDirection);
-    if ((err = linear_end(srcArray, wOffset, hOffset, count, &se)) != hipSuccess)
+    if ((err = linear_end(src, wOffset, hOffset, count, &se)) != hipSuccess)
         return hw_ret(err);
     struct hw_copy_end de = { .base = dst, .device = dst_on_device(kind, dst), .pitch = count };
-    return hw_copy_region(&de, &se, count, 1, 1, NULL, 1);
+    return hw_copy_region(&de, &se, count, 1, 1, stream, sync);
 }
 
-/* The driver calls address the array's first row in bytes, as AMD's image
- * region {offset, 0, 0} x {count, 1, 1} does. */
+HW_EXPORT hipError_t hipMemcpyFromArray(void *dst, hipArray_const_t srcArray, size_t wOffset,
+                                        size_t hOffset, size_t count, hipMemcpyKind kind)
+{
+    return hw_copy_from_array_linear(dst, srcArray, wOffset, hOffset, count, kind, NULL, 1);
+}
+
+/* The driver byte calls address the array's first row, as AMD's image
+ * region {offset, 0, 0} x {count, 1, 1} does. A NULL array is an invalid
+ * value there, not an invalid handle. */
+static hipError_t row0_end(hipArray_const_t array, size_t offset, struct hw_copy_end *e)
+{
+    memset(e, 0, sizeof *e);
+    e->array = hw_array_get(array);
+    e->x = offset;
+    return e->array ? hipSuccess : hipErrorInvalidValue;
+}
+
+static hipError_t ptr_end(const void *p, int device, struct hw_copy_end *e)
+{
+    memset(e, 0, sizeof *e);
+    e->base = (char *)p;
+    e->device = device || is_dev_ptr(p);
+    return p ? hipSuccess : hipErrorInvalidValue;
+}
+
+static hipError_t byte_copy(struct hw_copy_end *de, hipError_t derr, struct hw_copy_end *se,
+                            hipError_t serr, size_t count, hipStream_t stream, int sync)
+{
+    if (derr != hipSuccess || serr != hipSuccess)
+        return hw_ret(hipErrorInvalidValue);
+    return hw_copy_region(de, se, count, 1, 1, stream, sync);
+}
+
 HW_EXPORT hipError_t hipMemcpyHtoA(hipArray *dstArray, size_t dstOffset, const void *srcHost,
                                    size_t count)
 {
-    const struct hw_array *a = hw_array_get(dstArray);
-    if (!srcHost || !dstArray || !a)
-        return hw_ret(hipErrorInvalidValue);
-    struct hw_copy_end de = { .array = a, .x = dstOffset };
-    struct hw_copy_end se = { .base = (char *)srcHost, .device = is_dev_ptr(srcHost) };
-    return hw_copy_region(&de, &se, count, 1, 1, NULL, 1);
+    struct hw_copy_end de, se;
+    hipError_t derr = row0_end(dstArray, dstOffset, &de), serr = ptr_end(srcHost, 0, &se);
+    return byte_copy(&de, derr, &se, serr, count, NULL, 1);
+}
+
+HW_EXPORT hipError_t hipMemcpyHtoAAsync(hipArray_t dstArray, size_t dstOffset, const void *srcHost,
+                                        size_t ByteCount, hipStream_t stream)
+{
+    struct hw_copy_end de, se;
+    hipError_t derr = row0_end(dstArray, dstOffset, &de), serr = ptr_end(srcHost, 0, &se);
+    return byte_copy(&de, derr, &se, serr, ByteCount, stream, 0);
 }
 
 HW_EXPORT hipError_t hipMemcpyAtoH(void *dst, hipArray *srcArray, size_t srcOffset, size_t count)
 {
-    const struct hw_array *a = hw_array_get(srcArray);
-    if (!dst || !srcArray || !a)
-        return hw_ret(hipErrorInvalidValue);
-    struct hw_copy_end se = { .array = a, .x = srcOffset };
-    struct hw_copy_end de = { .base = dst, .device = is_dev_ptr(dst) };
-    return hw_copy_region(&de, &se, count, 1, 1, NULL, 1);
+    struct hw_copy_end de, se;
+    hipError_t derr = ptr_end(dst, 0, &de), serr = row0_end(srcArray, srcOffset, &se);
+    return byte_copy(&de, derr, &se, serr, count, NULL, 1);
+}
+
+HW_EXPORT hipError_t hipMemcpyAtoHAsync(void *dstHost, hipArray_t srcArray, size_t srcOffset,
+                                        size_t ByteCount, hipStream_t stream)
+{
+    struct hw_copy_end de, se;
+    hipError_t derr = ptr_end(dstHost, 0, &de), serr = row0_end(srcArray, srcOffset, &se);
+    return byte_copy(&de, derr, &se, serr, ByteCount, stream, 0);
+}
+
+HW_EXPORT hipError_t hipMemcpyDtoA(hipArray_t dstArray, size_t dstOffset, hipDeviceptr_t srcDevice,
+                                   size_t ByteCount)
+{
+    struct hw_copy_end de, se;
+    hipError_t derr = row0_end(dstArray, dstOffset, &de), serr = ptr_end(srcDevice, 1, &se);
+    return byte_copy(&de, derr, &se, serr, ByteCount, NULL, 1);
+}
+
+HW_EXPORT hipError_t hipMemcpyAtoD(hipDeviceptr_t dstDevice, hipArray_t srcArray, size_t srcOffset,
+                                   size_t ByteCount)
+{
+    struct hw_copy_end de, se;
+    hipError_t derr = ptr_end(dstDevice, 1, &de), serr = row0_end(srcArray, srcOffset, &se);
+    return byte_copy(&de, derr, &se, serr, ByteCount, NULL, 1);
+}
+
+HW_EXPORT hipError_t hipMemcpyAtoA(hipArray_t dstArray, size_t dstOffset, hipArray_t srcArray,
+                                   size_t srcOffset, size_t ByteCount)
+{
+    struct hw_copy_end de, se;
+    hipError_t derr = row0_end(dstArray, dstOffset, &de), serr = row0_end(srcArray, srcOffset, &se);
+    return byte_copy(&de, derr, &se, serr, ByteCount, NULL, 1);
 }
 
 HW_EXPORT hipError_t hipMemcpy2DArrayToArray(hipArray_t dst, size_t wOffsetDst, size_t hOffsetDst,

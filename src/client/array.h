@@ -28,7 +28,7 @@ struct hw_array {
      * for programs that read them. HIP 6 made it opaque. */
     hipArray pub;
 #endif
-    void *dev;            /* the allocation; NULL when it has no bytes */
+    void *dev;            /* the allocation (every array has at least one element) */
     size_t width;         /* elements */
     size_t height;        /* rows as created (0: 1-D) */
     size_t depth;         /* slices or layers as created (0: none) */
@@ -71,5 +71,19 @@ struct hw_copy_end {
  * when it does not fit. */
 hipError_t hw_copy_region(struct hw_copy_end *dst, struct hw_copy_end *src, size_t width,
                           size_t height, size_t depth, hipStream_t stream, int sync);
+
+/* hipMemcpyFromArray's body (its _spt form runs it on the thread's stream):
+ * count bytes of the array's packed storage from row hOffset, byte wOffset
+ * on, running on into the following rows. */
+hipError_t hw_copy_from_array_linear(void *dst, hipArray_const_t src, size_t wOffset,
+                                     size_t hOffset, size_t count, hipMemcpyKind kind,
+                                     hipStream_t stream, int sync);
+
+/* hipMemcpyFromArray's body (its _spt form runs it on the thread's stream):
+ * count bytes of the array's packed storage from row hOffset, byte wOffset
+ * on, running on into the following rows. */
+hipError_t hw_copy_from_array_linear(void *dst, hipArray_const_t src, size_t wOffset,
+                                     size_t hOffset, size_t count, hipMemcpyKind kind,
+                                     hipStream_t stream, int sync);
 
 #endif

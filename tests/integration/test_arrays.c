@@ -24,6 +24,18 @@ hipError_t hipArray3DGetDescriptor(HIP_ARRAY3D_DESCRIPTOR *pArrayDescriptor, hip
 hipError_t hipMemcpy2DArrayToArray(hipArray_t dst, size_t wOffsetDst, size_t hOffsetDst,
                                    hipArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc,
                                    size_t width, size_t height, hipMemcpyKind kind);
+hipError_t hipMemcpyAtoD(hipDeviceptr_t dstDevice, hipArray_t srcArray, size_t srcOffset,
+                         size_t ByteCount);
+hipError_t hipMemcpyDtoA(hipArray_t dstArray, size_t dstOffset, hipDeviceptr_t srcDevice,
+                         size_t ByteCount);
+hipError_t hipMemcpyAtoA(hipArray_t dstArray, size_t dstOffset, hipArray_t srcArray,
+                         size_t srcOffset, size_t ByteCount);
+hipError_t hipMemcpyAtoHAsync(void *dstHost, hipArray_t srcArray, size_t srcOffset,
+                              size_t ByteCount, hipStream_t stream);
+hipError_t hipMemcpyHtoAAsync(hipArray_t dstArray, size_t dstOffset, const void *srcHost,
+                              size_t ByteCount, hipStream_t stream);
+hipError_t hipMemcpyFromArray_spt(void *dst, hipArray_const_t src, size_t wOffsetSrc,
+                                  size_t hOffset, size_t count, hipMemcpyKind kind);
 #endif
 void hipwire_client_stats(unsigned long long *round_trips, unsigned long long *posted);
 
@@ -598,6 +610,57 @@ static void frees_and_queries(void)
     HIP_EXPECT(hipArrayDestroy(a), hipErrorContextIsDestroyed);
 }
 
+/* HIP 6's byte calls (row 0 of an array, device memory on the other side,
+ * array to array, async forms) and the per-thread-stream variants. */
+static void byte_calls_and_spt(void)
+{
+    hipChannelFormatDesc desc = hipCreateChannelDesc(8, 8, 8, 8, hipChannelFormatKindUnsigned);
+    hipArray_t a, b;
+    uint8_t src[256], back[256], *dev;
+    HIP_CHECK(hipMallocArray(&a, &desc, 50, 3, hipArrayDefault)); /* rows of 200 bytes */
+    HIP_CHECK(hipMallocArray(&b, &desc, 50, 3, hipArrayDefault));
+    HIP_CHECK(hipMalloc((void **)&dev, 256));
+    fill(src, sizeof src, 41);
+    hipStream_t s;
+    HIP_CHECK(hipStreamCreate(&s));
+    HIP_CHECK(hipMemcpyHtoAAsync(a, 3, src, 190, s));
+    HIP_CHECK(hipStreamSynchronize(s));
+    HIP_CHECK(hipMemcpyAtoD(dev, a, 3, 190));
+    HIP_CHECK(hipMemcpyDtoA(b, 7, dev + 10, 150));
+    HIP_CHECK(hipMemcpyAtoA(a, 0, b, 7, 150));
+    memset(back, 0, sizeof back);
+    HIP_CHECK(hipMemcpyAtoHAsync(back, a, 0, 200, s));
+    HIP_CHECK(hipStreamSynchronize(s));
+    CHECK(memcmp(back, src + 10, 150) == 0);          /* a[0..150) = b[7..157) = src[10..160) */
+    CHECK(memcmp(back + 150, src + 147, 43) == 0);    /* a[150..193) untouched since HtoA */
+    HIP_EXPECT(hipMemcpyAtoA(a, 100, b, 0, 101), hipErrorInvalidValue);
+    HIP_EXPECT(hipMemcpyDtoA(NULL, 0, dev, 4), hipErrorInvalidValue);
+    HIP_EXPECT(hipMemcpyAtoD(NULL, a, 0, 4), hipErrorInvalidValue);
+    HIP_EXPECT(hipMemcpyHtoAAsync(a, 199, src, 2, s), hipErrorInvalidValue);
+    HIP_EXPECT(hipMemcpyDtoA(a, 0, src, 4), hipErrorInvalidValue); /* not device memory */
+    HIP_CHECK(hipStreamDestroy(s));
+
+    /* hipMemcpyFromArray_spt runs on into the next rows, as the plain call does. */
+    uint8_t img[600];
+    fill(img, sizeof img, 42);
+    HIP_CHECK(hipMemcpy2DToArray_spt(a, 0, 0, img, 200, 200, 3, hipMemcpyHostToDevice));
+    uint8_t lin[300];
+    HIP_CHECK(hipMemcpyFromArray_spt(lin, a, 50, 1, 300, hipMemcpyDeviceToHost));
+    CHECK(memcmp(lin, img + 250, 300) == 0);
+    hipMemcpy3DParms p;
+    memset(&p, 0, sizeof p);
+    p.srcArray = a;
+    p.dstPtr = make_hipPitchedPtr(back, 200, 50, 1);
+    p.srcPos = make_hipPos(0, 2, 0);
+    p.extent = make_hipExtent(50, 1, 1);
+    p.kind = hipMemcpyDeviceToHost;
+    HIP_CHECK(hipMemcpy3D_spt(&p));
+    CHECK(memcmp(back, img + 400, 200) == 0);
+    HIP_CHECK(hipFree(dev));
+    HIP_CHECK(hipFreeArray(a));
+    HIP_CHECK(hipFreeArray(b));
+}
+
 int main(void)
 {
     every_format();
@@ -605,6 +668,7 @@ int main(void)
     two_d();
     three_d();
     driver();
+    byte_calls_and_spt();
     bad_creation();
     frees_and_queries();
     printf("arrays: ok\n");

@@ -39,8 +39,13 @@ void hipMemcpy2DAsync_spt(void);
 void hipMemcpy2DFromArrayAsync_spt(void);
 void hipMemcpy2DToArrayAsync_spt(void);
 void hipMemcpy3DAsync_spt(void);
+void hipMemcpyAtoA(void);
+void hipMemcpyAtoD(void);
+void hipMemcpyAtoHAsync(void);
+void hipMemcpyDtoA(void);
 void hipMemcpyFromArray_spt(void);
 void hipMemcpyFromSymbolAsync_spt(void);
+void hipMemcpyHtoAAsync(void);
 void hipMemcpyToSymbolAsync_spt(void);
 void hipMemset2DAsync_spt(void);
 void hipMemset3DAsync_spt(void);
@@ -1566,7 +1571,11 @@ const struct hw_export hw_export_table[] = {
     {"hipMemcpy3D_spt", "hip_5.2", (hw_export_fn)hipMemcpy3D_spt},
     {"hipMemcpyAsync", "hip_4.2", (hw_export_fn)hipMemcpyAsync},
     {"hipMemcpyAsync_spt", "hip_5.2", (hw_export_fn)hipMemcpyAsync_spt},
+    {"hipMemcpyAtoA", "hip_5.2", (hw_export_fn)hipMemcpyAtoA},
+    {"hipMemcpyAtoD", "hip_5.2", (hw_export_fn)hipMemcpyAtoD},
     {"hipMemcpyAtoH", "hip_4.2", (hw_export_fn)hipMemcpyAtoH},
+    {"hipMemcpyAtoHAsync", "hip_5.2", (hw_export_fn)hipMemcpyAtoHAsync},
+    {"hipMemcpyDtoA", "hip_5.2", (hw_export_fn)hipMemcpyDtoA},
     {"hipMemcpyDtoD", "hip_4.2", (hw_export_fn)hipMemcpyDtoD},
     {"hipMemcpyDtoDAsync", "hip_4.2", (hw_export_fn)hipMemcpyDtoDAsync},
     {"hipMemcpyDtoH", "hip_4.2", (hw_export_fn)hipMemcpyDtoH},
@@ -1578,6 +1587,7 @@ const struct hw_export hw_export_table[] = {
     {"hipMemcpyFromSymbolAsync_spt", "hip_5.2", (hw_export_fn)hipMemcpyFromSymbolAsync_spt},
     {"hipMemcpyFromSymbol_spt", "hip_5.2", (hw_export_fn)hipMemcpyFromSymbol_spt},
     {"hipMemcpyHtoA", "hip_4.2", (hw_export_fn)hipMemcpyHtoA},
+    {"hipMemcpyHtoAAsync", "hip_5.2", (hw_export_fn)hipMemcpyHtoAAsync},
     {"hipMemcpyHtoD", "hip_4.2", (hw_export_fn)hipMemcpyHtoD},
     {"hipMemcpyHtoDAsync", "hip_4.2", (hw_export_fn)hipMemcpyHtoDAsync},
     {"hipMemcpyParam2D", "hip_4.2", (hw_export_fn)hipMemcpyParam2D},

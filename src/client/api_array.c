@@ -110,7 +110,7 @@ static int dims_valid(size_t w, size_t h, size_t d, unsigned flags)
     return w <= HW_ARRAY_MAX_3D_W && h <= HW_ARRAY_MAX_3D_H && d <= HW_ARRAY_MAX_3D_D;
 }
 
-static hipError_t array_create(hipArray **out, size_t w, size_t h, size_t d, hipArray_Format f,
+static hipError_t array_create(hipArray_t *out, size_t w, size_t h, size_t d, hipArray_Format f,
                                unsigned channels, unsigned flags)
 {
     hipError_t err;
@@ -156,11 +156,11 @@ static hipError_t array_create(hipArray **out, size_t w, size_t h, size_t d, hip
         free(a);
         return hw_ret(hipErrorOutOfMemory);
     }
-    *out = (hipArray *)a;
+    *out = (hipArray_t)a;
     return hipSuccess;
 }
 
-static hipError_t create_from_desc(hipArray **out, const hipChannelFormatDesc *desc, size_t w,
+static hipError_t create_from_desc(hipArray_t *out, const hipChannelFormatDesc *desc, size_t w,
                                    size_t h, size_t d, unsigned flags)
 {
     hipArray_Format f;
@@ -175,19 +175,19 @@ static hipError_t create_from_desc(hipArray **out, const hipChannelFormatDesc *d
     return err;
 }
 
-HW_EXPORT hipError_t hipMallocArray(hipArray **array, const hipChannelFormatDesc *desc,
+HW_EXPORT hipError_t hipMallocArray(hipArray_t *array, const hipChannelFormatDesc *desc,
                                     size_t width, size_t height, unsigned int flags)
 {
     return create_from_desc(array, desc, width, height, 0, flags);
 }
 
-HW_EXPORT hipError_t hipMalloc3DArray(hipArray **array, const struct hipChannelFormatDesc *desc,
+HW_EXPORT hipError_t hipMalloc3DArray(hipArray_t *array, const struct hipChannelFormatDesc *desc,
                                       struct hipExtent extent, unsigned int flags)
 {
     return create_from_desc(array, desc, extent.width, extent.height, extent.depth, flags);
 }
 
-HW_EXPORT hipError_t hipArrayCreate(hipArray **pHandle, const HIP_ARRAY_DESCRIPTOR *pAllocateArray)
+HW_EXPORT hipError_t hipArrayCreate(hipArray_t *pHandle, const HIP_ARRAY_DESCRIPTOR *pAllocateArray)
 {
     if (!pAllocateArray)
         return hw_ret(hipErrorInvalidValue);
@@ -201,7 +201,7 @@ HW_EXPORT hipError_t hipArrayCreate(hipArray **pHandle, const HIP_ARRAY_DESCRIPT
     return err;
 }
 
-HW_EXPORT hipError_t hipArray3DCreate(hipArray **array, const HIP_ARRAY3D_DESCRIPTOR *pAllocateArray)
+HW_EXPORT hipError_t hipArray3DCreate(hipArray_t *array, const HIP_ARRAY3D_DESCRIPTOR *pAllocateArray)
 {
     if (!pAllocateArray)
         return hw_ret(hipErrorInvalidValue);
@@ -215,7 +215,7 @@ HW_EXPORT hipError_t hipArray3DCreate(hipArray **array, const HIP_ARRAY3D_DESCRI
     return err;
 }
 
-static hipError_t array_destroy(hipArray *array)
+static hipError_t array_destroy(hipArray_t array)
 {
     hipError_t err;
     if (!array)
@@ -231,12 +231,12 @@ static hipError_t array_destroy(hipArray *array)
     return err;
 }
 
-HW_EXPORT hipError_t hipFreeArray(hipArray *array)
+HW_EXPORT hipError_t hipFreeArray(hipArray_t array)
 {
     return array_destroy(array);
 }
 
-HW_EXPORT hipError_t hipArrayDestroy(hipArray *array)
+HW_EXPORT hipError_t hipArrayDestroy(hipArray_t array)
 {
     return array_destroy(array);
 }

@@ -141,7 +141,7 @@ static hipError_t array_fits(const struct hw_array *a, size_t x, size_t y, size_
     return hipSuccess;
 }
 
-static hipError_t to_array(hipArray *dst, size_t wOffset, size_t hOffset, const void *src,
+static hipError_t to_array(hipArray_t dst, size_t wOffset, size_t hOffset, const void *src,
                            size_t spitch, size_t width, size_t height, hipMemcpyKind kind,
                            hipStream_t stream, int sync)
 {
@@ -184,14 +184,14 @@ static hipError_t from_array(void *dst, size_t dpitch, hipArray_const_t src, siz
     return hw_copy_region(&de, &se, width, height, 1, stream, sync);
 }
 
-HW_EXPORT hipError_t hipMemcpy2DToArray(hipArray *dst, size_t wOffset, size_t hOffset,
+HW_EXPORT hipError_t hipMemcpy2DToArray(hipArray_t dst, size_t wOffset, size_t hOffset,
                                         const void *src, size_t spitch, size_t width,
                                         size_t height, hipMemcpyKind kind)
 {
     return to_array(dst, wOffset, hOffset, src, spitch, width, height, kind, NULL, 1);
 }
 
-HW_EXPORT hipError_t hipMemcpy2DToArrayAsync(hipArray *dst, size_t wOffset, size_t hOffset,
+HW_EXPORT hipError_t hipMemcpy2DToArrayAsync(hipArray_t dst, size_t wOffset, size_t hOffset,
                                              const void *src, size_t spitch, size_t width,
                                              size_t height, hipMemcpyKind kind,
                                              hipStream_t stream)
@@ -234,7 +234,7 @@ static hipError_t linear_end(hipArray_const_t array, size_t wOffset, size_t hOff
     return hipSuccess;
 }
 
-HW_EXPORT hipError_t hipMemcpyToArray(hipArray *dst, size_t wOffset, size_t hOffset,
+HW_EXPORT hipError_t hipMemcpyToArray(hipArray_t dst, size_t wOffset, size_t hOffset,
                                       const void *src, size_t count, hipMemcpyKind kind)
 {
     hipError_t err;
@@ -299,7 +299,7 @@ static hipError_t byte_copy(struct hw_copy_end *de, hipError_t derr, struct hw_c
     return hw_copy_region(de, se, count, 1, 1, stream, sync);
 }
 
-HW_EXPORT hipError_t hipMemcpyHtoA(hipArray *dstArray, size_t dstOffset, const void *srcHost,
+HW_EXPORT hipError_t hipMemcpyHtoA(hipArray_t dstArray, size_t dstOffset, const void *srcHost,
                                    size_t count)
 {
     struct hw_copy_end de, se;
@@ -315,7 +315,7 @@ HW_EXPORT hipError_t hipMemcpyHtoAAsync(hipArray_t dstArray, size_t dstOffset, c
     return byte_copy(&de, derr, &se, serr, ByteCount, stream, 0);
 }
 
-HW_EXPORT hipError_t hipMemcpyAtoH(void *dst, hipArray *srcArray, size_t srcOffset, size_t count)
+HW_EXPORT hipError_t hipMemcpyAtoH(void *dst, hipArray_t srcArray, size_t srcOffset, size_t count)
 {
     struct hw_copy_end de, se;
     hipError_t derr = ptr_end(dst, 0, &de), serr = row0_end(srcArray, srcOffset, &se);

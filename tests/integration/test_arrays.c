@@ -661,6 +661,48 @@ static void byte_calls_and_spt(void)
     HIP_CHECK(hipFreeArray(b));
 }
 
+/* An asynchronous array copy on a capturing stream is recorded (as the 2-D
+ * copies it is made of) and runs when the graph launches. */
+static void captured(void)
+{
+    hipChannelFormatDesc desc = hipCreateChannelDesc(32, 0, 0, 0, hipChannelFormatKindSigned);
+    hipArray_t a;
+    int32_t in[3][2][5], out[3][2][5];
+    HIP_CHECK(hipMalloc3DArray(&a, &desc, make_hipExtent(5, 2, 3), hipArrayDefault));
+    memset(out, 0, sizeof out);
+    HIP_CHECK(hipMemcpyToArray(a, 0, 0, out, sizeof out, hipMemcpyHostToDevice));
+    hipStream_t s;
+    hipGraph_t g;
+    hipGraphExec_t ge;
+    HIP_CHECK(hipStreamCreate(&s));
+    hipMemcpy3DParms p;
+    memset(&p, 0, sizeof p);
+    p.srcPtr = make_hipPitchedPtr(in, 20, 5, 2);
+    p.dstArray = a;
+    p.extent = make_hipExtent(5, 2, 3);
+    p.kind = hipMemcpyHostToDevice;
+    HIP_CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeGlobal));
+    HIP_CHECK(hipMemcpy3DAsync(&p, s));
+    HIP_CHECK(hipStreamEndCapture(s, &g));
+    HIP_CHECK(hipGraphInstantiate(&ge, g, NULL, NULL, 0));
+    HIP_CHECK(hipGraphDestroy(g));
+    for (int i = 0; i < 30; i++)
+        ((int32_t *)in)[i] = i * 7 - 3; /* read when the graph runs, not at capture */
+    HIP_CHECK(hipGraphLaunch(ge, s));
+    HIP_CHECK(hipStreamSynchronize(s));
+    HIP_CHECK(hipMemcpyFromArray(out, a, 0, 0, sizeof out, hipMemcpyDeviceToHost));
+    CHECK(memcmp(in, out, sizeof in) == 0);
+    /* Creating an array is refused while a global capture runs. */
+    HIP_CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeGlobal));
+    hipArray_t b;
+    HIP_EXPECT(hipMallocArray(&b, &desc, 4, 4, hipArrayDefault),
+               hipErrorStreamCaptureUnsupported);
+    HIP_EXPECT(hipStreamEndCapture(s, &g), hipErrorStreamCaptureInvalidated);
+    HIP_CHECK(hipGraphExecDestroy(ge));
+    HIP_CHECK(hipStreamDestroy(s));
+    HIP_CHECK(hipFreeArray(a));
+}
+
 int main(void)
 {
     every_format();
@@ -669,6 +711,7 @@ int main(void)
     three_d();
     driver();
     byte_calls_and_spt();
+    captured();
     bad_creation();
     frees_and_queries();
     printf("arrays: ok\n");

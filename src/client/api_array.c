@@ -251,8 +251,10 @@ HW_EXPORT struct hipChannelFormatDesc hipCreateChannelDesc(int x, int y, int z, 
 HW_EXPORT hipError_t hipGetChannelDesc(hipChannelFormatDesc *desc, hipArray_const_t array)
 {
     const struct hw_array *a = hw_array_get(array);
-    if (!desc || !a)
+    if (!desc)
         return hw_ret(hipErrorInvalidValue);
+    if (!a) /* ROCm 6's code (5.x answered hipErrorInvalidValue) */
+        return hw_ret(hipErrorInvalidHandle);
     *desc = a->desc;
     return hipSuccess;
 }

@@ -171,14 +171,15 @@ static hipError_t from_array(void *dst, size_t dpitch, hipArray_const_t src, siz
     const struct hw_array *a = hw_array_get(src);
     if (!kind_valid(kind))
         return hw_ret(hipErrorInvalidMemcpyDirection);
-    if (!dst)
-        return hw_ret(hipErrorInvalidValue);
-    if (dpitch == 0 || dpitch < width)
-        return hw_ret(hipErrorInvalidPitchValue);
+    /* AMD checks the array before the buffer here, the buffer first in to_array. */
     if (!a)
         return hw_ret(hipErrorInvalidHandle);
     if ((err = array_fits(a, wOffset, hOffset, width, height)) != hipSuccess)
         return hw_ret(err);
+    if (!dst)
+        return hw_ret(hipErrorInvalidValue);
+    if (dpitch == 0 || dpitch < width)
+        return hw_ret(hipErrorInvalidPitchValue);
     struct hw_copy_end se = { .array = a, .x = wOffset, .y = hOffset };
     struct hw_copy_end de = { .base = dst, .device = dst_on_device(kind, dst), .pitch = dpitch };
     return hw_copy_region(&de, &se, width, height, 1, stream, sync);
@@ -363,10 +364,13 @@ HW_EXPORT hipError_t hipMemcpy2DArrayToArray(hipArray_t dst, size_t wOffsetDst, 
     const struct hw_array *s = hw_array_get(src), *d = hw_array_get(dst);
     if (!kind_valid(kind))
         return hw_ret(hipErrorInvalidMemcpyDirection);
-    if (!s || !d)
+    if (!s)
         return hw_ret(hipErrorInvalidHandle);
-    if ((err = array_fits(s, wOffsetSrc, hOffsetSrc, width, height)) != hipSuccess ||
-        (err = array_fits(d, wOffsetDst, hOffsetDst, width, height)) != hipSuccess)
+    if ((err = array_fits(s, wOffsetSrc, hOffsetSrc, width, height)) != hipSuccess)
+        return hw_ret(err);
+    if (!d)
+        return hw_ret(hipErrorInvalidHandle);
+    if ((err = array_fits(d, wOffsetDst, hOffsetDst, width, height)) != hipSuccess)
         return hw_ret(err);
     struct hw_copy_end se = { .array = s, .x = wOffsetSrc, .y = hOffsetSrc };
     struct hw_copy_end de = { .array = d, .x = wOffsetDst, .y = hOffsetDst };

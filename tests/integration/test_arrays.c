@@ -590,7 +590,8 @@ static void frees_and_queries(void)
     HIP_ARRAY_DESCRIPTOR ad;
     hipChannelFormatDesc cd;
     HIP_EXPECT(hipArrayGetDescriptor(&ad, a), hipErrorInvalidHandle);
-    HIP_EXPECT(hipGetChannelDesc(&cd, a), hipErrorInvalidValue);
+    HIP_EXPECT(hipGetChannelDesc(&cd, a), hipErrorInvalidHandle);
+    HIP_EXPECT(hipGetChannelDesc(&cd, NULL), hipErrorInvalidHandle);
     HIP_EXPECT(hipMemcpy2DToArray(a, 0, 0, &cd, 4, 4, 1, hipMemcpyHostToDevice),
                hipErrorInvalidHandle);
     /* Memory that never was an array. */

@@ -562,6 +562,16 @@ static void bad_creation(void)
     HIP_EXPECT(hipMalloc3DArray(&a, &c1, make_hipExtent(64, 64, (size_t)prop.maxTexture3D[2] + 1),
                                 hipArrayDefault),
                hipErrorInvalidValue);
+    /* The largest 3-D array is 32 TiB: more than the device has. */
+    hipArray_t untouched = (hipArray_t)&prop;
+    a = untouched;
+    HIP_EXPECT(hipMalloc3DArray(&a, &f4,
+                                make_hipExtent((size_t)prop.maxTexture3D[0],
+                                               (size_t)prop.maxTexture3D[1],
+                                               (size_t)prop.maxTexture3D[2]),
+                                hipArrayDefault),
+               hipErrorOutOfMemory);
+    CHECK(a == untouched);
 }
 
 static void frees_and_queries(void)

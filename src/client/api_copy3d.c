@@ -42,6 +42,15 @@ static int is_dev_ptr(const void *p)
     return p && hw_mem_find((uint64_t)(uintptr_t)p, &r) == 0 && r.kind == HW_MEM_DEVICE;
 }
 
+/* hipHostMalloc memory is client memory in hipwire (docs/client.md), where
+ * a GPU could reach it: a side named device memory that is one is copied
+ * as host memory, as AMD would copy it. */
+static int is_host_alloc(const void *p)
+{
+    struct hw_mem_range r;
+    return p && hw_mem_find((uint64_t)(uintptr_t)p, &r) == 0 && r.kind == HW_MEM_HOST;
+}
+
 static int kind_valid(hipMemcpyKind k)
 {
     return (int)k >= (int)hipMemcpyHostToHost && (int)k <= (int)hipMemcpyDefault;
@@ -50,11 +59,15 @@ static int kind_valid(hipMemcpyKind k)
 /* Which side of a copy of kind k is device memory. */
 static int src_on_device(hipMemcpyKind k, const void *p)
 {
+    if (is_host_alloc(p))
+        return 0;
     return k == hipMemcpyDeviceToHost || k == hipMemcpyDeviceToDevice || is_dev_ptr(p);
 }
 
 static int dst_on_device(hipMemcpyKind k, const void *p)
 {
+    if (is_host_alloc(p))
+        return 0;
     return k == hipMemcpyHostToDevice || k == hipMemcpyDeviceToDevice || is_dev_ptr(p);
 }
 
@@ -288,7 +301,7 @@ static hipError_t ptr_end(const void *p, int device, struct hw_copy_end *e)
 {
     memset(e, 0, sizeof *e);
     e->base = (char *)p;
-    e->device = device || is_dev_ptr(p);
+    e->device = (device && !is_host_alloc(p)) || is_dev_ptr(p);
     return p ? hipSuccess : hipErrorInvalidValue;
 }
 
@@ -397,7 +410,7 @@ static hipError_t drv_end(hipMemoryType type, const void *host, const void *devi
         return hipSuccess;
     case hipMemoryTypeDevice:
         e->base = (char *)device;
-        e->device = 1;
+        e->device = !is_host_alloc(device);
         return hipSuccess;
     case hipMemoryTypeUnified:
         e->base = (char *)device;

@@ -649,6 +649,16 @@ static void byte_calls_and_spt(void)
     HIP_EXPECT(hipMemcpyAtoD(NULL, a, 0, 4), hipErrorInvalidValue);
     HIP_EXPECT(hipMemcpyHtoAAsync(a, 199, src, 2, s), hipErrorInvalidValue);
     HIP_EXPECT(hipMemcpyDtoA(a, 0, src, 4), hipErrorInvalidValue); /* not device memory */
+    /* hipHostMalloc memory named as device memory is copied as what it is. */
+    uint8_t *pinned;
+    HIP_CHECK(hipHostMalloc((void **)&pinned, 64, 0));
+    memset(pinned, 0x3c, 64);
+    HIP_CHECK(hipMemcpyDtoA(a, 0, pinned, 64));
+    memset(pinned, 0, 64);
+    HIP_CHECK(hipMemcpy2DFromArray(pinned, 64, a, 0, 0, 64, 1, hipMemcpyDeviceToDevice));
+    for (int i = 0; i < 64; i++)
+        CHECK_EQ(pinned[i], 0x3c);
+    HIP_CHECK(hipHostFree(pinned));
     HIP_CHECK(hipStreamDestroy(s));
 
     /* hipMemcpyFromArray_spt runs on into the next rows, as the plain call does. */

@@ -10,6 +10,7 @@
  * the headers being built against: one built against older headers exports
  * the newer names as well, at its newest version node.
  */
+#include "array.h"
 #include "client.h"
 
 /* Under HIP_API_PER_THREAD_DEFAULT_STREAM the null stream is the thread's. */
@@ -125,12 +126,11 @@ HW_EXPORT hipError_t hipMemcpy2DFromArrayAsync_spt(void *dst, size_t dpitch,
                                      kind, spt(stream));
 }
 
-/* A 1D copy out of an array is the 2D copy of one row. */
 HW_EXPORT hipError_t hipMemcpyFromArray_spt(void *dst, hipArray_const_t src, size_t wOffsetSrc,
                                             size_t hOffset, size_t count, hipMemcpyKind kind)
 {
-    return spt_wait(hipMemcpy2DFromArrayAsync(dst, count, src, wOffsetSrc, hOffset, count, 1,
-                                              kind, hipStreamPerThread));
+    return hw_copy_from_array_linear(dst, src, wOffsetSrc, hOffset, count, kind,
+                                     hipStreamPerThread, 1);
 }
 
 HW_EXPORT hipError_t hipMemset_spt(void *dst, int value, size_t sizeBytes)

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "array.h"
 #include "client.h"
 
 /* The fields every layout has (HIP 5's hipDeviceProp_t, HIP 6's R0600 and
@@ -54,6 +55,13 @@
         p->textureAlignment = (size_t)d->texture_alignment;                                        \
         p->ECCEnabled = d->ecc_enabled;                                                            \
         p->managedMemory = d->managed_memory;                                                      \
+        /* Arrays are the proxy's (array.h): its limits, whatever the GPU's. */                    \
+        p->maxTexture1D = HW_ARRAY_MAX_1D;                                                         \
+        p->maxTexture2D[0] = HW_ARRAY_MAX_2D_W;                                                    \
+        p->maxTexture2D[1] = HW_ARRAY_MAX_2D_H;                                                    \
+        p->maxTexture3D[0] = HW_ARRAY_MAX_3D_W;                                                    \
+        p->maxTexture3D[1] = HW_ARRAY_MAX_3D_H;                                                    \
+        p->maxTexture3D[2] = HW_ARRAY_MAX_3D_D;                                                    \
     } while (0)
 
 void hw_props_from_devinfo(const struct hipr_devinfo *d, hipDeviceProp_t *p)
@@ -127,6 +135,12 @@ hipError_t hw_attribute_from_devinfo(const struct hipr_devinfo *d, hipDeviceAttr
         v = d->stream_priority_low != d->stream_priority_high;
         break;
     case hipDeviceAttributeTextureAlignment: v = (int)d->texture_alignment; break;
+    case hipDeviceAttributeMaxTexture1DWidth: v = HW_ARRAY_MAX_1D; break;
+    case hipDeviceAttributeMaxTexture2DWidth: v = HW_ARRAY_MAX_2D_W; break;
+    case hipDeviceAttributeMaxTexture2DHeight: v = HW_ARRAY_MAX_2D_H; break;
+    case hipDeviceAttributeMaxTexture3DWidth: v = HW_ARRAY_MAX_3D_W; break;
+    case hipDeviceAttributeMaxTexture3DHeight: v = HW_ARRAY_MAX_3D_H; break;
+    case hipDeviceAttributeMaxTexture3DDepth: v = HW_ARRAY_MAX_3D_D; break;
     case hipDeviceAttributeTotalConstantMemory:
         v = d->total_const_mem > INT32_MAX ? INT32_MAX : (int)d->total_const_mem;
         break;

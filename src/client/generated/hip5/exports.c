@@ -25,18 +25,27 @@ void __hipRegisterSurface(void **modules, void *var, char *hostVar, char *device
 void __hipRegisterTexture(void **modules, void *var, char *hostVar, char *deviceVar, int type, int norm, int ext);
 void __hipRegisterVar(void **modules, void *var, char *hostVar, char *deviceVar, int ext, size_t size, int constant, int global);
 void __hipUnregisterFatBinary(void **modules);
+void hipArray3DGetDescriptor(void);
+void hipArrayGetDescriptor(void);
+void hipArrayGetInfo(void);
 void hipEventRecord_spt(void);
 hipError_t hipExtModuleLaunchKernel(hipFunction_t f, uint32_t globalWorkSizeX, uint32_t globalWorkSizeY, uint32_t globalWorkSizeZ, uint32_t localWorkSizeX, uint32_t localWorkSizeY, uint32_t localWorkSizeZ, size_t sharedMemBytes, hipStream_t hStream, void **kernelParams, void **extra, hipEvent_t startEvent, hipEvent_t stopEvent, uint32_t flags);
 void hipGetProcAddress(void);
 void hipGetProcAddress_spt(void);
 void hipGraphLaunch_spt(void);
 void hipLaunchHostFunc_spt(void);
+void hipMemcpy2DArrayToArray(void);
 void hipMemcpy2DAsync_spt(void);
 void hipMemcpy2DFromArrayAsync_spt(void);
 void hipMemcpy2DToArrayAsync_spt(void);
 void hipMemcpy3DAsync_spt(void);
+void hipMemcpyAtoA(void);
+void hipMemcpyAtoD(void);
+void hipMemcpyAtoHAsync(void);
+void hipMemcpyDtoA(void);
 void hipMemcpyFromArray_spt(void);
 void hipMemcpyFromSymbolAsync_spt(void);
+void hipMemcpyHtoAAsync(void);
 void hipMemcpyToSymbolAsync_spt(void);
 void hipMemset2DAsync_spt(void);
 void hipMemset3DAsync_spt(void);
@@ -104,21 +113,6 @@ HW_EXPORT const char *hipApiName(uint32_t id)
     return "hipApiName is not supported by hipwire";
 }
 
-HW_EXPORT hipError_t hipArray3DCreate(hipArray **array, const HIP_ARRAY3D_DESCRIPTOR *pAllocateArray)
-{
-    return hw_api_unsupported("hipArray3DCreate");
-}
-
-HW_EXPORT hipError_t hipArrayCreate(hipArray **pHandle, const HIP_ARRAY_DESCRIPTOR *pAllocateArray)
-{
-    return hw_api_unsupported("hipArrayCreate");
-}
-
-HW_EXPORT hipError_t hipArrayDestroy(hipArray *array)
-{
-    return hw_api_unsupported("hipArrayDestroy");
-}
-
 HW_EXPORT hipError_t hipBindTexture(size_t *offset, const textureReference *tex, const void *devPtr, const hipChannelFormatDesc *desc, size_t size)
 {
     return hw_api_unsupported("hipBindTexture");
@@ -142,14 +136,6 @@ HW_EXPORT hipError_t hipBindTextureToMipmappedArray(const textureReference *tex,
 HW_EXPORT hipError_t hipConfigureCall(dim3 gridDim, dim3 blockDim, size_t sharedMem, hipStream_t stream)
 {
     return hw_api_unsupported("hipConfigureCall");
-}
-
-HW_EXPORT struct hipChannelFormatDesc hipCreateChannelDesc(int x, int y, int z, int w, enum hipChannelFormatKind f)
-{
-    struct hipChannelFormatDesc hw_r;
-    (void)hw_api_unsupported("hipCreateChannelDesc");
-    memset(&hw_r, 0, sizeof(hw_r));
-    return hw_r;
 }
 
 HW_EXPORT hipError_t hipCreateTextureObject(hipTextureObject_t *pTexObject, const hipResourceDesc *pResDesc, const hipTextureDesc *pTexDesc, const struct hipResourceViewDesc *pResViewDesc)
@@ -337,21 +323,6 @@ HW_EXPORT hipError_t hipDeviceSetSharedMemConfig(hipSharedMemConfig config)
     return hw_api_unsupported("hipDeviceSetSharedMemConfig");
 }
 
-HW_EXPORT hipError_t hipDrvMemcpy2DUnaligned(const hip_Memcpy2D *pCopy)
-{
-    return hw_api_unsupported("hipDrvMemcpy2DUnaligned");
-}
-
-HW_EXPORT hipError_t hipDrvMemcpy3D(const HIP_MEMCPY3D *pCopy)
-{
-    return hw_api_unsupported("hipDrvMemcpy3D");
-}
-
-HW_EXPORT hipError_t hipDrvMemcpy3DAsync(const HIP_MEMCPY3D *pCopy, hipStream_t stream)
-{
-    return hw_api_unsupported("hipDrvMemcpy3DAsync");
-}
-
 HW_EXPORT hipError_t hipDrvPointerGetAttributes(unsigned int numAttributes, hipPointer_attribute *attributes, void **data, hipDeviceptr_t ptr)
 {
     return hw_api_unsupported("hipDrvPointerGetAttributes");
@@ -395,11 +366,6 @@ HW_EXPORT hipError_t hipExternalMemoryGetMappedBuffer(void **devPtr, hipExternal
     return hw_api_unsupported("hipExternalMemoryGetMappedBuffer");
 }
 
-HW_EXPORT hipError_t hipFreeArray(hipArray *array)
-{
-    return hw_api_unsupported("hipFreeArray");
-}
-
 HW_EXPORT hipError_t hipFreeAsync(void *dev_ptr, hipStream_t stream)
 {
     return hw_api_unsupported("hipFreeAsync");
@@ -413,11 +379,6 @@ HW_EXPORT hipError_t hipFreeMipmappedArray(hipMipmappedArray_t mipmappedArray)
 HW_EXPORT hipError_t hipGLGetDevices(unsigned int *pHipDeviceCount, int *pHipDevices, unsigned int hipDeviceCount, hipGLDeviceList deviceList)
 {
     return hw_api_unsupported("hipGLGetDevices");
-}
-
-HW_EXPORT hipError_t hipGetChannelDesc(hipChannelFormatDesc *desc, hipArray_const_t array)
-{
-    return hw_api_unsupported("hipGetChannelDesc");
 }
 
 HW_EXPORT const char *hipGetCmdName(uint32_t id)
@@ -833,16 +794,6 @@ HW_EXPORT hipError_t hipMalloc3D(hipPitchedPtr *pitchedDevPtr, hipExtent extent)
     return hw_api_unsupported("hipMalloc3D");
 }
 
-HW_EXPORT hipError_t hipMalloc3DArray(hipArray **array, const struct hipChannelFormatDesc *desc, struct hipExtent extent, unsigned int flags)
-{
-    return hw_api_unsupported("hipMalloc3DArray");
-}
-
-HW_EXPORT hipError_t hipMallocArray(hipArray **array, const hipChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)
-{
-    return hw_api_unsupported("hipMallocArray");
-}
-
 HW_EXPORT hipError_t hipMallocAsync(void **dev_ptr, size_t size, hipStream_t stream)
 {
     return hw_api_unsupported("hipMallocAsync");
@@ -1031,66 +982,6 @@ HW_EXPORT hipError_t hipMemSetAccess(void *ptr, size_t size, const hipMemAccessD
 HW_EXPORT hipError_t hipMemUnmap(void *ptr, size_t size)
 {
     return hw_api_unsupported("hipMemUnmap");
-}
-
-HW_EXPORT hipError_t hipMemcpy2DFromArray(void *dst, size_t dpitch, hipArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipMemcpy2DFromArray");
-}
-
-HW_EXPORT hipError_t hipMemcpy2DFromArrayAsync(void *dst, size_t dpitch, hipArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, hipMemcpyKind kind, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemcpy2DFromArrayAsync");
-}
-
-HW_EXPORT hipError_t hipMemcpy2DToArray(hipArray *dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipMemcpy2DToArray");
-}
-
-HW_EXPORT hipError_t hipMemcpy2DToArrayAsync(hipArray *dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemcpy2DToArrayAsync");
-}
-
-HW_EXPORT hipError_t hipMemcpy3D(const struct hipMemcpy3DParms *p)
-{
-    return hw_api_unsupported("hipMemcpy3D");
-}
-
-HW_EXPORT hipError_t hipMemcpy3DAsync(const struct hipMemcpy3DParms *p, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemcpy3DAsync");
-}
-
-HW_EXPORT hipError_t hipMemcpyAtoH(void *dst, hipArray *srcArray, size_t srcOffset, size_t count)
-{
-    return hw_api_unsupported("hipMemcpyAtoH");
-}
-
-HW_EXPORT hipError_t hipMemcpyFromArray(void *dst, hipArray_const_t srcArray, size_t wOffset, size_t hOffset, size_t count, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipMemcpyFromArray");
-}
-
-HW_EXPORT hipError_t hipMemcpyHtoA(hipArray *dstArray, size_t dstOffset, const void *srcHost, size_t count)
-{
-    return hw_api_unsupported("hipMemcpyHtoA");
-}
-
-HW_EXPORT hipError_t hipMemcpyParam2D(const hip_Memcpy2D *pCopy)
-{
-    return hw_api_unsupported("hipMemcpyParam2D");
-}
-
-HW_EXPORT hipError_t hipMemcpyParam2DAsync(const hip_Memcpy2D *pCopy, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemcpyParam2DAsync");
-}
-
-HW_EXPORT hipError_t hipMemcpyToArray(hipArray *dst, size_t wOffset, size_t hOffset, const void *src, size_t count, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipMemcpyToArray");
 }
 
 HW_EXPORT hipError_t hipMemset2D(void *dst, size_t pitch, int value, size_t width, size_t height)
@@ -1412,8 +1303,11 @@ const struct hw_export hw_export_table[] = {
     {"amd_dbgapi_get_git_hash", "hip_4.5", (hw_export_fn)amd_dbgapi_get_git_hash},
     {"hipApiName", "hip_4.2", (hw_export_fn)hipApiName},
     {"hipArray3DCreate", "hip_4.2", (hw_export_fn)hipArray3DCreate},
+    {"hipArray3DGetDescriptor", "hip_5.2", (hw_export_fn)hipArray3DGetDescriptor},
     {"hipArrayCreate", "hip_4.2", (hw_export_fn)hipArrayCreate},
     {"hipArrayDestroy", "hip_4.3", (hw_export_fn)hipArrayDestroy},
+    {"hipArrayGetDescriptor", "hip_5.2", (hw_export_fn)hipArrayGetDescriptor},
+    {"hipArrayGetInfo", "hip_5.2", (hw_export_fn)hipArrayGetInfo},
     {"hipBindTexture", "hip_4.2", (hw_export_fn)hipBindTexture},
     {"hipBindTexture2D", "hip_4.2", (hw_export_fn)hipBindTexture2D},
     {"hipBindTextureToArray", "hip_4.2", (hw_export_fn)hipBindTextureToArray},
@@ -1659,6 +1553,7 @@ const struct hw_export hw_export_table[] = {
     {"hipMemUnmap", "hip_5.1", (hw_export_fn)hipMemUnmap},
     {"hipMemcpy", "hip_4.2", (hw_export_fn)hipMemcpy},
     {"hipMemcpy2D", "hip_4.2", (hw_export_fn)hipMemcpy2D},
+    {"hipMemcpy2DArrayToArray", "hip_5.2", (hw_export_fn)hipMemcpy2DArrayToArray},
     {"hipMemcpy2DAsync", "hip_4.2", (hw_export_fn)hipMemcpy2DAsync},
     {"hipMemcpy2DAsync_spt", "hip_5.2", (hw_export_fn)hipMemcpy2DAsync_spt},
     {"hipMemcpy2DFromArray", "hip_4.2", (hw_export_fn)hipMemcpy2DFromArray},
@@ -1676,7 +1571,11 @@ const struct hw_export hw_export_table[] = {
     {"hipMemcpy3D_spt", "hip_5.2", (hw_export_fn)hipMemcpy3D_spt},
     {"hipMemcpyAsync", "hip_4.2", (hw_export_fn)hipMemcpyAsync},
     {"hipMemcpyAsync_spt", "hip_5.2", (hw_export_fn)hipMemcpyAsync_spt},
+    {"hipMemcpyAtoA", "hip_5.2", (hw_export_fn)hipMemcpyAtoA},
+    {"hipMemcpyAtoD", "hip_5.2", (hw_export_fn)hipMemcpyAtoD},
     {"hipMemcpyAtoH", "hip_4.2", (hw_export_fn)hipMemcpyAtoH},
+    {"hipMemcpyAtoHAsync", "hip_5.2", (hw_export_fn)hipMemcpyAtoHAsync},
+    {"hipMemcpyDtoA", "hip_5.2", (hw_export_fn)hipMemcpyDtoA},
     {"hipMemcpyDtoD", "hip_4.2", (hw_export_fn)hipMemcpyDtoD},
     {"hipMemcpyDtoDAsync", "hip_4.2", (hw_export_fn)hipMemcpyDtoDAsync},
     {"hipMemcpyDtoH", "hip_4.2", (hw_export_fn)hipMemcpyDtoH},
@@ -1688,6 +1587,7 @@ const struct hw_export hw_export_table[] = {
     {"hipMemcpyFromSymbolAsync_spt", "hip_5.2", (hw_export_fn)hipMemcpyFromSymbolAsync_spt},
     {"hipMemcpyFromSymbol_spt", "hip_5.2", (hw_export_fn)hipMemcpyFromSymbol_spt},
     {"hipMemcpyHtoA", "hip_4.2", (hw_export_fn)hipMemcpyHtoA},
+    {"hipMemcpyHtoAAsync", "hip_5.2", (hw_export_fn)hipMemcpyHtoAAsync},
     {"hipMemcpyHtoD", "hip_4.2", (hw_export_fn)hipMemcpyHtoD},
     {"hipMemcpyHtoDAsync", "hip_4.2", (hw_export_fn)hipMemcpyHtoDAsync},
     {"hipMemcpyParam2D", "hip_4.2", (hw_export_fn)hipMemcpyParam2D},

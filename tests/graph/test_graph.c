@@ -317,13 +317,18 @@ static void check_errors(void)
     printf("end capture from another thread: hipErrorStreamCaptureWrongThread (global), "
            "allowed (relaxed)\n");
 
-    /* A non-capturing stream waiting on an event of a capture would fork it. */
+    /* A non-capturing stream waiting on an event of a capture joins it
+     * (a fork); ending the capture before it rejoins is unjoined. */
     hipEvent_t e;
     HIP_CHECK(hipEventCreate(&e));
     HIP_CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeGlobal));
     HIP_CHECK(hipEventRecord(e, s));
-    HIP_EXPECT(hipStreamWaitEvent(nb, e, 0), hipErrorStreamCaptureUnsupported);
-    HIP_EXPECT(hipStreamEndCapture(s, &g), hipErrorStreamCaptureInvalidated);
+    HIP_CHECK(hipStreamWaitEvent(nb, e, 0));
+    expect_status(nb, hipStreamCaptureStatusActive);
+    HIP_CHECK(launch_count(counter, nb));
+    HIP_EXPECT(hipStreamEndCapture(s, &g), hipErrorStreamCaptureUnjoined);
+    CHECK(g == NULL);
+    expect_status(nb, hipStreamCaptureStatusNone);
     HIP_CHECK(hipEventDestroy(e));
 
     HIP_EXPECT(hipGraphLaunch(NULL, s), hipErrorInvalidValue);

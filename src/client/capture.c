@@ -244,10 +244,9 @@ static int wait_captured(struct capture *ec, const struct captured_event *ce, st
         *err = hipErrorStreamCaptureMerge;
     } else if (c)
         *err = set_union(&m->deps, &ce->deps);
-    else if (!key) {
-        ec->invalidated = 1; /* the null stream cannot join a capture */
-        *err = hipErrorStreamCaptureImplicit;
-    } else
+    else if (!key)
+        *err = hipErrorInvalidHandle; /* the null stream cannot join a capture (HIP's code) */
+    else
         *err = add_member(ec, key, &ce->deps);
     return *err == hipSuccess ? 1 : -1;
 }

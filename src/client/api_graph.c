@@ -437,7 +437,7 @@ static hipError_t instantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph)
     if (!e)
         return hipErrorOutOfMemory;
     if ((err = hw_graph_copy(graph, &e->g)) == hipSuccess &&
-        hw_handle_add(HW_HANDLE_GRAPH_EXEC, e) != 0)
+        (err = hw_graph_prepare(&e->g)) == hipSuccess && hw_handle_add(HW_HANDLE_GRAPH_EXEC, e) != 0)
         err = hipErrorOutOfMemory;
     if (err != hipSuccess) {
         hw_graph_clear(&e->g);

@@ -51,7 +51,8 @@ void hw_graph_clear(struct ihipGraph *g)
     for (size_t i = 0; i < g->n; i++)
         node_free(g->nodes[i]);
     free(g->nodes);
-    g->nodes = NULL;
+    free(g->order);
+    g->nodes = g->order = NULL;
     g->n = g->cap = 0;
 }
 
@@ -113,8 +114,14 @@ hipError_t hw_node_set_payload(struct hipGraphNode *dst, const struct hipGraphNo
                                   dst->graph ? dst->graph->device : 0);
     if (err != hipSuccess)
         return err;
-    if (tmp.kind == HW_NODE_CHILD)
+    if (tmp.kind == HW_NODE_CHILD) {
         tmp.u.child->parent = dst;
+        /* In an executable graph, launches only read a kept order. */
+        if (dst->graph && dst->graph->order && (err = hw_graph_prepare(tmp.u.child)) != hipSuccess) {
+            hw_graph_free(tmp.u.child);
+            return err;
+        }
+    }
     payload_free(dst);
     dst->kind = tmp.kind;
     dst->u = tmp.u;
@@ -168,7 +175,10 @@ static hipError_t add_node(struct ihipGraph *g, const struct hipGraphNode *tmpl,
         node_free(n);
         return err;
     }
+    n->idx = g->n;
     g->nodes[g->n++] = n;
+    free(g->order); /* no longer complete */
+    g->order = NULL;
     if (out)
         *out = n;
     return hipSuccess;
@@ -178,14 +188,6 @@ hipError_t hw_graph_add(struct ihipGraph *g, const struct hipGraphNode *tmpl,
                         struct hipGraphNode *const *deps, size_t ndeps, struct hipGraphNode **out)
 {
     return add_node(g, tmpl, deps, ndeps, 0, out);
-}
-
-static size_t index_of(const struct ihipGraph *g, const struct hipGraphNode *n)
-{
-    for (size_t i = 0; i < g->n; i++)
-        if (g->nodes[i] == n)
-            return i;
-    return (size_t)-1;
 }
 
 hipError_t hw_graph_copy(const struct ihipGraph *from, struct ihipGraph *to)
@@ -198,7 +200,7 @@ hipError_t hw_graph_copy(const struct ihipGraph *from, struct ihipGraph *to)
     for (size_t i = 0; i < from->n && err == hipSuccess; i++) {
         const struct hipGraphNode *n = from->nodes[i];
         for (size_t d = 0; d < n->ndeps && err == hipSuccess; d++)
-            err = add_dep(to->nodes[i], to->nodes[index_of(from, n->deps[d])]);
+            err = add_dep(to->nodes[i], to->nodes[n->deps[d]->idx]);
     }
     if (err != hipSuccess)
         hw_graph_clear(to);
@@ -208,7 +210,7 @@ hipError_t hw_graph_copy(const struct ihipGraph *from, struct ihipGraph *to)
 void hw_graph_remove(struct hipGraphNode *n)
 {
     struct ihipGraph *g = n->graph;
-    size_t at = index_of(g, n);
+    size_t at = n->idx;
     for (size_t i = 0; i < g->n; i++) {
         struct hipGraphNode *m = g->nodes[i];
         for (size_t d = 0; d < m->ndeps;)
@@ -217,56 +219,84 @@ void hw_graph_remove(struct hipGraphNode *n)
             else
                 d++;
     }
-    if (at != (size_t)-1) {
-        memmove(&g->nodes[at], &g->nodes[at + 1], (g->n - at - 1) * sizeof *g->nodes);
-        g->n--;
-    }
+    memmove(&g->nodes[at], &g->nodes[at + 1], (g->n - at - 1) * sizeof *g->nodes);
+    g->n--;
+    for (size_t i = at; i < g->n; i++)
+        g->nodes[i]->idx = i;
+    free(g->order);
+    g->order = NULL;
     node_free(n);
 }
 
 int hw_node_reaches(const struct hipGraphNode *a, const struct hipGraphNode *b)
 {
-    if (a == b)
-        return 1;
-    for (size_t i = 0; i < a->ndeps; i++)
-        if (hw_node_reaches(a->deps[i], b))
-            return 1;
-    return 0;
+    /* Depth-first over dependencies, each node visited once (a walk of
+     * every path would be exponential in a chain of forks and joins). */
+    const struct ihipGraph *g = a->graph;
+    size_t n = g ? g->n : 0, top = 0;
+    int found = 0;
+    const struct hipGraphNode **stack = malloc((n + 1) * sizeof *stack);
+    unsigned char *seen = calloc(n + 1, 1);
+    if (!stack || !seen) {
+        found = -1;
+        goto cleanup;
+    }
+    stack[top++] = a;
+    while (top && !found) {
+        const struct hipGraphNode *x = stack[--top];
+        if (x == b) {
+            found = 1;
+            break;
+        }
+        for (size_t d = 0; d < x->ndeps; d++) {
+            size_t i = x->deps[d]->idx;
+            if (i < n && !seen[i]) {
+                seen[i] = 1;
+                stack[top++] = x->deps[d];
+            }
+        }
+    }
+cleanup:
+    free(stack);
+    free(seen);
+    return found;
 }
 
-/* Kahn's algorithm (roots in insertion order first); child graphs checked too. */
+/* Kahn's algorithm over a reverse (dependents) index, O(nodes + edges);
+ * roots in the order they were added. Child graphs are checked too. */
 hipError_t hw_graph_order(const struct ihipGraph *g, struct hipGraphNode ***order, size_t *count)
 {
-    size_t n = g->n, done = 0;
+    size_t n = g->n, edges = 0, done = 0;
+    for (size_t i = 0; i < n; i++)
+        edges += g->nodes[i]->ndeps;
     struct hipGraphNode **out = malloc((n ? n : 1) * sizeof *out);
-    size_t *left = calloc(n ? n : 1, sizeof *left);
+    size_t *left = malloc((n ? n : 1) * sizeof *left);
+    size_t *first = calloc(n + 1, sizeof *first); /* CSR: dependents of i */
+    size_t *adj = malloc((edges ? edges : 1) * sizeof *adj);
     hipError_t err = hipSuccess;
-    if (!out || !left) {
+    if (!out || !left || !first || !adj) {
         err = hipErrorOutOfMemory;
         goto cleanup;
     }
     for (size_t i = 0; i < n; i++)
-        left[i] = g->nodes[i]->ndeps;
+        for (size_t d = 0; d < g->nodes[i]->ndeps; d++)
+            first[g->nodes[i]->deps[d]->idx + 1]++;
     for (size_t i = 0; i < n; i++)
-        if (left[i] == 0) {
-            left[i] = (size_t)-1;
+        first[i + 1] += first[i];
+    for (size_t i = 0; i < n; i++)
+        left[i] = first[i]; /* for now, where i's next dependent goes */
+    for (size_t i = 0; i < n; i++)
+        for (size_t d = 0; d < g->nodes[i]->ndeps; d++)
+            adj[left[g->nodes[i]->deps[d]->idx]++] = i;
+    for (size_t i = 0; i < n; i++) {
+        left[i] = g->nodes[i]->ndeps;
+        if (left[i] == 0)
             out[done++] = g->nodes[i];
-        }
-    for (size_t head = 0; head < done; head++) {
-        const struct hipGraphNode *ran = out[head];
-        for (size_t i = 0; i < n; i++) {
-            const struct hipGraphNode *m = g->nodes[i];
-            if (left[i] == (size_t)-1)
-                continue;
-            for (size_t d = 0; d < m->ndeps; d++)
-                if (m->deps[d] == ran)
-                    left[i]--;
-            if (left[i] == 0) {
-                left[i] = (size_t)-1;
-                out[done++] = g->nodes[i];
-            }
-        }
     }
+    for (size_t head = 0; head < done; head++)
+        for (size_t k = first[out[head]->idx]; k < first[out[head]->idx + 1]; k++)
+            if (--left[adj[k]] == 0)
+                out[done++] = g->nodes[adj[k]];
     if (done != n) {
         err = hipErrorInvalidValue; /* a cycle */
         goto cleanup;
@@ -286,7 +316,26 @@ hipError_t hw_graph_order(const struct ihipGraph *g, struct hipGraphNode ***orde
 cleanup:
     free(out);
     free(left);
+    free(first);
+    free(adj);
     return err;
+}
+
+hipError_t hw_graph_prepare(struct ihipGraph *g)
+{
+    struct hipGraphNode **order = NULL;
+    size_t n = 0;
+    hipError_t err = hw_graph_order(g, &order, &n);
+    for (size_t i = 0; i < n && err == hipSuccess; i++)
+        if (g->nodes[i]->kind == HW_NODE_CHILD)
+            err = hw_graph_prepare(g->nodes[i]->u.child);
+    if (err != hipSuccess) {
+        free(order);
+        return err;
+    }
+    free(g->order);
+    g->order = order;
+    return hipSuccess;
 }
 
 /* One node onto stream, through the internal body of its call. */
@@ -346,12 +395,15 @@ static hipError_t replay(const struct hipGraphNode *n, hipStream_t stream)
 
 hipError_t hw_graph_run(const struct ihipGraph *g, hipStream_t stream)
 {
-    struct hipGraphNode **order = NULL;
-    size_t n = 0;
-    hipError_t err = hw_graph_order(g, &order, &n);
+    struct hipGraphNode **order = g->order;
+    size_t n = g->n;
+    hipError_t err = hipSuccess;
+    if (!order)
+        err = hw_graph_order(g, &order, &n);
     for (size_t i = 0; i < n && err == hipSuccess; i++)
         err = replay(order[i], stream);
-    free(order);
+    if (order != g->order)
+        free(order);
     return err;
 }
 

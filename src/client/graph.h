@@ -77,6 +77,7 @@ struct hipGraphNode {
     struct hipGraphNode **deps;    /* the nodes it depends on */
     size_t ndeps, cap_deps;
     uint64_t serial;               /* shared by a node and its clones */
+    size_t idx;                    /* its position in graph->nodes */
 };
 
 struct ihipGraph {
@@ -87,6 +88,7 @@ struct ihipGraph {
     int registered;                /* it and its nodes are application handles */
     uint64_t id, cloned_from;      /* hipGraphNodeFindInClone */
     struct hipGraphNode *parent;   /* the child-graph node holding it, if any */
+    struct hipGraphNode **order;   /* a topological order, kept by executable graphs */
 };
 
 /* hipGraphExec_t: a frozen copy of a graph. */
@@ -114,9 +116,12 @@ hipError_t hw_node_set_payload(struct hipGraphNode *dst, const struct hipGraphNo
 /* The nodes of g (and of its child graphs) in an order that respects every
  * edge; hipErrorInvalidValue when the edges form a cycle. *order is malloc'd. */
 hipError_t hw_graph_order(const struct ihipGraph *g, struct hipGraphNode ***order, size_t *n);
+/* Computes and keeps g's order, and its child graphs' (executable graphs:
+ * a launch then only reads). hipErrorInvalidValue for a cycle. */
+hipError_t hw_graph_prepare(struct ihipGraph *g);
 /* Queues g's work onto stream in a topological order (one stream). */
 hipError_t hw_graph_run(const struct ihipGraph *g, hipStream_t stream);
-/* Whether a depends, directly or not, on b (or is b). */
+/* Whether a depends, directly or not, on b (or is b); -1 when memory ran out. */
 int hw_node_reaches(const struct hipGraphNode *a, const struct hipGraphNode *b);
 
 /* Live application handles (handle registry), NULL refused. */

@@ -352,7 +352,23 @@ static void check_child_and_events(void)
     HIP_CHECK(hipStreamSynchronize(s));
     for (int i = 0; i < N; i++)
         CHECK_EQ(bits(hc[i]), 0x01010101u);
-    printf("child graph node: its graph ran before its dependent, bit-exact\n");
+    /* Another child graph of the same shape into the executable graph. */
+    hipGraph_t child2;
+    hipGraphNode_t m2;
+    HIP_CHECK(hipGraphCreate(&child2, 0));
+    hipMemsetParams mp2 = memset_params(dc, 0x03, N * sizeof(float));
+    HIP_CHECK(hipGraphAddMemsetNode(&m2, child2, NULL, 0, &mp2));
+    HIP_CHECK(hipGraphExecChildGraphNodeSetParams(exec, c, child2));
+    HIP_CHECK(hipGraphLaunch(exec, s));
+    HIP_CHECK(hipStreamSynchronize(s));
+    for (int i = 0; i < N; i++)
+        CHECK_EQ(bits(hc[i]), 0x03030303u);
+    HIP_CHECK(hipGraphAddEmptyNode(&m2, child2, NULL, 0));
+    HIP_EXPECT(hipGraphExecChildGraphNodeSetParams(exec, c, child2), hipErrorInvalidValue);
+    HIP_EXPECT(hipGraphExecChildGraphNodeSetParams(exec, c, NULL), hipErrorInvalidValue);
+    HIP_CHECK(hipGraphDestroy(child2));
+    printf("child graph node: its graph ran before its dependent, bit-exact; replaced in the "
+           "executable graph by one of the same shape\n");
 
     /* Event wait node: a graph on s2 waits for an event recorded on s by
      * a graph with a record node. */
@@ -501,6 +517,32 @@ static void check_cross_stream(void)
     HIP_CHECK(hipGraphDestroy(g));
     printf("cross-stream capture ended before the fork rejoined: "
            "hipErrorStreamCaptureUnjoined; on the forked stream: hipErrorStreamCaptureUnmatched\n");
+
+    /* 48 forks and joins in a row: each doubles the paths through the
+     * graph; ending the capture stays quick (nodes visited once). */
+    HIP_CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeGlobal));
+    HIP_CHECK(hipMemsetAsync(dc, 0, 64, s));
+    for (int i = 0; i < 48; i++) {
+        HIP_CHECK(hipEventRecord(e1, s));
+        HIP_CHECK(hipStreamWaitEvent(s2, e1, 0));
+        HIP_CHECK(hipMemsetAsync(dc, i, 16, s2));
+        HIP_CHECK(hipMemsetAsync((char *)dc + 16, i + 1, 16, s));
+        HIP_CHECK(hipEventRecord(e2, s2));
+        HIP_CHECK(hipStreamWaitEvent(s, e2, 0));
+    }
+    HIP_CHECK(hipMemcpyAsync(hc, dc, 64, hipMemcpyDeviceToHost, s));
+    HIP_CHECK(hipStreamEndCapture(s, &g));
+    CHECK_EQ(count_nodes(g), 1 + 48 * 2 + 1);
+    HIP_CHECK(hipGraphInstantiate(&exec, g, NULL, NULL, 0));
+    memset(hc, 0, 64);
+    HIP_CHECK(hipGraphLaunch(exec, s));
+    HIP_CHECK(hipStreamSynchronize(s));
+    const unsigned char *hb8 = (const unsigned char *)hc;
+    for (int i = 0; i < 16; i++)
+        CHECK(hb8[i] == 47 && hb8[16 + i] == 48 && hb8[32 + i] == 0);
+    HIP_CHECK(hipGraphExecDestroy(exec));
+    HIP_CHECK(hipGraphDestroy(g));
+    printf("48 fork/join rounds in one capture: 98 nodes, the last round's values land\n");
 
     /* hipStreamUpdateCaptureDependencies. */
     HIP_CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeGlobal));

@@ -161,14 +161,13 @@ static size_t pitched_span(const hipPitchedPtr *p, const hipPos *pos, const hipE
 
 hipError_t hw_memcpy_payload(const hipMemcpy3DParms *p, struct hipGraphNode *t)
 {
-    if (!p)
+    if (!p || (!p->srcArray && !p->srcPtr.ptr) || (!p->dstArray && !p->dstPtr.ptr) ||
+        !p->extent.width || !p->extent.height || !p->extent.depth ||
+        (unsigned)p->kind > hipMemcpyDefault)
         return hipErrorInvalidValue;
     /* Array operands belong to the array API, not built into graphs here. */
     if (p->srcArray || p->dstArray)
         return hipErrorNotSupported;
-    if (!p->srcPtr.ptr || !p->dstPtr.ptr || !p->extent.width || !p->extent.height ||
-        !p->extent.depth || (unsigned)p->kind > hipMemcpyDefault)
-        return hipErrorInvalidValue;
     size_t sspan = pitched_span(&p->srcPtr, &p->srcPos, &p->extent);
     size_t dspan = pitched_span(&p->dstPtr, &p->dstPos, &p->extent);
     if (!sspan || !dspan)

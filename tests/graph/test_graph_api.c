@@ -748,6 +748,8 @@ static void check_errors(void)
     cp.extent = (hipExtent){ 64, 1, 1 };
     cp.kind = hipMemcpyHostToDevice;
     HIP_EXPECT(hipGraphAddMemcpyNode(&n, g, NULL, 0, &cp), hipErrorNotSupported);
+    cp.srcPtr.ptr = NULL; /* no source at all: AMD's hipErrorInvalidValue first */
+    HIP_EXPECT(hipGraphAddMemcpyNode(&n, g, NULL, 0, &cp), hipErrorInvalidValue);
     HIP_EXPECT(hipGraphAddMemcpyNode(&n, g, NULL, 0, NULL), hipErrorInvalidValue);
     HIP_EXPECT(hipGraphAddEventRecordNode(&n, g, NULL, 0, NULL), hipErrorInvalidValue);
     HIP_EXPECT(hipGraphAddHostNode(&n, g, NULL, 0, &(hipHostNodeParams){ NULL, NULL }),

@@ -544,6 +544,32 @@ static void check_cross_stream(void)
     HIP_CHECK(hipGraphDestroy(g));
     printf("48 fork/join rounds in one capture: 98 nodes, the last round's values land\n");
 
+    /* Destroying a joined stream takes it out of the capture; destroying
+     * the origin drops the capture for the streams that joined it. */
+    hipStream_t s4, s5;
+    HIP_CHECK(hipStreamCreate(&s4));
+    HIP_CHECK(hipStreamCreate(&s5));
+    HIP_CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeGlobal));
+    HIP_CHECK(hipMemsetAsync(dc, 0, 16, s));
+    HIP_CHECK(hipEventRecord(e1, s));
+    HIP_CHECK(hipStreamWaitEvent(s4, e1, 0));
+    HIP_CHECK(hipMemsetAsync(dc, 1, 16, s4));
+    HIP_CHECK(hipStreamDestroy(s4));
+    HIP_CHECK(hipStreamEndCapture(s, &g));
+    CHECK_EQ(count_nodes(g), 2);
+    HIP_CHECK(hipGraphDestroy(g));
+    HIP_CHECK(hipStreamBeginCapture(s5, hipStreamCaptureModeGlobal));
+    HIP_CHECK(hipEventRecord(e1, s5));
+    HIP_CHECK(hipStreamWaitEvent(s2, e1, 0));
+    HIP_CHECK(hipStreamIsCapturing(s2, &st));
+    CHECK_EQ(st, hipStreamCaptureStatusActive);
+    HIP_CHECK(hipStreamDestroy(s5));
+    HIP_CHECK(hipStreamIsCapturing(s2, &st));
+    CHECK_EQ(st, hipStreamCaptureStatusNone);
+    HIP_CHECK(hipMemsetAsync(dc, 0, 16, s2)); /* runs for real again */
+    HIP_CHECK(hipStreamSynchronize(s2));
+    printf("destroying a joined stream leaves the capture; destroying its origin ends it\n");
+
     /* hipStreamUpdateCaptureDependencies. */
     HIP_CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeGlobal));
     HIP_CHECK(hipMemsetAsync(dc, 0, 16, s));

@@ -577,7 +577,8 @@ static int kind_class(const struct hipGraphNode *n)
 }
 
 /* The simple case HIP documents: the same topology, node for node in the
- * order they were added; each node's parameters are taken from hGraph. */
+ * order they were added; each node's parameters (a kernel's function
+ * included, as AMD allows) are taken from hGraph. */
 HW_EXPORT hipError_t hipGraphExecUpdate(hipGraphExec_t hGraphExec, hipGraph_t hGraph,
                                         hipGraphNode_t *hErrorNode_out,
                                         hipGraphExecUpdateResult *updateResult_out)
@@ -597,8 +598,6 @@ HW_EXPORT hipError_t hipGraphExecUpdate(hipGraphExec_t hGraphExec, hipGraph_t hG
             r = hipGraphExecUpdateErrorNodeTypeChanged;
         else if (!same_edges(e, hGraph, i))
             r = hipGraphExecUpdateErrorTopologyChanged;
-        else if (x->kind == HW_NODE_KERNEL && x->u.kernel.f->module != y->u.kernel.f->module)
-            r = hipGraphExecUpdateErrorFunctionChanged; /* another module: another device image */
         if (r != hipGraphExecUpdateSuccess) {
             *hErrorNode_out = hGraph->nodes[i];
             *updateResult_out = r;
@@ -612,7 +611,7 @@ HW_EXPORT hipError_t hipGraphExecUpdate(hipGraphExec_t hGraphExec, hipGraph_t hG
             *updateResult_out = hipGraphExecUpdateError;
             return hw_ret(err);
         }
-        e->nodes[i]->serial = hGraph->nodes[i]->serial;
+        /* The exec's nodes are still named by the original graph's nodes. */
     }
     *updateResult_out = hipGraphExecUpdateSuccess;
     return hipSuccess;

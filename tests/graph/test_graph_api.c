@@ -421,6 +421,63 @@ static void check_child_and_events(void)
     HIP_CHECK(hipStreamDestroy(s2));
 }
 
+/* A memset of dc to byte v, then a D2H copy into hc. */
+static hipGraph_t memset_graph(unsigned v, hipGraphNode_t *m)
+{
+    hipGraph_t g;
+    hipGraphNode_t d;
+    HIP_CHECK(hipGraphCreate(&g, 0));
+    hipMemsetParams mp = memset_params(dc, v, N * sizeof(float));
+    HIP_CHECK(hipGraphAddMemsetNode(m, g, NULL, 0, &mp));
+    HIP_CHECK(hipGraphAddMemcpyNode1D(&d, g, m, 1, hc, dc, N * sizeof(float),
+                                      hipMemcpyDeviceToHost));
+    return g;
+}
+
+static void expect_hc_bytes(unsigned v)
+{
+    const unsigned char *b = (const unsigned char *)hc;
+    for (size_t i = 0; i < N * sizeof(float); i++)
+        CHECK_EQ(b[i], v);
+}
+
+static void check_exec_update(void)
+{
+    hipGraphNode_t ma, mb;
+    hipGraph_t ga = memset_graph(1, &ma), gb = memset_graph(2, &mb);
+    hipGraphExec_t exec;
+    HIP_CHECK(hipGraphInstantiate(&exec, ga, NULL, NULL, 0));
+    HIP_CHECK(hipGraphLaunch(exec, s));
+    expect_hc_bytes(1);
+    hipGraphNode_t errnode;
+    hipGraphExecUpdateResult res;
+    HIP_CHECK(hipGraphExecUpdate(exec, gb, &errnode, &res));
+    CHECK_EQ(res, hipGraphExecUpdateSuccess);
+    HIP_CHECK(hipGraphLaunch(exec, s));
+    expect_hc_bytes(2);
+    /* Its nodes are still named by the graph it was made from. */
+    hipMemsetParams mp = memset_params(dc, 3, N * sizeof(float));
+    HIP_CHECK(hipGraphExecMemsetNodeSetParams(exec, ma, &mp));
+    HIP_EXPECT(hipGraphExecMemsetNodeSetParams(exec, mb, &mp), hipErrorInvalidValue);
+    HIP_CHECK(hipGraphLaunch(exec, s));
+    expect_hc_bytes(3);
+    /* Another node type in the same place. */
+    hipGraph_t gc;
+    hipGraphNode_t e, d;
+    HIP_CHECK(hipGraphCreate(&gc, 0));
+    HIP_CHECK(hipGraphAddEmptyNode(&e, gc, NULL, 0));
+    HIP_CHECK(hipGraphAddMemcpyNode1D(&d, gc, &e, 1, hc, dc, N * sizeof(float),
+                                      hipMemcpyDeviceToHost));
+    HIP_EXPECT(hipGraphExecUpdate(exec, gc, &errnode, &res), hipErrorGraphExecUpdateFailure);
+    CHECK(res == hipGraphExecUpdateErrorNodeTypeChanged && errnode == e);
+    HIP_CHECK(hipGraphExecDestroy(exec));
+    HIP_CHECK(hipGraphDestroy(ga));
+    HIP_CHECK(hipGraphDestroy(gb));
+    HIP_CHECK(hipGraphDestroy(gc));
+    printf("exec update from a graph built apart: taken, the exec still named by its own "
+           "graph's nodes; a changed node type: refused with the node\n");
+}
+
 static void check_cross_stream(void)
 {
     hipStream_t s2, s3;
@@ -843,6 +900,7 @@ int main(void)
     HIP_CHECK(hipStreamCreate(&s));
     check_dag();
     check_child_and_events();
+    check_exec_update();
     check_cross_stream();
     check_host_functions();
     check_errors();

@@ -308,7 +308,8 @@ HW_EXPORT hipError_t hipGraphNodeGetType(hipGraphNode_t node, hipGraphNodeType *
     case HW_NODE_MEMCPY:
     case HW_NODE_MEMCPY_2D:
     case HW_NODE_MEMCPY_3D: *pType = hipGraphNodeTypeMemcpy; break;
-    case HW_NODE_MEMSET: *pType = hipGraphNodeTypeMemset; break;
+    case HW_NODE_MEMSET:
+    case HW_NODE_MEMSET_2D: *pType = hipGraphNodeTypeMemset; break;
     case HW_NODE_EVENT_RECORD: *pType = hipGraphNodeTypeEventRecord; break;
     case HW_NODE_WAIT_EVENT: *pType = hipGraphNodeTypeWaitEvent; break;
     case HW_NODE_HOST: *pType = hipGraphNodeTypeHost; break;

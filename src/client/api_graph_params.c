@@ -11,12 +11,6 @@
 
 /* ---- payloads ---------------------------------------------------------------------- */
 
-static int is_devptr(const void *p)
-{
-    struct hw_mem_range r;
-    return hw_mem_find((uint64_t)(uintptr_t)p, &r) == 0 && r.kind == HW_MEM_DEVICE;
-}
-
 /* [p, p+n) lies in one device allocation. */
 static int dev_range(const void *p, size_t n)
 {
@@ -106,15 +100,15 @@ hipError_t hw_memcpy1d_payload(void *dst, const void *src, size_t count, hipMemc
 {
     if (!dst || !src || !count)
         return hipErrorInvalidValue;
+    /* Only the device side is checked: a host address may equal a device
+     * one numerically (the CPU device's memory is another process's). */
     int ok;
     switch (kind) {
-    case hipMemcpyHostToDevice: ok = !is_devptr(src) && dev_range(dst, count); break;
-    case hipMemcpyDeviceToHost: ok = !is_devptr(dst) && dev_range(src, count); break;
+    case hipMemcpyHostToDevice: ok = dev_range(dst, count); break;
+    case hipMemcpyDeviceToHost: ok = dev_range(src, count); break;
     case hipMemcpyDeviceToDevice: ok = dev_range(dst, count) && dev_range(src, count); break;
-    case hipMemcpyHostToHost: ok = !is_devptr(dst) && !is_devptr(src); break;
-    case hipMemcpyDefault:
-        ok = (!is_devptr(dst) || dev_range(dst, count)) && (!is_devptr(src) || dev_range(src, count));
-        break;
+    case hipMemcpyHostToHost:
+    case hipMemcpyDefault: ok = 1; break; /* the copy finds out at launch */
     default: ok = 0; break;
     }
     if (!ok)
@@ -174,12 +168,7 @@ hipError_t hw_memcpy_payload(const hipMemcpy3DParms *p, struct hipGraphNode *t)
         return hipErrorInvalidValue;
     int sdev = p->kind == hipMemcpyDeviceToHost || p->kind == hipMemcpyDeviceToDevice;
     int ddev = p->kind == hipMemcpyHostToDevice || p->kind == hipMemcpyDeviceToDevice;
-    if ((sdev || is_devptr(p->srcPtr.ptr)) && !dev_range(p->srcPtr.ptr, sspan))
-        return hipErrorInvalidValue;
-    if ((ddev || is_devptr(p->dstPtr.ptr)) && !dev_range(p->dstPtr.ptr, dspan))
-        return hipErrorInvalidValue;
-    if ((p->kind == hipMemcpyHostToDevice && is_devptr(p->srcPtr.ptr)) ||
-        (p->kind == hipMemcpyDeviceToHost && is_devptr(p->dstPtr.ptr)))
+    if ((sdev && !dev_range(p->srcPtr.ptr, sspan)) || (ddev && !dev_range(p->dstPtr.ptr, dspan)))
         return hipErrorInvalidValue;
     memset(t, 0, sizeof *t);
     t->kind = HW_NODE_MEMCPY_3D;
@@ -200,14 +189,14 @@ hipError_t hw_memset_payload(const hipMemsetParams *p, struct hipGraphNode *t)
     if (!dev_range(p->dst, (p->height - 1) * p->pitch + row))
         return hipErrorInvalidValue;
     memset(t, 0, sizeof *t);
-    t->kind = HW_NODE_MEMSET;
-    t->u.memset.dst = p->dst;
-    t->u.memset.elem = p->elementSize;
-    t->u.memset.value = p->elementSize == 4 ? p->value
-                                            : p->value & ((1u << (8 * p->elementSize)) - 1);
-    t->u.memset.count = p->width;
-    t->u.memset.pitch = p->pitch;
-    t->u.memset.height = p->height;
+    t->kind = HW_NODE_MEMSET_2D;
+    t->u.memset2d.dst = p->dst;
+    t->u.memset2d.elem = p->elementSize;
+    t->u.memset2d.value = p->elementSize == 4 ? p->value
+                                              : p->value & ((1u << (8 * p->elementSize)) - 1);
+    t->u.memset2d.width = p->width;
+    t->u.memset2d.pitch = p->pitch;
+    t->u.memset2d.height = p->height;
     return hipSuccess;
 }
 
@@ -216,6 +205,11 @@ hipError_t hw_memset_payload(const hipMemsetParams *p, struct hipGraphNode *t)
 static int is_memcpy(const struct hipGraphNode *n)
 {
     return n->kind == HW_NODE_MEMCPY || n->kind == HW_NODE_MEMCPY_2D || n->kind == HW_NODE_MEMCPY_3D;
+}
+
+static int is_memset(const struct hipGraphNode *n)
+{
+    return n->kind == HW_NODE_MEMSET || n->kind == HW_NODE_MEMSET_2D;
 }
 
 /* The node to change: node itself (exec NULL) or exec's copy of it; NULL
@@ -228,13 +222,16 @@ static struct hipGraphNode *target(hipGraphExec_t exec, int in_exec, hipGraphNod
     struct hipGraphNode *n = in_exec ? hw_exec_node(exec, node) : node;
     if (!n)
         return NULL;
-    int same = kind == HW_NODE_MEMCPY_3D ? is_memcpy(n) : n->kind == kind;
+    int same = kind == HW_NODE_MEMCPY_3D   ? is_memcpy(n)
+               : kind == HW_NODE_MEMSET_2D ? is_memset(n)
+                                           : n->kind == kind;
     return same ? n : NULL;
 }
 
 static hipError_t set(hipGraphExec_t exec, int in_exec, hipGraphNode_t node,
                       const struct hipGraphNode *t)
 {
+    /* The node must be of t's class: any memcpy form for a memcpy. */
     enum hw_node_kind k = t->kind == HW_NODE_MEMCPY ? HW_NODE_MEMCPY_3D : t->kind;
     struct hipGraphNode *n = target(exec, in_exec, node, k);
     if (!n)
@@ -398,16 +395,24 @@ HW_EXPORT hipError_t hipGraphExecMemcpyNodeSetParamsFromSymbol(hipGraphExec_t hG
 
 HW_EXPORT hipError_t hipGraphMemsetNodeGetParams(hipGraphNode_t node, hipMemsetParams *pNodeParams)
 {
-    struct hipGraphNode *n = target(NULL, 0, node, HW_NODE_MEMSET);
+    struct hipGraphNode *n = target(NULL, 0, node, HW_NODE_MEMSET_2D);
     if (!n || !pNodeParams)
         return hw_ret(hipErrorInvalidValue);
     memset(pNodeParams, 0, sizeof *pNodeParams);
-    pNodeParams->dst = n->u.memset.dst;
-    pNodeParams->elementSize = n->u.memset.elem;
-    pNodeParams->width = n->u.memset.count;
-    pNodeParams->height = n->u.memset.height ? n->u.memset.height : 1;
-    pNodeParams->pitch = n->u.memset.pitch;
-    pNodeParams->value = n->u.memset.value;
+    if (n->kind == HW_NODE_MEMSET) { /* captured: one row */
+        pNodeParams->dst = n->u.memset.dst;
+        pNodeParams->elementSize = n->u.memset.elem;
+        pNodeParams->width = n->u.memset.count;
+        pNodeParams->height = 1;
+        pNodeParams->value = n->u.memset.value;
+    } else {
+        pNodeParams->dst = n->u.memset2d.dst;
+        pNodeParams->elementSize = n->u.memset2d.elem;
+        pNodeParams->width = n->u.memset2d.width;
+        pNodeParams->height = n->u.memset2d.height;
+        pNodeParams->pitch = n->u.memset2d.pitch;
+        pNodeParams->value = n->u.memset2d.value;
+    }
     return hipSuccess;
 }
 
@@ -573,7 +578,7 @@ static int same_edges(const struct ihipGraph *a, const struct ihipGraph *b, size
 
 static int kind_class(const struct hipGraphNode *n)
 {
-    return is_memcpy(n) ? HW_NODE_MEMCPY : (int)n->kind;
+    return is_memcpy(n) ? HW_NODE_MEMCPY : is_memset(n) ? HW_NODE_MEMSET : (int)n->kind;
 }
 
 /* The simple case HIP documents: the same topology, node for node in the

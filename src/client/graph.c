@@ -371,12 +371,14 @@ static hipError_t replay(const struct hipGraphNode *n, hipStream_t stream)
                              0);
         return err;
     }
-    case HW_NODE_MEMSET: {
-        size_t rows = n->u.memset.height ? n->u.memset.height : 1;
+    case HW_NODE_MEMSET:
+        return hw_fill(n->u.memset.dst, n->u.memset.value, n->u.memset.elem, n->u.memset.count,
+                       stream, 0);
+    case HW_NODE_MEMSET_2D: {
         hipError_t err = hipSuccess;
-        for (size_t r = 0; r < rows && err == hipSuccess; r++)
-            err = hw_fill((char *)n->u.memset.dst + r * n->u.memset.pitch, n->u.memset.value,
-                          n->u.memset.elem, n->u.memset.count, stream, 0);
+        for (size_t r = 0; r < n->u.memset2d.height && err == hipSuccess; r++)
+            err = hw_fill((char *)n->u.memset2d.dst + r * n->u.memset2d.pitch,
+                          n->u.memset2d.value, n->u.memset2d.elem, n->u.memset2d.width, stream, 0);
         return err;
     }
     case HW_NODE_EVENT_RECORD:

@@ -29,6 +29,7 @@ enum hw_node_kind {
     HW_NODE_HOST,
     HW_NODE_CHILD,
     HW_NODE_EMPTY,
+    HW_NODE_MEMSET_2D,          /* hipGraphAddMemsetNode, or any memset node once set */
 };
 
 /* hipGraphNode_t points at one of these. The callers that capture fill in
@@ -63,9 +64,13 @@ struct hipGraphNode {
         struct {
             void *dst;
             uint32_t value, elem;
-            size_t count;          /* elements per row */
-            size_t pitch, height;  /* rows (0: one row) */
+            size_t count;
         } memset;
+        struct {
+            void *dst;
+            uint32_t value, elem;
+            size_t width, pitch, height; /* elements per row, bytes between rows, rows */
+        } memset2d;
         struct {
             hipEvent_t event;
             unsigned flags;

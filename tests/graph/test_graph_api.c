@@ -470,12 +470,27 @@ static void check_exec_update(void)
                                       hipMemcpyDeviceToHost));
     HIP_EXPECT(hipGraphExecUpdate(exec, gc, &errnode, &res), hipErrorGraphExecUpdateFailure);
     CHECK(res == hipGraphExecUpdateErrorNodeTypeChanged && errnode == e);
+    /* A 2D memset node: 8 rows of 64 bytes, 128 bytes apart. */
+    hipMemsetParams m2 = memset_params(dc, 7, 64);
+    m2.pitch = 128;
+    m2.height = 8;
+    HIP_CHECK(hipGraphExecMemsetNodeSetParams(exec, ma, &m2));
+    HIP_CHECK(hipMemset(dc, 0, N * sizeof(float)));
+    HIP_CHECK(hipGraphLaunch(exec, s));
+    const unsigned char *b = (const unsigned char *)hc;
+    for (size_t i = 0; i < N * sizeof(float); i++)
+        CHECK_EQ(b[i], i < 8 * 128 && i % 128 < 64 ? 7 : 0);
+    hipMemsetParams back;
+    HIP_CHECK(hipGraphMemsetNodeGetParams(ma, &back)); /* the graph's node: unchanged */
+    CHECK(back.height == 1 && back.value == 1);
+    m2.pitch = 32; /* rows overlap */
+    HIP_EXPECT(hipGraphExecMemsetNodeSetParams(exec, ma, &m2), hipErrorInvalidValue);
     HIP_CHECK(hipGraphExecDestroy(exec));
     HIP_CHECK(hipGraphDestroy(ga));
     HIP_CHECK(hipGraphDestroy(gb));
     HIP_CHECK(hipGraphDestroy(gc));
     printf("exec update from a graph built apart: taken, the exec still named by its own "
-           "graph's nodes; a changed node type: refused with the node\n");
+           "graph's nodes; a changed node type: refused with the node; a 2D memset node\n");
 }
 
 static void check_cross_stream(void)
@@ -819,9 +834,12 @@ static void check_errors(void)
     HIP_EXPECT(hipGraphAddMemsetNode(&n, g, NULL, 0, &bad), hipErrorInvalidValue);
     HIP_EXPECT(hipGraphAddMemcpyNode1D(&n, g, NULL, 0, da, ha, N * sizeof(float) + 10,
                                        hipMemcpyHostToDevice), hipErrorInvalidValue);
-    HIP_EXPECT(hipGraphAddMemcpyNode1D(&n, g, NULL, 0, ha, da, 16, hipMemcpyHostToDevice),
+    /* A static buffer: heap addresses of this process may equal the CPU
+     * device's (another process's heap), in sanitizer builds above all. */
+    static char host_only[64];
+    HIP_EXPECT(hipGraphAddMemcpyNode1D(&n, g, NULL, 0, host_only, da, 16, hipMemcpyHostToDevice),
                hipErrorInvalidValue);
-    HIP_EXPECT(hipGraphAddMemcpyNode1D(&n, g, NULL, 0, da, ha, 16, hipMemcpyDeviceToDevice),
+    HIP_EXPECT(hipGraphAddMemcpyNode1D(&n, g, NULL, 0, da, host_only, 16, hipMemcpyDeviceToDevice),
                hipErrorInvalidValue);
     HIP_EXPECT(hipGraphAddMemcpyNode1D(&n, g, NULL, 0, NULL, ha, 16, hipMemcpyHostToDevice),
                hipErrorInvalidValue);

@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "testutil.h"
 
@@ -679,12 +680,24 @@ static void check_cross_stream(void)
     HIP_CHECK(hipStreamDestroy(s3));
 }
 
-static hipError_t query_in_fn;
+/* When a host function ran, in ms since t0: it must be at least the
+ * 300 ms kernel queued before it (without the wait it runs at once). A
+ * time, not a stream query: the stream's own bookkeeping may lag its last
+ * completion by a moment. */
+static double t0_ms, ran_at_ms;
 static int fn_calls;
 
-static void query_fn(void *arg)
+static double now_ms(void)
 {
-    query_in_fn = hipStreamQuery((hipStream_t)arg);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void timed_fn(void *arg)
+{
+    (void)arg;
+    ran_at_ms = now_ms() - t0_ms;
     fn_calls++;
 }
 
@@ -694,33 +707,33 @@ static void stream_cb(hipStream_t stream, hipError_t status, void *arg)
 {
     (void)stream;
     cb_status = status;
-    *(hipError_t *)arg = hipStreamQuery(stream);
+    *(double *)arg = now_ms() - t0_ms;
 }
 
 static void check_host_functions(void)
 {
     int ms = 300;
     void *sargs[] = { &ms };
-    /* The function runs after the 300 ms kernel before it: the stream is
-     * idle when it asks. */
-    query_in_fn = hipErrorUnknown;
+    t0_ms = now_ms();
+    ran_at_ms = 0;
     HIP_CHECK(hipModuleLaunchKernel(sleep_kernel, 1, 1, 1, 1, 1, 1, 0, s, sargs, NULL));
-    HIP_CHECK(hipLaunchHostFunc(s, query_fn, s));
+    HIP_CHECK(hipLaunchHostFunc(s, timed_fn, NULL));
     CHECK_EQ(fn_calls, 1);
-    HIP_CHECK(query_in_fn);
-    hipError_t q = hipErrorUnknown;
+    CHECK(ran_at_ms >= ms);
+    double cb_at = 0;
+    t0_ms = now_ms();
     HIP_CHECK(hipModuleLaunchKernel(sleep_kernel, 1, 1, 1, 1, 1, 1, 0, s, sargs, NULL));
-    HIP_CHECK(hipStreamAddCallback(s, stream_cb, &q, 0));
+    HIP_CHECK(hipStreamAddCallback(s, stream_cb, &cb_at, 0));
     HIP_CHECK(cb_status);
-    HIP_CHECK(q);
-    HIP_EXPECT(hipStreamAddCallback(s, stream_cb, &q, 1), hipErrorInvalidValue);
+    CHECK(cb_at >= ms);
+    HIP_EXPECT(hipStreamAddCallback(s, stream_cb, &cb_at, 1), hipErrorInvalidValue);
     HIP_EXPECT(hipLaunchHostFunc(s, NULL, NULL), hipErrorInvalidValue);
 
     /* Captured: a host node, run at launch after the kernel before it. */
     hipGraph_t g;
     HIP_CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeGlobal));
     HIP_CHECK(hipModuleLaunchKernel(sleep_kernel, 1, 1, 1, 1, 1, 1, 0, s, sargs, NULL));
-    HIP_CHECK(hipLaunchHostFunc(s, query_fn, s));
+    HIP_CHECK(hipLaunchHostFunc(s, timed_fn, NULL));
     HIP_CHECK(hipStreamEndCapture(s, &g));
     CHECK_EQ(fn_calls, 1);
     hipGraphNode_t nodes[2];
@@ -731,14 +744,15 @@ static void check_host_functions(void)
     CHECK_EQ(t, hipGraphNodeTypeHost);
     hipGraphExec_t exec;
     HIP_CHECK(hipGraphInstantiate(&exec, g, NULL, NULL, 0));
-    query_in_fn = hipErrorUnknown;
+    t0_ms = now_ms();
+    ran_at_ms = 0;
     HIP_CHECK(hipGraphLaunch(exec, s));
     CHECK_EQ(fn_calls, 2);
-    HIP_CHECK(query_in_fn);
+    CHECK(ran_at_ms >= ms);
     HIP_CHECK(hipGraphExecDestroy(exec));
     HIP_CHECK(hipGraphDestroy(g));
-    printf("host functions: run after the stream's earlier work (it is idle when they run), "
-           "captured as host nodes\n");
+    printf("host functions: run after the stream's earlier work (the 300 ms kernel before "
+           "them), captured as host nodes\n");
 }
 
 static void check_errors(void)

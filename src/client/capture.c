@@ -9,21 +9,42 @@
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "graph.h"
+#include "handle_registry.h"
+
+/* A set of nodes: what a stream's next work depends on, or what an event
+ * recorded in a capture stands for. */
+struct node_set {
+    hipGraphNode_t *v;
+    size_t n, cap;
+};
+
+/* A stream taking part in a capture: the origin, or one that joined by
+ * waiting on an event recorded in it. */
+struct member {
+    uint64_t stream;            /* the stream's wire id */
+    struct node_set deps;
+};
+
+struct captured_event {
+    hipEvent_t event;
+    struct node_set deps;
+};
 
 struct capture {
     struct capture *next;
-    uint64_t stream;            /* the stream's wire id */
     int device;
-    int blocking;               /* synchronises with the null stream */
+    int blocking;               /* the origin synchronises with the null stream */
     hipStreamCaptureMode mode;
     pthread_t thread;           /* the thread that began it */
     unsigned long long id;
     int invalidated;
     struct ihipGraph *graph;
-    hipGraphNode_t last;        /* what the next node would depend on */
-    hipEvent_t *events;         /* recorded in this capture */
+    struct member *members;     /* [0] is the origin stream */
+    size_t nmembers, cap_members;
+    struct captured_event *events; /* recorded in this capture */
     size_t nevents, cap_events;
 };
 
@@ -51,12 +72,61 @@ static uint64_t stream_key(hipStream_t s, int *dev, int *blocking)
     return id;
 }
 
-/* Called with lock held. */
-static struct capture *find(uint64_t key)
+static int set_has(const struct node_set *s, hipGraphNode_t n)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->v[i] == n)
+            return 1;
+    return 0;
+}
+
+static hipError_t set_add(struct node_set *s, hipGraphNode_t n)
+{
+    if (set_has(s, n))
+        return hipSuccess;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 4;
+        hipGraphNode_t *v = realloc(s->v, cap * sizeof *v);
+        if (!v)
+            return hipErrorOutOfMemory;
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = n;
+    return hipSuccess;
+}
+
+static hipError_t set_union(struct node_set *to, const struct node_set *from)
+{
+    hipError_t err = hipSuccess;
+    for (size_t i = 0; i < from->n && err == hipSuccess; i++)
+        err = set_add(to, from->v[i]);
+    return err;
+}
+
+/* The capture stream key takes part in, and its member. Lock held. */
+static struct capture *find(uint64_t key, struct member **m)
 {
     for (struct capture *c = captures; c; c = c->next)
-        if (c->stream == key)
-            return c;
+        for (size_t i = 0; i < c->nmembers; i++)
+            if (c->members[i].stream == key) {
+                if (m)
+                    *m = &c->members[i];
+                return c;
+            }
+    return NULL;
+}
+
+/* The capture event was last recorded in, if any. Lock held. */
+static struct capture *find_event(hipEvent_t e, struct captured_event **ce)
+{
+    for (struct capture *c = captures; c; c = c->next)
+        for (size_t i = 0; i < c->nevents; i++)
+            if (c->events[i].event == e) {
+                if (ce)
+                    *ce = &c->events[i];
+                return c;
+            }
     return NULL;
 }
 
@@ -74,8 +144,67 @@ static void free_capture(struct capture *c)
 {
     if (c->graph)
         hw_graph_free(c->graph);
+    for (size_t i = 0; i < c->nmembers; i++)
+        free(c->members[i].deps.v);
+    for (size_t i = 0; i < c->nevents; i++)
+        free(c->events[i].deps.v);
+    free(c->members);
     free(c->events);
     free(c);
+}
+
+static hipError_t add_member(struct capture *c, uint64_t key, const struct node_set *deps)
+{
+    if (c->nmembers == c->cap_members) {
+        size_t cap = c->cap_members ? 2 * c->cap_members : 4;
+        struct member *v = realloc(c->members, cap * sizeof *v);
+        if (!v)
+            return hipErrorOutOfMemory;
+        c->members = v;
+        c->cap_members = cap;
+    }
+    struct member *m = &c->members[c->nmembers];
+    memset(m, 0, sizeof *m);
+    m->stream = key;
+    if (deps && set_union(&m->deps, deps) != hipSuccess) {
+        free(m->deps.v);
+        return hipErrorOutOfMemory;
+    }
+    c->nmembers++;
+    return hipSuccess;
+}
+
+static void forget_event(hipEvent_t e)
+{
+    struct captured_event *ce;
+    struct capture *c;
+    while ((c = find_event(e, &ce)) != NULL) {
+        free(ce->deps.v);
+        *ce = c->events[--c->nevents];
+    }
+}
+
+/* e now stands for what m's next work would depend on. Lock held. */
+static hipError_t record_event(struct capture *c, const struct member *m, hipEvent_t e)
+{
+    forget_event(e);
+    if (c->nevents == c->cap_events) {
+        size_t cap = c->cap_events ? 2 * c->cap_events : 4;
+        struct captured_event *v = realloc(c->events, cap * sizeof *v);
+        if (!v)
+            return hipErrorOutOfMemory;
+        c->events = v;
+        c->cap_events = cap;
+    }
+    struct captured_event *ce = &c->events[c->nevents];
+    memset(ce, 0, sizeof *ce);
+    ce->event = e;
+    if (set_union(&ce->deps, &m->deps) != hipSuccess) {
+        free(ce->deps.v);
+        return hipErrorOutOfMemory;
+    }
+    c->nevents++;
+    return hipSuccess;
 }
 
 /* The null stream is used while a blocking stream captures: that would make
@@ -101,12 +230,25 @@ static hipError_t invalidate_all(hipError_t err)
     return any ? err : hipSuccess;
 }
 
-static void forget_event(hipEvent_t e)
+/* A wait on a captured event (HIP's cross-stream capture): a stream of the
+ * same capture adds the event's nodes to its dependencies; a stream that
+ * is not capturing joins the capture from there. 1, or -1 with *err. */
+static int wait_captured(struct capture *ec, const struct captured_event *ce, struct capture *c,
+                         struct member *m, uint64_t key, hipError_t *err)
 {
-    for (struct capture *c = captures; c; c = c->next)
-        for (size_t i = 0; i < c->nevents; i++)
-            if (c->events[i] == e)
-                c->events[i] = c->events[--c->nevents];
+    if (ec->invalidated)
+        *err = hipErrorStreamCaptureInvalidated;
+    else if (c && c != ec) {
+        /* Two captures would become one graph: HIP refuses the merge. */
+        c->invalidated = ec->invalidated = 1;
+        *err = hipErrorStreamCaptureMerge;
+    } else if (c)
+        *err = set_union(&m->deps, &ce->deps);
+    else if (!key)
+        *err = hipErrorInvalidHandle; /* the null stream cannot join a capture (HIP's code) */
+    else
+        *err = add_member(ec, key, &ce->deps);
+    return *err == hipSuccess ? 1 : -1;
 }
 
 int hw_capture_record(hipStream_t stream, const struct hipGraphNode *node, hipError_t *err)
@@ -116,32 +258,31 @@ int hw_capture_record(hipStream_t stream, const struct hipGraphNode *node, hipEr
     int dev = 0;
     uint64_t key = stream_key(stream, &dev, NULL);
     int rc = 0;
+    struct member *m = NULL;
+    struct captured_event *ce = NULL;
     pthread_mutex_lock(&lock);
-    struct capture *c = key ? find(key) : NULL;
+    struct capture *c = key ? find(key, &m) : NULL;
+    struct capture *ec =
+        node->kind == HW_NODE_WAIT_EVENT ? find_event(node->u.event.event, &ce) : NULL;
     if (!key && null_stream_conflict(dev)) {
         *err = hipErrorStreamCaptureImplicit;
         rc = -1;
     } else if (c && c->invalidated) {
         *err = hipErrorStreamCaptureInvalidated;
         rc = -1;
+    } else if (ec) {
+        rc = wait_captured(ec, ce, c, m, key, err);
+    } else if (c && node->kind == HW_NODE_EVENT_RECORD) {
+        /* A record in a capture makes no node: the event stands for the
+         * stream's position, for waits in the same capture (HIP does so). */
+        *err = record_event(c, m, node->u.event.event);
+        rc = *err == hipSuccess ? 1 : -1;
     } else if (c) {
-        if (node->kind == HW_NODE_EVENT_RECORD && c->nevents == c->cap_events) {
-            size_t cap = c->cap_events ? 2 * c->cap_events : 4;
-            hipEvent_t *ev = realloc(c->events, cap * sizeof *ev);
-            if (ev) {
-                c->events = ev;
-                c->cap_events = cap;
-            }
-        }
-        *err = node->kind == HW_NODE_EVENT_RECORD && c->nevents == c->cap_events
-                   ? hipErrorOutOfMemory
-                   : hw_graph_append(c->graph, node);
+        hipGraphNode_t added = NULL;
+        *err = hw_graph_add(c->graph, node, m->deps.v, m->deps.n, &added);
         if (*err == hipSuccess) {
-            c->last = c->graph->nodes[c->graph->n - 1];
-            if (node->kind == HW_NODE_EVENT_RECORD) {
-                forget_event(node->u.event.event);
-                c->events[c->nevents++] = node->u.event.event;
-            }
+            m->deps.n = 0;
+            *err = set_add(&m->deps, added);
         }
         rc = *err == hipSuccess ? 1 : -1;
     } else if (node->kind == HW_NODE_EVENT_RECORD) {
@@ -194,7 +335,7 @@ hipError_t hw_capture_stream_sync(hipStream_t stream)
     uint64_t key = stream_key(stream, &dev, NULL);
     hipError_t err = hipSuccess;
     pthread_mutex_lock(&lock);
-    struct capture *c = key ? find(key) : NULL;
+    struct capture *c = key ? find(key, NULL) : NULL;
     if (!key && null_stream_conflict(dev)) {
         err = hipErrorStreamCaptureImplicit;
     } else if (c) {
@@ -209,21 +350,10 @@ hipError_t hw_capture_event_use(hipEvent_t event, hipStream_t waiter)
 {
     if (!hw_capture_any())
         return hipSuccess;
-    hipError_t err = hipSuccess;
     pthread_mutex_lock(&lock);
-    for (struct capture *c = captures; c && err == hipSuccess; c = c->next)
-        for (size_t i = 0; i < c->nevents; i++) {
-            if (c->events[i] != event)
-                continue;
-            if (waiter) {
-                /* Another stream joining the capture (a fork) is not built. */
-                c->invalidated = 1;
-                err = hipErrorStreamCaptureUnsupported;
-            } else {
-                err = hipErrorCapturedEvent;
-            }
-            break;
-        }
+    /* A wait on a captured event was taken by hw_capture_record; what is
+     * left is a query or synchronize, and that event has not happened. */
+    hipError_t err = !waiter && find_event(event, NULL) ? hipErrorCapturedEvent : hipSuccess;
     pthread_mutex_unlock(&lock);
     return err;
 }
@@ -233,10 +363,17 @@ void hw_capture_stream_destroyed(hipStream_t stream)
     if (!hw_capture_any())
         return;
     uint64_t key = stream_key(stream, NULL, NULL);
+    struct member *m = NULL;
     pthread_mutex_lock(&lock);
-    struct capture *c = find(key);
-    if (c)
+    struct capture *c = find(key, &m);
+    if (c && m != &c->members[0]) {
+        /* A joined stream leaves; the capture goes on. */
+        free(m->deps.v);
+        *m = c->members[--c->nmembers];
+        c = NULL;
+    } else if (c) {
         unlink_capture(c);
+    }
     pthread_mutex_unlock(&lock);
     if (c)
         free_capture(c);
@@ -262,17 +399,17 @@ HW_EXPORT hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureM
     struct capture *c = calloc(1, sizeof *c);
     if (!c)
         return hw_ret(hipErrorOutOfMemory);
-    c->stream = stream_key(stream, &c->device, &c->blocking);
+    uint64_t key = stream_key(stream, &c->device, &c->blocking);
     c->mode = mode;
     c->thread = pthread_self();
-    c->graph = hw_graph_new(c->device);
-    if (!c->graph) {
-        free(c);
+    c->graph = hw_graph_new(c->device, 1);
+    if (!c->graph || add_member(c, key, NULL) != hipSuccess) {
+        free_capture(c);
         return hw_ret(hipErrorOutOfMemory);
     }
     c->graph->capturing = 1;
     pthread_mutex_lock(&lock);
-    if (find(c->stream)) {
+    if (find(key, NULL)) {
         pthread_mutex_unlock(&lock);
         free_capture(c);
         return hw_ret(hipErrorIllegalState);
@@ -285,6 +422,22 @@ HW_EXPORT hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureM
     return hipSuccess;
 }
 
+/* Every stream that joined has come back: each node its next work would
+ * depend on is one the origin's next work depends on too. Lock held. */
+static int all_joined(const struct capture *c)
+{
+    const struct node_set *origin = &c->members[0].deps;
+    for (size_t i = 1; i < c->nmembers; i++)
+        for (size_t d = 0; d < c->members[i].deps.n; d++) {
+            int seen = 0;
+            for (size_t o = 0; o < origin->n && !seen; o++)
+                seen = hw_node_reaches(origin->v[o], c->members[i].deps.v[d]);
+            if (!seen)
+                return 0;
+        }
+    return 1;
+}
+
 HW_EXPORT hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph)
 {
     if (!pGraph)
@@ -292,22 +445,30 @@ HW_EXPORT hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph)
     if (!stream)
         return hw_ret(hipErrorIllegalState);
     uint64_t key = stream_key(stream, NULL, NULL);
+    struct member *m = NULL;
     pthread_mutex_lock(&lock);
-    struct capture *c = find(key);
-    if (!c) {
+    struct capture *c = find(key, &m);
+    hipError_t err = hipSuccess;
+    if (!c)
+        err = hipErrorIllegalState;
+    else if (m != &c->members[0])
+        err = hipErrorStreamCaptureUnmatched; /* ended where it began only */
+    else if (c->mode != hipStreamCaptureModeRelaxed && !pthread_equal(c->thread, pthread_self()))
+        err = hipErrorStreamCaptureWrongThread;
+    if (err != hipSuccess) {
         pthread_mutex_unlock(&lock);
-        return hw_ret(hipErrorIllegalState);
-    }
-    if (c->mode != hipStreamCaptureModeRelaxed && !pthread_equal(c->thread, pthread_self())) {
-        pthread_mutex_unlock(&lock);
-        return hw_ret(hipErrorStreamCaptureWrongThread);
+        return hw_ret(err);
     }
     unlink_capture(c);
+    if (c->invalidated)
+        err = hipErrorStreamCaptureInvalidated;
+    else if (!all_joined(c))
+        err = hipErrorStreamCaptureUnjoined; /* the capture ends all the same */
     pthread_mutex_unlock(&lock);
-    if (c->invalidated) {
+    if (err != hipSuccess) {
         free_capture(c);
         *pGraph = NULL;
-        return hw_ret(hipErrorStreamCaptureInvalidated);
+        return hw_ret(err);
     }
     c->graph->capturing = 0;
     *pGraph = c->graph;
@@ -330,13 +491,14 @@ static hipError_t capture_info(hipStream_t stream, hipStreamCaptureStatus *statu
     int dev = 0;
     uint64_t key = stream_key(stream, &dev, NULL);
     hipError_t err = hipSuccess;
+    struct member *m = NULL;
     pthread_mutex_lock(&lock);
     if (!stream) {
         for (struct capture *c = captures; c; c = c->next)
             if (c->blocking && c->device == dev)
                 err = hipErrorStreamCaptureImplicit;
     } else {
-        struct capture *c = find(key);
+        struct capture *c = find(key, &m);
         if (c) {
             *status = c->invalidated ? hipStreamCaptureStatusInvalidated
                                      : hipStreamCaptureStatusActive;
@@ -345,10 +507,11 @@ static hipError_t capture_info(hipStream_t stream, hipStreamCaptureStatus *statu
                     *id = c->id;
                 if (graph)
                     *graph = c->graph;
+                /* Valid until the stream's next captured call, as in HIP. */
                 if (deps)
-                    *deps = c->last ? (const hipGraphNode_t *)&c->last : NULL;
+                    *deps = m->deps.n ? m->deps.v : NULL;
                 if (ndeps)
-                    *ndeps = c->last ? 1 : 0;
+                    *ndeps = m->deps.n;
             }
         }
     }
@@ -376,6 +539,44 @@ HW_EXPORT hipError_t hipStreamGetCaptureInfo_v2(hipStream_t stream,
 {
     return hw_ret(capture_info(stream, captureStatus_out, id_out, graph_out, dependencies_out,
                                numDependencies_out));
+}
+
+HW_EXPORT hipError_t hipStreamUpdateCaptureDependencies(hipStream_t stream,
+                                                        hipGraphNode_t *dependencies,
+                                                        size_t numDependencies, unsigned int flags)
+{
+    if (flags != hipStreamAddCaptureDependencies && flags != hipStreamSetCaptureDependencies)
+        return hw_ret(hipErrorInvalidValue);
+    if (!dependencies && numDependencies)
+        return hw_ret(hipErrorInvalidValue);
+    uint64_t key = stream_key(stream, NULL, NULL);
+    struct member *m = NULL;
+    hipError_t err = hipSuccess;
+    pthread_mutex_lock(&lock);
+    struct capture *c = key && hw_capture_any() ? find(key, &m) : NULL;
+    if (!c)
+        err = hipErrorIllegalState;
+    else if (c->invalidated)
+        err = hipErrorStreamCaptureInvalidated;
+    for (size_t i = 0; i < numDependencies && err == hipSuccess; i++)
+        if (!hw_handle_valid(HW_HANDLE_GRAPH_NODE, dependencies[i]) ||
+            dependencies[i]->graph != c->graph)
+            err = hipErrorInvalidValue;
+    if (err == hipSuccess) {
+        struct node_set next = { 0 };
+        if (flags == hipStreamAddCaptureDependencies)
+            err = set_union(&next, &m->deps);
+        for (size_t i = 0; i < numDependencies && err == hipSuccess; i++)
+            err = set_add(&next, dependencies[i]);
+        if (err == hipSuccess) {
+            free(m->deps.v);
+            m->deps = next;
+        } else {
+            free(next.v);
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return hw_ret(err);
 }
 
 HW_EXPORT hipError_t hipThreadExchangeStreamCaptureMode(hipStreamCaptureMode *mode)

@@ -1,33 +1,58 @@
 /*
- * graph.c - graphs and executable graphs: nodes kept in the client, a
- * launch replays them in order onto the launch stream (graph.h).
+ * graph.c - the graph data structure: nodes, edges, copies, a topological
+ * order, and replay of a graph onto one stream (graph.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "graph.h"
+#include "handle_registry.h"
 
-struct ihipGraph *hw_graph_new(int device)
+static uint64_t last_serial, last_graph_id;
+
+struct ihipGraph *hw_graph_new(int device, int registered)
 {
     struct ihipGraph *g = calloc(1, sizeof *g);
-    if (g)
-        g->device = device;
+    if (!g)
+        return NULL;
+    g->device = device;
+    g->registered = registered;
+    g->id = __atomic_add_fetch(&last_graph_id, 1, __ATOMIC_RELAXED);
+    if (registered && hw_handle_add(HW_HANDLE_GRAPH, g) != 0) {
+        free(g);
+        return NULL;
+    }
     return g;
+}
+
+static void payload_free(struct hipGraphNode *n)
+{
+    if (n->kind == HW_NODE_KERNEL) {
+        free(n->u.kernel.args);
+        free(n->u.kernel.kparams);
+    } else if (n->kind == HW_NODE_CHILD) {
+        hw_graph_free(n->u.child);
+    }
 }
 
 static void node_free(struct hipGraphNode *n)
 {
-    if (n && n->kind == HW_NODE_KERNEL)
-        free(n->u.kernel.args);
+    if (!n)
+        return;
+    if (n->graph && n->graph->registered)
+        hw_handle_remove(HW_HANDLE_GRAPH_NODE, n);
+    payload_free(n);
+    free(n->deps);
     free(n);
 }
 
-static void graph_clear(struct ihipGraph *g)
+void hw_graph_clear(struct ihipGraph *g)
 {
     for (size_t i = 0; i < g->n; i++)
         node_free(g->nodes[i]);
     free(g->nodes);
-    g->nodes = NULL;
+    free(g->order);
+    g->nodes = g->order = NULL;
     g->n = g->cap = 0;
 }
 
@@ -35,11 +60,91 @@ void hw_graph_free(struct ihipGraph *g)
 {
     if (!g)
         return;
-    graph_clear(g);
+    hw_graph_clear(g);
+    if (g->registered)
+        hw_handle_remove(HW_HANDLE_GRAPH, g);
     free(g);
 }
 
-hipError_t hw_graph_append(struct ihipGraph *g, const struct hipGraphNode *node)
+/* dst gets a deep copy of src's payload; dst's own payload is not freed. */
+static hipError_t payload_copy(struct hipGraphNode *dst, const struct hipGraphNode *src,
+                               int registered, int device)
+{
+    dst->kind = src->kind;
+    dst->u = src->u;
+    if (src->kind == HW_NODE_KERNEL) {
+        /* The arguments as they were when given, like HIP's kernel node. */
+        const struct hw_function *f = src->u.kernel.f;
+        size_t len = src->u.kernel.args_len;
+        uint32_t np = f ? f->info.param_count : 0;
+        dst->u.kernel.args = malloc(len ? len : 1);
+        dst->u.kernel.kparams = malloc((np ? np : 1) * sizeof(void *));
+        if (!dst->u.kernel.args || !dst->u.kernel.kparams) {
+            free(dst->u.kernel.args);
+            free(dst->u.kernel.kparams);
+            return hipErrorOutOfMemory;
+        }
+        if (len)
+            memcpy(dst->u.kernel.args, src->u.kernel.args, len);
+        for (uint32_t i = 0; i < np; i++)
+            dst->u.kernel.kparams[i] = f->params[i].offset < len
+                                           ? dst->u.kernel.args + f->params[i].offset
+                                           : NULL;
+        if (!dst->u.kernel.func)
+            dst->u.kernel.func = (void *)f;
+    } else if (src->kind == HW_NODE_CHILD) {
+        struct ihipGraph *c = hw_graph_new(device, registered);
+        if (!c)
+            return hipErrorOutOfMemory;
+        hipError_t err = hw_graph_copy(src->u.child, c);
+        if (err != hipSuccess) {
+            hw_graph_free(c);
+            return err;
+        }
+        c->cloned_from = src->u.child->id;
+        dst->u.child = c;
+    }
+    return hipSuccess;
+}
+
+hipError_t hw_node_set_payload(struct hipGraphNode *dst, const struct hipGraphNode *src)
+{
+    struct hipGraphNode tmp = { .kind = HW_NODE_EMPTY };
+    hipError_t err = payload_copy(&tmp, src, dst->graph ? dst->graph->registered : 0,
+                                  dst->graph ? dst->graph->device : 0);
+    if (err != hipSuccess)
+        return err;
+    if (tmp.kind == HW_NODE_CHILD) {
+        tmp.u.child->parent = dst;
+        /* In an executable graph, launches only read a kept order. */
+        if (dst->graph && dst->graph->order && (err = hw_graph_prepare(tmp.u.child)) != hipSuccess) {
+            hw_graph_free(tmp.u.child);
+            return err;
+        }
+    }
+    payload_free(dst);
+    dst->kind = tmp.kind;
+    dst->u = tmp.u;
+    return hipSuccess;
+}
+
+static hipError_t add_dep(struct hipGraphNode *n, struct hipGraphNode *dep)
+{
+    if (n->ndeps == n->cap_deps) {
+        size_t cap = n->cap_deps ? 2 * n->cap_deps : 4;
+        struct hipGraphNode **v = realloc(n->deps, cap * sizeof *v);
+        if (!v)
+            return hipErrorOutOfMemory;
+        n->deps = v;
+        n->cap_deps = cap;
+    }
+    n->deps[n->ndeps++] = dep;
+    return hipSuccess;
+}
+
+static hipError_t add_node(struct ihipGraph *g, const struct hipGraphNode *tmpl,
+                           struct hipGraphNode *const *deps, size_t ndeps, uint64_t serial,
+                           struct hipGraphNode **out)
 {
     if (g->n == g->cap) {
         size_t cap = g->cap ? 2 * g->cap : 16;
@@ -49,39 +154,191 @@ hipError_t hw_graph_append(struct ihipGraph *g, const struct hipGraphNode *node)
         g->nodes = v;
         g->cap = cap;
     }
-    struct hipGraphNode *n = malloc(sizeof *n);
+    struct hipGraphNode *n = calloc(1, sizeof *n);
     if (!n)
         return hipErrorOutOfMemory;
-    *n = *node;
-    if (n->kind == HW_NODE_KERNEL) {
-        /* The arguments as they were at the captured call, like HIP's kernel node. */
-        size_t len = node->u.kernel.args_len;
-        n->u.kernel.args = malloc(len ? len : 1);
-        if (!n->u.kernel.args) {
-            free(n);
-            return hipErrorOutOfMemory;
-        }
-        if (len)
-            memcpy(n->u.kernel.args, node->u.kernel.args, len);
+    hipError_t err = payload_copy(n, tmpl, g->registered, g->device);
+    if (err != hipSuccess) {
+        free(n);
+        return err;
     }
+    n->graph = g;
+    n->serial = serial ? serial : __atomic_add_fetch(&last_serial, 1, __ATOMIC_RELAXED);
+    if (n->kind == HW_NODE_CHILD)
+        n->u.child->parent = n;
+    for (size_t i = 0; i < ndeps && err == hipSuccess; i++)
+        err = add_dep(n, deps[i]);
+    if (err == hipSuccess && g->registered && hw_handle_add(HW_HANDLE_GRAPH_NODE, n) != 0)
+        err = hipErrorOutOfMemory;
+    if (err != hipSuccess) {
+        n->graph = NULL;
+        node_free(n);
+        return err;
+    }
+    n->idx = g->n;
     g->nodes[g->n++] = n;
+    free(g->order); /* no longer complete */
+    g->order = NULL;
+    if (out)
+        *out = n;
     return hipSuccess;
 }
 
-static hipError_t graph_copy(const struct ihipGraph *from, struct ihipGraph *to)
+hipError_t hw_graph_add(struct ihipGraph *g, const struct hipGraphNode *tmpl,
+                        struct hipGraphNode *const *deps, size_t ndeps, struct hipGraphNode **out)
 {
+    return add_node(g, tmpl, deps, ndeps, 0, out);
+}
+
+hipError_t hw_graph_copy(const struct ihipGraph *from, struct ihipGraph *to)
+{
+    hipError_t err = hipSuccess;
     to->device = from->device;
-    for (size_t i = 0; i < from->n; i++) {
-        hipError_t err = hw_graph_append(to, from->nodes[i]);
-        if (err != hipSuccess) {
-            graph_clear(to);
-            return err;
+    for (size_t i = 0; i < from->n && err == hipSuccess; i++)
+        err = add_node(to, from->nodes[i], NULL, 0, from->nodes[i]->serial, NULL);
+    /* Edges by position: node i of the copy is node i of the original. */
+    for (size_t i = 0; i < from->n && err == hipSuccess; i++) {
+        const struct hipGraphNode *n = from->nodes[i];
+        for (size_t d = 0; d < n->ndeps && err == hipSuccess; d++)
+            err = add_dep(to->nodes[i], to->nodes[n->deps[d]->idx]);
+    }
+    if (err != hipSuccess)
+        hw_graph_clear(to);
+    return err;
+}
+
+void hw_graph_remove(struct hipGraphNode *n)
+{
+    struct ihipGraph *g = n->graph;
+    size_t at = n->idx;
+    for (size_t i = 0; i < g->n; i++) {
+        struct hipGraphNode *m = g->nodes[i];
+        for (size_t d = 0; d < m->ndeps;)
+            if (m->deps[d] == n)
+                m->deps[d] = m->deps[--m->ndeps];
+            else
+                d++;
+    }
+    memmove(&g->nodes[at], &g->nodes[at + 1], (g->n - at - 1) * sizeof *g->nodes);
+    g->n--;
+    for (size_t i = at; i < g->n; i++)
+        g->nodes[i]->idx = i;
+    free(g->order);
+    g->order = NULL;
+    node_free(n);
+}
+
+int hw_node_reaches(const struct hipGraphNode *a, const struct hipGraphNode *b)
+{
+    /* Depth-first over dependencies, each node visited once (a walk of
+     * every path would be exponential in a chain of forks and joins). */
+    const struct ihipGraph *g = a->graph;
+    size_t n = g ? g->n : 0, top = 0;
+    int found = 0;
+    const struct hipGraphNode **stack = malloc((n + 1) * sizeof *stack);
+    unsigned char *seen = calloc(n + 1, 1);
+    if (!stack || !seen) {
+        found = -1;
+        goto cleanup;
+    }
+    stack[top++] = a;
+    while (top && !found) {
+        const struct hipGraphNode *x = stack[--top];
+        if (x == b) {
+            found = 1;
+            break;
+        }
+        for (size_t d = 0; d < x->ndeps; d++) {
+            size_t i = x->deps[d]->idx;
+            if (i < n && !seen[i]) {
+                seen[i] = 1;
+                stack[top++] = x->deps[d];
+            }
         }
     }
+cleanup:
+    free(stack);
+    free(seen);
+    return found;
+}
+
+/* Kahn's algorithm over a reverse (dependents) index, O(nodes + edges);
+ * roots in the order they were added. Child graphs are checked too. */
+hipError_t hw_graph_order(const struct ihipGraph *g, struct hipGraphNode ***order, size_t *count)
+{
+    size_t n = g->n, edges = 0, done = 0;
+    for (size_t i = 0; i < n; i++)
+        edges += g->nodes[i]->ndeps;
+    struct hipGraphNode **out = malloc((n ? n : 1) * sizeof *out);
+    size_t *left = malloc((n ? n : 1) * sizeof *left);
+    size_t *first = calloc(n + 1, sizeof *first); /* CSR: dependents of i */
+    size_t *adj = malloc((edges ? edges : 1) * sizeof *adj);
+    hipError_t err = hipSuccess;
+    if (!out || !left || !first || !adj) {
+        err = hipErrorOutOfMemory;
+        goto cleanup;
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t d = 0; d < g->nodes[i]->ndeps; d++)
+            first[g->nodes[i]->deps[d]->idx + 1]++;
+    for (size_t i = 0; i < n; i++)
+        first[i + 1] += first[i];
+    for (size_t i = 0; i < n; i++)
+        left[i] = first[i]; /* for now, where i's next dependent goes */
+    for (size_t i = 0; i < n; i++)
+        for (size_t d = 0; d < g->nodes[i]->ndeps; d++)
+            adj[left[g->nodes[i]->deps[d]->idx]++] = i;
+    for (size_t i = 0; i < n; i++) {
+        left[i] = g->nodes[i]->ndeps;
+        if (left[i] == 0)
+            out[done++] = g->nodes[i];
+    }
+    for (size_t head = 0; head < done; head++)
+        for (size_t k = first[out[head]->idx]; k < first[out[head]->idx + 1]; k++)
+            if (--left[adj[k]] == 0)
+                out[done++] = g->nodes[adj[k]];
+    if (done != n) {
+        err = hipErrorInvalidValue; /* a cycle */
+        goto cleanup;
+    }
+    for (size_t i = 0; i < n && err == hipSuccess; i++)
+        if (out[i]->kind == HW_NODE_CHILD) {
+            struct hipGraphNode **sub = NULL;
+            size_t ns = 0;
+            err = hw_graph_order(out[i]->u.child, &sub, &ns);
+            free(sub);
+        }
+    if (err == hipSuccess) {
+        *order = out;
+        *count = n;
+        out = NULL;
+    }
+cleanup:
+    free(out);
+    free(left);
+    free(first);
+    free(adj);
+    return err;
+}
+
+hipError_t hw_graph_prepare(struct ihipGraph *g)
+{
+    struct hipGraphNode **order = NULL;
+    size_t n = 0;
+    hipError_t err = hw_graph_order(g, &order, &n);
+    for (size_t i = 0; i < n && err == hipSuccess; i++)
+        if (g->nodes[i]->kind == HW_NODE_CHILD)
+            err = hw_graph_prepare(g->nodes[i]->u.child);
+    if (err != hipSuccess) {
+        free(order);
+        return err;
+    }
+    free(g->order);
+    g->order = order;
     return hipSuccess;
 }
 
-/* One node onto stream, through the path its call took when captured. */
+/* One node onto stream, through the internal body of its call. */
 static hipError_t replay(const struct hipGraphNode *n, hipStream_t stream)
 {
     switch (n->kind) {
@@ -98,137 +355,79 @@ static hipError_t replay(const struct hipGraphNode *n, hipStream_t stream)
     case HW_NODE_MEMCPY_2D:
         return hw_copy_2d(n->u.copy2d.dst, n->u.copy2d.dpitch, n->u.copy2d.src, n->u.copy2d.spitch,
                           n->u.copy2d.width, n->u.copy2d.height, n->u.copy2d.kind, stream, 0);
+    case HW_NODE_MEMCPY_3D: {
+        const hipMemcpy3DParms *p = &n->u.copy3d;
+        size_t w = p->extent.width, h = p->extent.height, d = p->extent.depth;
+        size_t dp = p->dstPtr.pitch ? p->dstPtr.pitch : w, sp = p->srcPtr.pitch ? p->srcPtr.pitch : w;
+        size_t dys = p->dstPtr.ysize ? p->dstPtr.ysize : h, sys = p->srcPtr.ysize ? p->srcPtr.ysize : h;
+        char *dst = (char *)p->dstPtr.ptr + (p->dstPos.z * dys + p->dstPos.y) * dp + p->dstPos.x;
+        const char *src =
+            (const char *)p->srcPtr.ptr + (p->srcPos.z * sys + p->srcPos.y) * sp + p->srcPos.x;
+        if (h == 1 && d == 1)
+            return hw_copy(dst, src, w, p->kind, stream, 0);
+        hipError_t err = hipSuccess;
+        for (size_t z = 0; z < d && err == hipSuccess; z++)
+            err = hw_copy_2d(dst + z * dys * dp, dp, src + z * sys * sp, sp, w, h, p->kind, stream,
+                             0);
+        return err;
+    }
     case HW_NODE_MEMSET:
         return hw_fill(n->u.memset.dst, n->u.memset.value, n->u.memset.elem, n->u.memset.count,
                        stream, 0);
+    case HW_NODE_MEMSET_2D: {
+        hipError_t err = hipSuccess;
+        for (size_t r = 0; r < n->u.memset2d.height && err == hipSuccess; r++)
+            err = hw_fill((char *)n->u.memset2d.dst + r * n->u.memset2d.pitch,
+                          n->u.memset2d.value, n->u.memset2d.elem, n->u.memset2d.width, stream, 0);
+        return err;
+    }
     case HW_NODE_EVENT_RECORD:
-        return hipEventRecord(n->u.event.event, stream);
+        return hw_event_record_on(n->u.event.event, stream);
     case HW_NODE_WAIT_EVENT:
-        return hipStreamWaitEvent(stream, n->u.event.event, n->u.event.flags);
+        return hw_stream_wait_on(stream, n->u.event.event, n->u.event.flags);
+    case HW_NODE_HOST:
+        return hw_host_call(stream, n->u.host.fn, n->u.host.userData);
+    case HW_NODE_CHILD:
+        return hw_graph_run(n->u.child, stream);
+    case HW_NODE_EMPTY:
+        return hipSuccess;
     }
     return hipErrorInvalidValue;
 }
 
-/* ---- graphs ------------------------------------------------------------------------ */
-
-HW_EXPORT hipError_t hipGraphCreate(hipGraph_t *pGraph, unsigned int flags)
+hipError_t hw_graph_run(const struct ihipGraph *g, hipStream_t stream)
 {
-    if (!pGraph || flags != 0)
-        return hw_ret(hipErrorInvalidValue);
-    struct ihipGraph *g = hw_graph_new(hw_current_device());
-    if (!g)
-        return hw_ret(hipErrorOutOfMemory);
-    *pGraph = g;
-    return hipSuccess;
+    struct hipGraphNode **order = g->order;
+    size_t n = g->n;
+    hipError_t err = hipSuccess;
+    if (!order)
+        err = hw_graph_order(g, &order, &n);
+    for (size_t i = 0; i < n && err == hipSuccess; i++)
+        err = replay(order[i], stream);
+    if (order != g->order)
+        free(order);
+    return err;
 }
 
-HW_EXPORT hipError_t hipGraphDestroy(hipGraph_t graph)
+int hw_graph_ok(const struct ihipGraph *g)
 {
-    if (!graph)
-        return hw_ret(hipErrorInvalidValue);
-    if (graph->capturing)
-        return hw_ret(hipErrorIllegalState); /* its capture owns it until it ends */
-    hw_graph_free(graph);
-    return hipSuccess;
+    return g && hw_handle_valid(HW_HANDLE_GRAPH, g);
 }
 
-HW_EXPORT hipError_t hipGraphGetNodes(hipGraph_t graph, hipGraphNode_t *nodes, size_t *numNodes)
+int hw_node_ok(const struct hipGraphNode *n)
 {
-    if (!graph || !numNodes)
-        return hw_ret(hipErrorInvalidValue);
-    if (!nodes) {
-        *numNodes = graph->n;
-        return hipSuccess;
-    }
-    size_t k = 0;
-    for (; k < *numNodes && k < graph->n; k++)
-        nodes[k] = graph->nodes[k];
-    for (size_t i = k; i < *numNodes; i++)
-        nodes[i] = NULL;
-    *numNodes = k;
-    return hipSuccess;
+    return n && hw_handle_valid(HW_HANDLE_GRAPH_NODE, n);
 }
 
-HW_EXPORT hipError_t hipGraphNodeGetType(hipGraphNode_t node, hipGraphNodeType *pType)
+int hw_exec_ok(const struct hipGraphExec *e)
 {
-    if (!node || !pType)
-        return hw_ret(hipErrorInvalidValue);
-    switch (node->kind) {
-    case HW_NODE_KERNEL: *pType = hipGraphNodeTypeKernel; break;
-    case HW_NODE_MEMCPY:
-    case HW_NODE_MEMCPY_2D: *pType = hipGraphNodeTypeMemcpy; break;
-    case HW_NODE_MEMSET: *pType = hipGraphNodeTypeMemset; break;
-    case HW_NODE_EVENT_RECORD: *pType = hipGraphNodeTypeEventRecord; break;
-    case HW_NODE_WAIT_EVENT: *pType = hipGraphNodeTypeWaitEvent; break;
-    }
-    return hipSuccess;
+    return e && hw_handle_valid(HW_HANDLE_GRAPH_EXEC, e);
 }
 
-/* ---- executable graphs ------------------------------------------------------------- */
-
-static hipError_t instantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph)
+struct hipGraphNode *hw_exec_node(const struct hipGraphExec *e, const struct hipGraphNode *node)
 {
-    if (!pGraphExec || !graph)
-        return hipErrorInvalidValue;
-    if (graph->capturing)
-        return hipErrorIllegalState;
-    struct hipGraphExec *e = calloc(1, sizeof *e);
-    if (!e)
-        return hipErrorOutOfMemory;
-    hipError_t err = graph_copy(graph, &e->g);
-    if (err != hipSuccess) {
-        free(e);
-        return err;
-    }
-    *pGraphExec = e;
-    return hipSuccess;
-}
-
-HW_EXPORT hipError_t hipGraphInstantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph,
-                                         hipGraphNode_t *pErrorNode, char *pLogBuffer,
-                                         size_t bufferSize)
-{
-    hipError_t err = instantiate(pGraphExec, graph);
-    if (err == hipSuccess && pErrorNode)
-        *pErrorNode = NULL;
-    if (pLogBuffer && bufferSize)
-        pLogBuffer[0] = '\0';
-    return hw_ret(err);
-}
-
-HW_EXPORT hipError_t hipGraphInstantiateWithFlags(hipGraphExec_t *pGraphExec, hipGraph_t graph,
-                                                  unsigned long long flags)
-{
-    /* Auto-free concerns memory allocated by graph nodes, which capture
-     * never records here; it is accepted as HIP accepts it. */
-    if (flags != 0 && flags != hipGraphInstantiateFlagAutoFreeOnLaunch)
-        return hw_ret(hipErrorInvalidValue);
-    return hw_ret(instantiate(pGraphExec, graph));
-}
-
-HW_EXPORT hipError_t hipGraphLaunch(hipGraphExec_t graphExec, hipStream_t stream)
-{
-    hipError_t err;
-    int dev = 0;
-    if (!graphExec)
-        return hw_ret(hipErrorInvalidValue);
-    if (!hw_conn_get(&err))
-        return hw_ret(err);
-    hw_stream_wire_id(stream, &dev);
-    /* Its kernels are loaded on the device it was captured on. */
-    if (graphExec->g.n && dev != graphExec->g.device)
-        return hw_ret(hipErrorInvalidValue);
-    for (size_t i = 0; i < graphExec->g.n; i++)
-        if ((err = replay(graphExec->g.nodes[i], stream)) != hipSuccess)
-            return hw_ret(err);
-    return hipSuccess;
-}
-
-HW_EXPORT hipError_t hipGraphExecDestroy(hipGraphExec_t graphExec)
-{
-    if (!graphExec)
-        return hw_ret(hipErrorInvalidValue);
-    graph_clear(&graphExec->g);
-    free(graphExec);
-    return hipSuccess;
+    for (size_t i = 0; i < e->g.n; i++)
+        if (e->g.nodes[i]->serial == node->serial)
+            return e->g.nodes[i];
+    return NULL;
 }

@@ -173,8 +173,9 @@ static void check_capture_and_launch(void)
     free(hd);
 }
 
-/* A D2H copy node: its data is in host memory when hipGraphLaunch returns,
- * and an event recorded in the graph completes with it. */
+/* A D2H copy node: its data is in host memory when hipGraphLaunch returns.
+ * An event recorded during the capture is the capture's (for other streams
+ * to join it), not a node, as in HIP. */
 static void check_d2h_and_events(void)
 {
     unsigned long long *counter, host = 0;
@@ -194,15 +195,18 @@ static void check_d2h_and_events(void)
     hipGraph_t g;
     HIP_CHECK(hipStreamEndCapture(s, &g));
     CHECK_EQ(host, 0);
+    size_t nn = 0;
+    HIP_CHECK(hipGraphGetNodes(g, NULL, &nn));
+    CHECK_EQ(nn, 3);
+    HIP_CHECK(hipEventQuery(done)); /* the capture is over: an ordinary event again */
     hipGraphExec_t exec;
     HIP_CHECK(hipGraphInstantiate(&exec, g, NULL, NULL, 0));
     for (unsigned long long k = 1; k <= 4; k++) {
         HIP_CHECK(hipGraphLaunch(exec, s));
         CHECK_EQ(host, 2 * k);
-        HIP_CHECK(hipEventSynchronize(done));
     }
     printf("D2H node: the counter (2 launches per graph) is in host memory when "
-           "hipGraphLaunch returns, 4 times; the event node completes\n");
+           "hipGraphLaunch returns, 4 times; the captured event record made no node\n");
     HIP_CHECK(hipGraphExecDestroy(exec));
     HIP_CHECK(hipGraphDestroy(g));
     HIP_CHECK(hipEventDestroy(done));
@@ -317,13 +321,18 @@ static void check_errors(void)
     printf("end capture from another thread: hipErrorStreamCaptureWrongThread (global), "
            "allowed (relaxed)\n");
 
-    /* A non-capturing stream waiting on an event of a capture would fork it. */
+    /* A non-capturing stream waiting on an event of a capture joins it
+     * (a fork); ending the capture before it rejoins is unjoined. */
     hipEvent_t e;
     HIP_CHECK(hipEventCreate(&e));
     HIP_CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeGlobal));
     HIP_CHECK(hipEventRecord(e, s));
-    HIP_EXPECT(hipStreamWaitEvent(nb, e, 0), hipErrorStreamCaptureUnsupported);
-    HIP_EXPECT(hipStreamEndCapture(s, &g), hipErrorStreamCaptureInvalidated);
+    HIP_CHECK(hipStreamWaitEvent(nb, e, 0));
+    expect_status(nb, hipStreamCaptureStatusActive);
+    HIP_CHECK(launch_count(counter, nb));
+    HIP_EXPECT(hipStreamEndCapture(s, &g), hipErrorStreamCaptureUnjoined);
+    CHECK(g == NULL);
+    expect_status(nb, hipStreamCaptureStatusNone);
     HIP_CHECK(hipEventDestroy(e));
 
     HIP_EXPECT(hipGraphLaunch(NULL, s), hipErrorInvalidValue);

@@ -422,249 +422,14 @@ HW_EXPORT hipError_t hipGetTextureReference(const textureReference **texref, con
     return hw_api_unsupported("hipGetTextureReference");
 }
 
-HW_EXPORT hipError_t hipGraphAddChildGraphNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipGraph_t childGraph)
-{
-    return hw_api_unsupported("hipGraphAddChildGraphNode");
-}
-
-HW_EXPORT hipError_t hipGraphAddDependencies(hipGraph_t graph, const hipGraphNode_t *from, const hipGraphNode_t *to, size_t numDependencies)
-{
-    return hw_api_unsupported("hipGraphAddDependencies");
-}
-
-HW_EXPORT hipError_t hipGraphAddEmptyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies)
-{
-    return hw_api_unsupported("hipGraphAddEmptyNode");
-}
-
-HW_EXPORT hipError_t hipGraphAddEventRecordNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipEvent_t event)
-{
-    return hw_api_unsupported("hipGraphAddEventRecordNode");
-}
-
-HW_EXPORT hipError_t hipGraphAddEventWaitNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipEvent_t event)
-{
-    return hw_api_unsupported("hipGraphAddEventWaitNode");
-}
-
-HW_EXPORT hipError_t hipGraphAddHostNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipHostNodeParams *pNodeParams)
-{
-    return hw_api_unsupported("hipGraphAddHostNode");
-}
-
-HW_EXPORT hipError_t hipGraphAddKernelNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipKernelNodeParams *pNodeParams)
-{
-    return hw_api_unsupported("hipGraphAddKernelNode");
-}
-
-HW_EXPORT hipError_t hipGraphAddMemcpyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipMemcpy3DParms *pCopyParams)
-{
-    return hw_api_unsupported("hipGraphAddMemcpyNode");
-}
-
-HW_EXPORT hipError_t hipGraphAddMemcpyNode1D(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipGraphAddMemcpyNode1D");
-}
-
-HW_EXPORT hipError_t hipGraphAddMemcpyNodeFromSymbol(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipGraphAddMemcpyNodeFromSymbol");
-}
-
-HW_EXPORT hipError_t hipGraphAddMemcpyNodeToSymbol(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipGraphAddMemcpyNodeToSymbol");
-}
-
-HW_EXPORT hipError_t hipGraphAddMemsetNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipMemsetParams *pMemsetParams)
-{
-    return hw_api_unsupported("hipGraphAddMemsetNode");
-}
-
-HW_EXPORT hipError_t hipGraphChildGraphNodeGetGraph(hipGraphNode_t node, hipGraph_t *pGraph)
-{
-    return hw_api_unsupported("hipGraphChildGraphNodeGetGraph");
-}
-
-HW_EXPORT hipError_t hipGraphClone(hipGraph_t *pGraphClone, hipGraph_t originalGraph)
-{
-    return hw_api_unsupported("hipGraphClone");
-}
-
-HW_EXPORT hipError_t hipGraphDestroyNode(hipGraphNode_t node)
-{
-    return hw_api_unsupported("hipGraphDestroyNode");
-}
-
-HW_EXPORT hipError_t hipGraphEventRecordNodeGetEvent(hipGraphNode_t node, hipEvent_t *event_out)
-{
-    return hw_api_unsupported("hipGraphEventRecordNodeGetEvent");
-}
-
-HW_EXPORT hipError_t hipGraphEventRecordNodeSetEvent(hipGraphNode_t node, hipEvent_t event)
-{
-    return hw_api_unsupported("hipGraphEventRecordNodeSetEvent");
-}
-
-HW_EXPORT hipError_t hipGraphEventWaitNodeGetEvent(hipGraphNode_t node, hipEvent_t *event_out)
-{
-    return hw_api_unsupported("hipGraphEventWaitNodeGetEvent");
-}
-
-HW_EXPORT hipError_t hipGraphEventWaitNodeSetEvent(hipGraphNode_t node, hipEvent_t event)
-{
-    return hw_api_unsupported("hipGraphEventWaitNodeSetEvent");
-}
-
-HW_EXPORT hipError_t hipGraphExecChildGraphNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, hipGraph_t childGraph)
-{
-    return hw_api_unsupported("hipGraphExecChildGraphNodeSetParams");
-}
-
-HW_EXPORT hipError_t hipGraphExecEventRecordNodeSetEvent(hipGraphExec_t hGraphExec, hipGraphNode_t hNode, hipEvent_t event)
-{
-    return hw_api_unsupported("hipGraphExecEventRecordNodeSetEvent");
-}
-
-HW_EXPORT hipError_t hipGraphExecEventWaitNodeSetEvent(hipGraphExec_t hGraphExec, hipGraphNode_t hNode, hipEvent_t event)
-{
-    return hw_api_unsupported("hipGraphExecEventWaitNodeSetEvent");
-}
-
-HW_EXPORT hipError_t hipGraphExecHostNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, const hipHostNodeParams *pNodeParams)
-{
-    return hw_api_unsupported("hipGraphExecHostNodeSetParams");
-}
-
-HW_EXPORT hipError_t hipGraphExecKernelNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, const hipKernelNodeParams *pNodeParams)
-{
-    return hw_api_unsupported("hipGraphExecKernelNodeSetParams");
-}
-
-HW_EXPORT hipError_t hipGraphExecMemcpyNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, hipMemcpy3DParms *pNodeParams)
-{
-    return hw_api_unsupported("hipGraphExecMemcpyNodeSetParams");
-}
-
-HW_EXPORT hipError_t hipGraphExecMemcpyNodeSetParams1D(hipGraphExec_t hGraphExec, hipGraphNode_t node, void *dst, const void *src, size_t count, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipGraphExecMemcpyNodeSetParams1D");
-}
-
-HW_EXPORT hipError_t hipGraphExecMemcpyNodeSetParamsFromSymbol(hipGraphExec_t hGraphExec, hipGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipGraphExecMemcpyNodeSetParamsFromSymbol");
-}
-
-HW_EXPORT hipError_t hipGraphExecMemcpyNodeSetParamsToSymbol(hipGraphExec_t hGraphExec, hipGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipGraphExecMemcpyNodeSetParamsToSymbol");
-}
-
-HW_EXPORT hipError_t hipGraphExecMemsetNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, const hipMemsetParams *pNodeParams)
-{
-    return hw_api_unsupported("hipGraphExecMemsetNodeSetParams");
-}
-
-HW_EXPORT hipError_t hipGraphExecUpdate(hipGraphExec_t hGraphExec, hipGraph_t hGraph, hipGraphNode_t *hErrorNode_out, hipGraphExecUpdateResult *updateResult_out)
-{
-    return hw_api_unsupported("hipGraphExecUpdate");
-}
-
-HW_EXPORT hipError_t hipGraphGetEdges(hipGraph_t graph, hipGraphNode_t *from, hipGraphNode_t *to, size_t *numEdges)
-{
-    return hw_api_unsupported("hipGraphGetEdges");
-}
-
-HW_EXPORT hipError_t hipGraphGetRootNodes(hipGraph_t graph, hipGraphNode_t *pRootNodes, size_t *pNumRootNodes)
-{
-    return hw_api_unsupported("hipGraphGetRootNodes");
-}
-
-HW_EXPORT hipError_t hipGraphHostNodeGetParams(hipGraphNode_t node, hipHostNodeParams *pNodeParams)
-{
-    return hw_api_unsupported("hipGraphHostNodeGetParams");
-}
-
-HW_EXPORT hipError_t hipGraphHostNodeSetParams(hipGraphNode_t node, const hipHostNodeParams *pNodeParams)
-{
-    return hw_api_unsupported("hipGraphHostNodeSetParams");
-}
-
 HW_EXPORT hipError_t hipGraphKernelNodeGetAttribute(hipGraphNode_t hNode, hipKernelNodeAttrID attr, hipKernelNodeAttrValue *value)
 {
     return hw_api_unsupported("hipGraphKernelNodeGetAttribute");
 }
 
-HW_EXPORT hipError_t hipGraphKernelNodeGetParams(hipGraphNode_t node, hipKernelNodeParams *pNodeParams)
-{
-    return hw_api_unsupported("hipGraphKernelNodeGetParams");
-}
-
 HW_EXPORT hipError_t hipGraphKernelNodeSetAttribute(hipGraphNode_t hNode, hipKernelNodeAttrID attr, const hipKernelNodeAttrValue *value)
 {
     return hw_api_unsupported("hipGraphKernelNodeSetAttribute");
-}
-
-HW_EXPORT hipError_t hipGraphKernelNodeSetParams(hipGraphNode_t node, const hipKernelNodeParams *pNodeParams)
-{
-    return hw_api_unsupported("hipGraphKernelNodeSetParams");
-}
-
-HW_EXPORT hipError_t hipGraphMemcpyNodeGetParams(hipGraphNode_t node, hipMemcpy3DParms *pNodeParams)
-{
-    return hw_api_unsupported("hipGraphMemcpyNodeGetParams");
-}
-
-HW_EXPORT hipError_t hipGraphMemcpyNodeSetParams(hipGraphNode_t node, const hipMemcpy3DParms *pNodeParams)
-{
-    return hw_api_unsupported("hipGraphMemcpyNodeSetParams");
-}
-
-HW_EXPORT hipError_t hipGraphMemcpyNodeSetParams1D(hipGraphNode_t node, void *dst, const void *src, size_t count, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipGraphMemcpyNodeSetParams1D");
-}
-
-HW_EXPORT hipError_t hipGraphMemcpyNodeSetParamsFromSymbol(hipGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipGraphMemcpyNodeSetParamsFromSymbol");
-}
-
-HW_EXPORT hipError_t hipGraphMemcpyNodeSetParamsToSymbol(hipGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipGraphMemcpyNodeSetParamsToSymbol");
-}
-
-HW_EXPORT hipError_t hipGraphMemsetNodeGetParams(hipGraphNode_t node, hipMemsetParams *pNodeParams)
-{
-    return hw_api_unsupported("hipGraphMemsetNodeGetParams");
-}
-
-HW_EXPORT hipError_t hipGraphMemsetNodeSetParams(hipGraphNode_t node, const hipMemsetParams *pNodeParams)
-{
-    return hw_api_unsupported("hipGraphMemsetNodeSetParams");
-}
-
-HW_EXPORT hipError_t hipGraphNodeFindInClone(hipGraphNode_t *pNode, hipGraphNode_t originalNode, hipGraph_t clonedGraph)
-{
-    return hw_api_unsupported("hipGraphNodeFindInClone");
-}
-
-HW_EXPORT hipError_t hipGraphNodeGetDependencies(hipGraphNode_t node, hipGraphNode_t *pDependencies, size_t *pNumDependencies)
-{
-    return hw_api_unsupported("hipGraphNodeGetDependencies");
-}
-
-HW_EXPORT hipError_t hipGraphNodeGetDependentNodes(hipGraphNode_t node, hipGraphNode_t *pDependentNodes, size_t *pNumDependentNodes)
-{
-    return hw_api_unsupported("hipGraphNodeGetDependentNodes");
-}
-
-HW_EXPORT hipError_t hipGraphRemoveDependencies(hipGraph_t graph, const hipGraphNode_t *from, const hipGraphNode_t *to, size_t numDependencies)
-{
-    return hw_api_unsupported("hipGraphRemoveDependencies");
 }
 
 HW_EXPORT hipError_t hipGraphicsGLRegisterBuffer(hipGraphicsResource **resource, GLuint buffer, unsigned int flags)
@@ -782,11 +547,6 @@ HW_EXPORT hipError_t hipLaunchByPtr(const void *func)
 HW_EXPORT hipError_t hipLaunchCooperativeKernelMultiDevice(hipLaunchParams *launchParamsList, int numDevices, unsigned int flags)
 {
     return hw_api_unsupported("hipLaunchCooperativeKernelMultiDevice");
-}
-
-HW_EXPORT hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void *userData)
-{
-    return hw_api_unsupported("hipLaunchHostFunc");
 }
 
 HW_EXPORT hipError_t hipMalloc3D(hipPitchedPtr *pitchedDevPtr, hipExtent extent)
@@ -1069,19 +829,9 @@ HW_EXPORT hipError_t hipSignalExternalSemaphoresAsync(const hipExternalSemaphore
     return hw_api_unsupported("hipSignalExternalSemaphoresAsync");
 }
 
-HW_EXPORT hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t callback, void *userData, unsigned int flags)
-{
-    return hw_api_unsupported("hipStreamAddCallback");
-}
-
 HW_EXPORT hipError_t hipStreamAttachMemAsync(hipStream_t stream, void *dev_ptr, size_t length, unsigned int flags)
 {
     return hw_api_unsupported("hipStreamAttachMemAsync");
-}
-
-HW_EXPORT hipError_t hipStreamUpdateCaptureDependencies(hipStream_t stream, hipGraphNode_t *dependencies, size_t numDependencies, unsigned int flags)
-{
-    return hw_api_unsupported("hipStreamUpdateCaptureDependencies");
 }
 
 HW_EXPORT hipError_t hipStreamWaitValue32(hipStream_t stream, void *ptr, uint32_t value, unsigned int flags, uint32_t mask)

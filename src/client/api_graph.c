@@ -267,8 +267,9 @@ HW_EXPORT hipError_t hipGraphAddChildGraphNode(hipGraphNode_t *pGraphNode, hipGr
 static hipError_t add_event_node(hipGraphNode_t *out, hipGraph_t graph, const hipGraphNode_t *deps,
                                  size_t ndeps, hipEvent_t event, enum hw_node_kind kind)
 {
-    if (!event)
-        return hipErrorInvalidValue;
+    uint64_t id;
+    if (!event || hw_event_resolve(event, &id, NULL) != hipSuccess)
+        return hipErrorInvalidValue; /* never read a handle this proxy did not issue */
     struct hipGraphNode t = { .kind = kind, .u.event = { event, 0 } };
     return add(out, graph, deps, ndeps, &t);
 }

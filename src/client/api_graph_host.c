@@ -73,16 +73,17 @@ hipError_t hw_event_record_on(hipEvent_t event, hipStream_t stream)
     struct hw_conn *c = hw_conn_get(&err);
     if (!c)
         return err;
-    if (!event)
-        return hipErrorInvalidHandle;
+    uint64_t ev_id, st_id;
+    if ((err = hw_event_resolve(event, &ev_id, NULL)) != hipSuccess ||
+        (err = hw_stream_resolve(stream, &st_id, &dev)) != hipSuccess)
+        return err; /* a node whose event or stream was destroyed since */
     if (hw_capture_any()) {
         struct hipGraphNode node = { .kind = HW_NODE_EVENT_RECORD, .u.event = { event, 0 } };
         int cap = hw_capture_record(stream, &node, &err);
         if (cap)
             return cap < 0 ? err : hipSuccess;
     }
-    struct hipr_event_record m = { ((struct hw_event *)event)->id,
-                                   hw_stream_wire_id(stream, &dev) };
+    struct hipr_event_record m = { ev_id, st_id };
     uint8_t buf[HIPR_event_record_SIZE];
     hipr_event_record_encode(buf, &m);
     return hw_post(c, HIPR_OP_EVENT_RECORD, buf, sizeof buf, NULL, 0);
@@ -95,16 +96,17 @@ hipError_t hw_stream_wait_on(hipStream_t stream, hipEvent_t event, unsigned flag
     struct hw_conn *c = hw_conn_get(&err);
     if (!c)
         return err;
-    if (!event)
-        return hipErrorInvalidHandle;
+    uint64_t ev_id, st_id;
+    if ((err = hw_event_resolve(event, &ev_id, NULL)) != hipSuccess ||
+        (err = hw_stream_resolve(stream, &st_id, &dev)) != hipSuccess)
+        return err;
     if (hw_capture_any()) {
         struct hipGraphNode node = { .kind = HW_NODE_WAIT_EVENT, .u.event = { event, flags } };
         int cap = hw_capture_record(stream, &node, &err);
         if (cap)
             return cap < 0 ? err : hipSuccess;
     }
-    struct hipr_stream_wait_event m = { hw_stream_wire_id(stream, &dev),
-                                        ((struct hw_event *)event)->id, flags };
+    struct hipr_stream_wait_event m = { st_id, ev_id, flags };
     uint8_t buf[HIPR_stream_wait_event_SIZE];
     hipr_stream_wait_event_encode(buf, &m);
     return hw_post(c, HIPR_OP_STREAM_WAIT_EVENT, buf, sizeof buf, NULL, 0);

@@ -392,6 +392,8 @@ HW_EXPORT hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureM
     hipError_t err;
     if (!stream)
         return hw_ret(hipErrorStreamCaptureUnsupported); /* not on the null stream */
+    if ((err = hw_stream_check(stream)) != hipSuccess)
+        return hw_ret(err); /* destroyed or never created: never read */
     if (!valid_mode(mode))
         return hw_ret(hipErrorInvalidValue);
     if (!hw_conn_get(&err))
@@ -444,6 +446,9 @@ HW_EXPORT hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph)
         return hw_ret(hipErrorInvalidValue);
     if (!stream)
         return hw_ret(hipErrorIllegalState);
+    hipError_t bad = hw_stream_check(stream);
+    if (bad != hipSuccess)
+        return hw_ret(bad);
     uint64_t key = stream_key(stream, NULL, NULL);
     struct member *m = NULL;
     pthread_mutex_lock(&lock);
@@ -485,6 +490,9 @@ static hipError_t capture_info(hipStream_t stream, hipStreamCaptureStatus *statu
 {
     if (!status)
         return hipErrorInvalidValue;
+    hipError_t bad = hw_stream_check(stream);
+    if (bad != hipSuccess)
+        return bad;
     *status = hipStreamCaptureStatusNone;
     if (!hw_capture_any())
         return hipSuccess;
@@ -549,6 +557,9 @@ HW_EXPORT hipError_t hipStreamUpdateCaptureDependencies(hipStream_t stream,
         return hw_ret(hipErrorInvalidValue);
     if (!dependencies && numDependencies)
         return hw_ret(hipErrorInvalidValue);
+    hipError_t bad = hw_stream_check(stream);
+    if (bad != hipSuccess)
+        return hw_ret(bad);
     uint64_t key = stream_key(stream, NULL, NULL);
     struct member *m = NULL;
     hipError_t err = hipSuccess;

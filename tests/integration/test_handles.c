@@ -111,6 +111,33 @@ static void streams(void)
     HIP_CHECK(hipEventDestroy(e));
 }
 
+/* Capture and graph calls that name a stream or an event never read a
+ * destroyed or made-up one. */
+static void capture_and_graph_handles(void)
+{
+    hipGraph_t g = NULL;
+    hipStreamCaptureStatus st;
+    hipStream_t bad[] = { dead_stream(), BOGUS_STREAM };
+    for (int i = 0; i < 2; i++) {
+        HIP_EXPECT(hipStreamBeginCapture(bad[i], hipStreamCaptureModeGlobal),
+                   hipErrorContextIsDestroyed);
+        HIP_EXPECT(hipStreamEndCapture(bad[i], &g), hipErrorContextIsDestroyed);
+        HIP_EXPECT(hipStreamIsCapturing(bad[i], &st), hipErrorContextIsDestroyed);
+        HIP_EXPECT(hipStreamUpdateCaptureDependencies(bad[i], NULL, 0,
+                                                      hipStreamAddCaptureDependencies),
+                   hipErrorContextIsDestroyed);
+    }
+    CHECK(g == NULL);
+    hipEvent_t dead = dead_event();
+    HIP_CHECK(hipGraphCreate(&g, 0));
+    hipGraphNode_t n = NULL;
+    HIP_EXPECT(hipGraphAddEventRecordNode(&n, g, NULL, 0, dead), hipErrorInvalidValue);
+    HIP_EXPECT(hipGraphAddEventWaitNode(&n, g, NULL, 0, (hipEvent_t)0xFFFF), hipErrorInvalidValue);
+    CHECK(n == NULL);
+    HIP_CHECK(hipGraphDestroy(g));
+    (void)hipGetLastError();
+}
+
 static void copies_on_bad_streams(void)
 {
     enum { N = 256 };
@@ -452,6 +479,7 @@ int main(int argc, char **argv)
     CHECK(ndev >= (argc > 1 ? atoi(argv[1]) : 1));
     streams();
     copies_on_bad_streams();
+    capture_and_graph_handles();
     events(ndev);
     modules();
     stub_launches();

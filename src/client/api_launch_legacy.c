@@ -150,6 +150,11 @@ static hipError_t multi_device(hipLaunchParams *list, int n, unsigned flags, int
         if ((err = hw_fatbin_function(p->func, dev, &fs[i])) != hipSuccess)
             return hw_ret(hipErrorInvalidDeviceFunction);
     }
+    /* Said now rather than as a later deferred error: nothing is queued on
+     * any device when one of them cannot keep its blocks resident. */
+    for (int d = 0; same_kernel && d < count; d++)
+        if (used[d] && !c->devs[d].cooperative_launch)
+            return hw_ret(hipErrorNotSupported);
     for (int i = 0; i < n; i++) {
         const hipLaunchParams *p = &list[i];
         const uint32_t g[3] = { p->gridDim.x, p->gridDim.y, p->gridDim.z };

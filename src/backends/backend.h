@@ -213,7 +213,38 @@ struct hw_backend_ops {
      * whether the program compiled); otherwise nothing was allocated. */
     int (*rtc_compile)(struct hw_backend *be, int dev, const struct hw_rtc_input *in,
                        struct hw_rtc_output *out);
+
+    /* Appended in ABI 1: stream memory operations (hipStreamWriteValue*,
+     * hipStreamWaitValue*) on a naturally aligned word of `width` (4 or 8)
+     * bytes of device memory. Enqueue slots. A write stores value in stream
+     * order. A wait holds s, and only s, until the word satisfies op
+     * (HIPR_WAIT_VALUE_*, see hw_wait_value_met) against value under mask;
+     * it gives up (and the stream goes on) once *cancel is non-zero, read
+     * atomically: the core sets it when the session ends, so a wait nobody
+     * will ever satisfy cannot hold the session's teardown. */
+    int (*stream_write_value)(struct hw_backend *be, struct hw_bstream *s, uint64_t dptr,
+                              uint64_t value, uint32_t width);
+    int (*stream_wait_value)(struct hw_backend *be, struct hw_bstream *s, uint64_t dptr,
+                             uint64_t value, uint64_t mask, uint32_t width, uint32_t op,
+                             const int *cancel);
 };
+
+/* Whether cur, the word a stream waits on, satisfies the wait (HIP's
+ * definitions, hip_runtime_api.h; compared in the word's width). */
+static inline int hw_wait_value_met(uint64_t cur, uint64_t value, uint64_t mask, uint32_t width,
+                                    uint32_t op)
+{
+    uint64_t all = width == 4 ? UINT64_C(0xffffffff) : UINT64_MAX;
+    uint64_t v = cur & mask & all;
+    value &= all;
+    switch (op) {
+    case HIPR_WAIT_VALUE_GTE: return v >= value;
+    case HIPR_WAIT_VALUE_EQ: return v == value;
+    case HIPR_WAIT_VALUE_AND: return (v & value) != 0;
+    case HIPR_WAIT_VALUE_NOR: return (~(v | (value & mask)) & all) != 0;
+    }
+    return 0;
+}
 
 #define HW_BACKEND_HAS(ops, slot)                                                   \
     ((ops)->size >= offsetof(struct hw_backend_ops, slot) + sizeof((ops)->slot) && \

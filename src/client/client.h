@@ -262,6 +262,9 @@ void hw_fill_attributes(const struct hw_function *f, struct hipFuncAttributes *a
 
 /* Whether host_stub is a registered kernel's host function. */
 int hw_fatbin_is_kernel(const void *host_stub);
+/* The device name a kernel was registered with (the program's memory);
+ * NULL when host_stub is not a registered kernel. */
+const char *hw_fatbin_kernel_name(const void *host_stub);
 /* The kernel behind host_stub on device dev: its fat binary is uploaded on
  * the first use on that device, the function resolved on its first use;
  * both are cached. hipErrorInvalidDeviceFunction when not registered. */

@@ -321,6 +321,12 @@ int hw_fatbin_is_kernel(const void *host_stub)
     return host_stub && lookup(&kernel_map, host_stub) != NULL;
 }
 
+const char *hw_fatbin_kernel_name(const void *host_stub)
+{
+    const struct fb_symbol *sym = host_stub ? lookup(&kernel_map, host_stub) : NULL;
+    return sym ? sym->name : NULL;
+}
+
 hipError_t hw_fatbin_function(const void *host_stub, int dev, const struct hw_function **out)
 {
     struct hw_conn *c;

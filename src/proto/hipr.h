@@ -46,6 +46,14 @@
 /* LAUNCH flags. */
 #define HIPR_LAUNCH_COOPERATIVE 0x1u
 
+/* STREAM_WAIT_VALUE flags: the comparison, with hipStreamWaitValue*'s numbers
+ * (Gte: (*ptr & mask) >= value; Eq: ==; And: ((*ptr & mask) & value) != 0;
+ * Nor: ~((*ptr & mask) | (value & mask)) != 0). */
+#define HIPR_WAIT_VALUE_GTE 0u
+#define HIPR_WAIT_VALUE_EQ  1u
+#define HIPR_WAIT_VALUE_AND 2u
+#define HIPR_WAIT_VALUE_NOR 3u
+
 struct hipr_header {
     uint32_t magic;
     uint16_t version;

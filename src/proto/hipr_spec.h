@@ -229,6 +229,17 @@
     F(u64, event)                     \
     F(u32, flags)
 
+/* STREAM_WRITE_VALUE and STREAM_WAIT_VALUE: a 4- or 8-byte word (width) of
+ * device memory at ptr, in stream order. A write stores value; a wait holds
+ * the stream until the word satisfies flags (HIPR_WAIT_VALUE_*) against
+ * value under mask. mask is 0 in a write. */
+#define HIPR_MSG_STREAM_VALUE(F) \
+    F(u64, stream)               \
+    F(u64, ptr)                  \
+    F(u64, value)                \
+    F(u64, mask)                 \
+    F(u32, width)                \
+    F(u32, flags)
 #define HIPR_MSG_EVENT_CREATE(F) \
     F(u64, event)                \
     F(i32, device)               \
@@ -371,6 +382,7 @@
     M(stream_create, HIPR_MSG_STREAM_CREATE)          \
     M(stream, HIPR_MSG_STREAM)                        \
     M(stream_wait_event, HIPR_MSG_STREAM_WAIT_EVENT)  \
+    M(stream_value, HIPR_MSG_STREAM_VALUE)            \
     M(event_create, HIPR_MSG_EVENT_CREATE)            \
     M(event, HIPR_MSG_EVENT)                          \
     M(event_record, HIPR_MSG_EVENT_RECORD)            \
@@ -449,6 +461,8 @@
     X(STREAM_SYNCHRONIZE,0x0303, stream,             empty,             0,                     0,                    SYNC)  \
     X(STREAM_QUERY,      0x0304, stream,             empty,             0,                     0,                    SYNC)  \
     X(STREAM_WAIT_EVENT, 0x0305, stream_wait_event,  empty,             0,                     0,                    ASYNC) \
+    X(STREAM_WRITE_VALUE,0x0306, stream_value,       empty,             0,                     0,                    ASYNC) \
+    X(STREAM_WAIT_VALUE, 0x0307, stream_value,       empty,             0,                     0,                    ASYNC) \
     X(EVENT_CREATE,      0x0401, event_create,       empty,             0,                     0,                    ASYNC) \
     X(EVENT_RECORD,      0x0402, event_record,       empty,             0,                     0,                    ASYNC) \
     X(EVENT_SYNCHRONIZE, 0x0403, event,              empty,             0,                     0,                    SYNC)  \

@@ -784,6 +784,60 @@ HANDLER(STREAM_WAIT_EVENT)
     return rc;
 }
 
+/* A stream value operation's word: 4 or 8 bytes, naturally aligned (the
+ * device accesses it atomically), inside one of the session's allocations. */
+static int check_value_word(struct session *s, const struct hipr_stream_value *m)
+{
+    if (m->width != 4 && m->width != 8)
+        return HW_EINVAL;
+    if (m->ptr % m->width != 0)
+        return HW_EINVAL;
+    return check_range(s, m->ptr, m->width, NULL);
+}
+
+HANDLER(STREAM_WRITE_VALUE)
+{
+    struct hipr_stream_value m;
+    struct hw_bstream *bs;
+    int dev, rc;
+    (void)h;
+    hipr_stream_value_decode(fixed, HIPR_stream_value_SIZE, &m);
+    if (m.flags != 0 || m.mask != 0)
+        return HW_EINVAL;
+    if ((rc = check_value_word(s, &m)) != HW_OK)
+        return rc;
+    if ((rc = resolve_stream(s, m.stream, &bs, &dev)) != HW_OK)
+        return rc;
+    if (!HW_BACKEND_HAS(s->ops, stream_write_value))
+        return HW_ENOTSUP;
+    rc = s->ops->stream_write_value(s->be, bs, m.ptr, m.value, m.width);
+    if (rc == HW_OK)
+        inflight_queued(s, m.stream, bs, INFLIGHT_OP_COST);
+    return rc;
+}
+
+HANDLER(STREAM_WAIT_VALUE)
+{
+    struct hipr_stream_value m;
+    struct hw_bstream *bs;
+    int dev, rc;
+    (void)h;
+    hipr_stream_value_decode(fixed, HIPR_stream_value_SIZE, &m);
+    if (m.flags > HIPR_WAIT_VALUE_NOR)
+        return HW_EINVAL;
+    if ((rc = check_value_word(s, &m)) != HW_OK)
+        return rc;
+    if ((rc = resolve_stream(s, m.stream, &bs, &dev)) != HW_OK)
+        return rc;
+    if (!HW_BACKEND_HAS(s->ops, stream_wait_value))
+        return HW_ENOTSUP;
+    rc = s->ops->stream_wait_value(s->be, bs, m.ptr, m.value, m.mask, m.width, m.flags,
+                                   &s->value_waits_cancel);
+    if (rc == HW_OK)
+        inflight_queued(s, m.stream, bs, INFLIGHT_OP_COST);
+    return rc;
+}
+
 HANDLER(EVENT_CREATE)
 {
     struct hipr_event_create m;
@@ -1186,6 +1240,7 @@ void session_release_all(struct session *s)
     if (!s->be)
         goto out;
     rtc_session_end(s); /* compile threads call the backend */
+    __atomic_store_n(&s->value_waits_cancel, 1, __ATOMIC_RELEASE); /* nobody will write them now */
     session_drain(s, -1);
     for (pos = 0; handle_map_next(&s->streams, &pos, &key, &v);) {
         struct s_stream *st = v;

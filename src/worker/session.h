@@ -104,6 +104,7 @@ struct session {
     uint64_t last_request_ns;  /* the last request that counts as activity */
     int active_since_wait;     /* such a request arrived since idle.c looked */
     struct rtc_jobs *rtc;      /* compiles in flight (rtc.c); NULL until the first */
+    int value_waits_cancel;    /* set at teardown: stream value waits give up */
     /* A reply sent in pieces (session_reply_start/more/end), under send_lock. */
     uint8_t piece_hdr[HIPR_HEADER_SIZE + HIPR_reply_hdr_SIZE];
     uint64_t piece_len, piece_at;

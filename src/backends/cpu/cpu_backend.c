@@ -522,4 +522,6 @@ const struct hw_backend_ops hw_cpu_backend_ops = {
     .stage_wait = cpu_stage_wait,
     .stage_put = cpu_stage_put,
     .rtc_compile = cpu_rtc_compile,
+    .stream_write_value = cpu_stream_write_value,
+    .stream_wait_value = cpu_stream_wait_value,
 };

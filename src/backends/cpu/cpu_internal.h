@@ -18,6 +18,8 @@ enum cpu_op_kind {
     CPU_OP_CALLBACK,
     CPU_OP_RECORD,   /* stamp an event */
     CPU_OP_WAIT,     /* nothing to run: its deps are the point */
+    CPU_OP_WRITE_VALUE, /* cpu_stream_value.c */
+    CPU_OP_WAIT_VALUE,
 };
 
 struct cpu_dep {
@@ -55,6 +57,12 @@ struct cpu_op {
             struct hw_bevent *event;
             uint64_t gen;
         } record;
+        struct {
+            void *addr;
+            uint64_t value, mask;
+            uint32_t width, op;
+            const int *cancel;
+        } value;
     } u;
     unsigned ndeps;
     unsigned cap_deps;
@@ -153,6 +161,15 @@ int cpu_stage_d2h(struct hw_backend *be, struct hw_bstream *s, struct hw_bstage 
                   size_t n);
 int cpu_stage_wait(struct hw_backend *be, struct hw_bstage *st);
 void cpu_stage_put(struct hw_backend *be, struct hw_bstage *st);
+
+/* cpu_stream_value.c: the stream_write_value and stream_wait_value slots,
+ * and the execution of their ops on the stream's thread. */
+int cpu_stream_write_value(struct hw_backend *be, struct hw_bstream *s, uint64_t dptr,
+                           uint64_t value, uint32_t width);
+int cpu_stream_wait_value(struct hw_backend *be, struct hw_bstream *s, uint64_t dptr,
+                          uint64_t value, uint64_t mask, uint32_t width, uint32_t op,
+                          const int *cancel);
+void cpu_run_value_op(const struct cpu_op *op);
 
 /* cpu_module.c */
 int cpu_module_load(struct hw_backend *be, int dev, const void *image, size_t size,

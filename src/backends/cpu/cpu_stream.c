@@ -119,6 +119,10 @@ static void execute(struct cpu_device *d, struct cpu_op *op)
         break;
     case CPU_OP_WAIT:
         break;
+    case CPU_OP_WRITE_VALUE:
+    case CPU_OP_WAIT_VALUE:
+        cpu_run_value_op(op);
+        break;
     }
 }
 

@@ -126,6 +126,7 @@ enum {
 #define HWCU_STREAM_NON_BLOCKING 0x1u
 #define HWCU_EVENT_DISABLE_TIMING 0x2u
 #define HWCU_MEMHOSTALLOC_PORTABLE 0x1u
+#define HWCU_STREAM_WAIT_VALUE_EQ 0x1u /* CUstreamWaitValue_flags */
 /* The legacy null stream: synchronises with every blocking stream of the
  * context, which is HIP's (and CUDA's) default-stream semantics. */
 #define HWCU_STREAM_LEGACY ((CUstream)0x1)
@@ -183,6 +184,15 @@ enum {
       "cuStreamAddCallback", 0)                                                                    \
     X(cuLaunchHostFunc, CUresult, (CUstream s, CUhostFn fn, void *ud), 12000, "cuLaunchHostFunc", \
       0)                                                                                           \
+    X(cuStreamWaitValue32, CUresult,                                                               \
+      (CUstream s, CUdeviceptr addr, uint32_t value, unsigned int flags), 12000,                  \
+      "cuStreamWaitValue32_v2", 0)                                                                 \
+    X(cuStreamWriteValue32, CUresult,                                                              \
+      (CUstream s, CUdeviceptr addr, uint32_t value, unsigned int flags), 12000,                  \
+      "cuStreamWriteValue32_v2", 0)                                                                \
+    X(cuStreamWriteValue64, CUresult,                                                              \
+      (CUstream s, CUdeviceptr addr, uint64_t value, unsigned int flags), 12000,                  \
+      "cuStreamWriteValue64_v2", 0)                                                                \
     X(cuEventCreate, CUresult, (CUevent * e, unsigned int flags), 12000, "cuEventCreate", 1)       \
     X(cuEventDestroy, CUresult, (CUevent e), 12000, "cuEventDestroy_v2", 1)                        \
     X(cuEventRecord, CUresult, (CUevent e, CUstream s), 12000, "cuEventRecord", 1)                 \

@@ -431,6 +431,7 @@ static void cuda_close(struct hw_backend *be)
         if (!HWCU_DEAD(be) && hwcu_use(be, &be->devs[i]) == HW_OK)
             hwcu_check(be, be->api.cuCtxSynchronize());
     hwcu_poll_stop(be);
+    hwcu_values_stop(be);
     for (int i = 0; i < be->ndev; i++)
         if (hwcu_use(be, &be->devs[i]) == HW_OK)
             hwcu_poll_free_events(be, &be->devs[i]);
@@ -980,4 +981,6 @@ const struct hw_backend_ops hw_cuda_backend_ops = {
     .stage_d2h = cuda_stage_d2h,
     .stage_wait = cuda_stage_wait,
     .stage_put = cuda_stage_put,
+    .stream_write_value = hwcu_stream_write_value,
+    .stream_wait_value = hwcu_stream_wait_value,
 };

@@ -111,6 +111,8 @@ struct hw_backend {
     pthread_cond_t wd_cond;
     int wd_stop, wd_started;
 
+    struct cu_values *values; /* stream value waits (cuda_stream_value.c), NULL until the first */
+
     pthread_t poller;
     pthread_cond_t poll_cond;
     struct cb_rec *poll_head, *poll_tail; /* under lock */
@@ -135,6 +137,16 @@ void hwcu_poll_stop(struct hw_backend *be);
 int hwcu_poll_enqueue(struct hw_backend *be, struct cu_dev *d, CUstream s, struct cb_rec *r);
 /* Destroys d's pooled events; d's context is current. */
 void hwcu_poll_free_events(struct hw_backend *be, struct cu_dev *d);
+
+/* cuda_stream_value.c: the stream_write_value and stream_wait_value slots;
+ * hwcu_values_stop ends the wait thread and frees its state (at close, once
+ * the streams are idle). */
+int hwcu_stream_write_value(struct hw_backend *be, struct hw_bstream *s, uint64_t dptr,
+                            uint64_t value, uint32_t width);
+int hwcu_stream_wait_value(struct hw_backend *be, struct hw_bstream *s, uint64_t dptr,
+                           uint64_t value, uint64_t mask, uint32_t width, uint32_t op,
+                           const int *cancel);
+void hwcu_values_stop(struct hw_backend *be);
 
 /* cuda_module.c */
 int hwcu_module_load(struct hw_backend *be, int dev, const void *image, size_t size,

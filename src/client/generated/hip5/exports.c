@@ -107,12 +107,6 @@ HW_EXPORT const char *amd_dbgapi_get_git_hash(void)
     return "amd_dbgapi_get_git_hash is not supported by hipwire";
 }
 
-HW_EXPORT const char *hipApiName(uint32_t id)
-{
-    (void)hw_api_unsupported("hipApiName");
-    return "hipApiName is not supported by hipwire";
-}
-
 HW_EXPORT hipError_t hipBindTexture(size_t *offset, const textureReference *tex, const void *devPtr, const hipChannelFormatDesc *desc, size_t size)
 {
     return hw_api_unsupported("hipBindTexture");
@@ -131,11 +125,6 @@ HW_EXPORT hipError_t hipBindTextureToArray(const textureReference *tex, hipArray
 HW_EXPORT hipError_t hipBindTextureToMipmappedArray(const textureReference *tex, hipMipmappedArray_const_t mipmappedArray, const hipChannelFormatDesc *desc)
 {
     return hw_api_unsupported("hipBindTextureToMipmappedArray");
-}
-
-HW_EXPORT hipError_t hipConfigureCall(dim3 gridDim, dim3 blockDim, size_t sharedMem, hipStream_t stream)
-{
-    return hw_api_unsupported("hipConfigureCall");
 }
 
 HW_EXPORT hipError_t hipCreateTextureObject(hipTextureObject_t *pTexObject, const hipResourceDesc *pResDesc, const hipTextureDesc *pTexDesc, const struct hipResourceViewDesc *pResViewDesc)
@@ -323,11 +312,6 @@ HW_EXPORT hipError_t hipDeviceSetSharedMemConfig(hipSharedMemConfig config)
     return hw_api_unsupported("hipDeviceSetSharedMemConfig");
 }
 
-HW_EXPORT hipError_t hipDrvPointerGetAttributes(unsigned int numAttributes, hipPointer_attribute *attributes, void **data, hipDeviceptr_t ptr)
-{
-    return hw_api_unsupported("hipDrvPointerGetAttributes");
-}
-
 HW_EXPORT bool hipEnableActivityCallback(uint32_t op, bool enable)
 {
     bool hw_r;
@@ -339,16 +323,6 @@ HW_EXPORT bool hipEnableActivityCallback(uint32_t op, bool enable)
 HW_EXPORT hipError_t hipExtGetLinkTypeAndHopCount(int device1, int device2, uint32_t *linktype, uint32_t *hopcount)
 {
     return hw_api_unsupported("hipExtGetLinkTypeAndHopCount");
-}
-
-HW_EXPORT hipError_t hipExtLaunchMultiKernelMultiDevice(hipLaunchParams *launchParamsList, int numDevices, unsigned int flags)
-{
-    return hw_api_unsupported("hipExtLaunchMultiKernelMultiDevice");
-}
-
-HW_EXPORT hipError_t hipExtMallocWithFlags(void **ptr, size_t sizeBytes, unsigned int flags)
-{
-    return hw_api_unsupported("hipExtMallocWithFlags");
 }
 
 HW_EXPORT hipError_t hipExtStreamCreateWithCUMask(hipStream_t *stream, uint32_t cuMaskSize, const uint32_t *cuMask)
@@ -379,12 +353,6 @@ HW_EXPORT hipError_t hipFreeMipmappedArray(hipMipmappedArray_t mipmappedArray)
 HW_EXPORT hipError_t hipGLGetDevices(unsigned int *pHipDeviceCount, int *pHipDevices, unsigned int hipDeviceCount, hipGLDeviceList deviceList)
 {
     return hw_api_unsupported("hipGLGetDevices");
-}
-
-HW_EXPORT const char *hipGetCmdName(uint32_t id)
-{
-    (void)hw_api_unsupported("hipGetCmdName");
-    return "hipGetCmdName is not supported by hipwire";
 }
 
 HW_EXPORT hipError_t hipGetDeviceFlags(unsigned int *flags)
@@ -527,28 +495,6 @@ HW_EXPORT hipError_t hipIpcOpenMemHandle(void **devPtr, hipIpcMemHandle_t handle
     return hw_api_unsupported("hipIpcOpenMemHandle");
 }
 
-HW_EXPORT const char *hipKernelNameRef(const hipFunction_t f)
-{
-    (void)hw_api_unsupported("hipKernelNameRef");
-    return "hipKernelNameRef is not supported by hipwire";
-}
-
-HW_EXPORT const char *hipKernelNameRefByPtr(const void *hostFunction, hipStream_t stream)
-{
-    (void)hw_api_unsupported("hipKernelNameRefByPtr");
-    return "hipKernelNameRefByPtr is not supported by hipwire";
-}
-
-HW_EXPORT hipError_t hipLaunchByPtr(const void *func)
-{
-    return hw_api_unsupported("hipLaunchByPtr");
-}
-
-HW_EXPORT hipError_t hipLaunchCooperativeKernelMultiDevice(hipLaunchParams *launchParamsList, int numDevices, unsigned int flags)
-{
-    return hw_api_unsupported("hipLaunchCooperativeKernelMultiDevice");
-}
-
 HW_EXPORT hipError_t hipMalloc3D(hipPitchedPtr *pitchedDevPtr, hipExtent extent)
 {
     return hw_api_unsupported("hipMalloc3D");
@@ -592,11 +538,6 @@ HW_EXPORT hipError_t hipMemAddressReserve(void **ptr, size_t size, size_t alignm
 HW_EXPORT hipError_t hipMemAdvise(const void *dev_ptr, size_t count, hipMemoryAdvise advice, int device)
 {
     return hw_api_unsupported("hipMemAdvise");
-}
-
-HW_EXPORT hipError_t hipMemAllocHost(void **ptr, size_t size)
-{
-    return hw_api_unsupported("hipMemAllocHost");
 }
 
 HW_EXPORT hipError_t hipMemAllocPitch(hipDeviceptr_t *dptr, size_t *pitch, size_t widthInBytes, size_t height, unsigned int elementSizeBytes)
@@ -784,16 +725,6 @@ HW_EXPORT hipError_t hipModuleGetTexRef(textureReference **texRef, hipModule_t h
     return hw_api_unsupported("hipModuleGetTexRef");
 }
 
-HW_EXPORT hipError_t hipProfilerStart(void)
-{
-    return hw_api_unsupported("hipProfilerStart");
-}
-
-HW_EXPORT hipError_t hipProfilerStop(void)
-{
-    return hw_api_unsupported("hipProfilerStop");
-}
-
 HW_EXPORT hipError_t hipRegisterActivityCallback(uint32_t id, void *fun, void *arg)
 {
     return hw_api_unsupported("hipRegisterActivityCallback");
@@ -819,11 +750,6 @@ HW_EXPORT hipError_t hipSetDeviceFlags(unsigned flags)
     return hw_api_unsupported("hipSetDeviceFlags");
 }
 
-HW_EXPORT hipError_t hipSetupArgument(const void *arg, size_t size, size_t offset)
-{
-    return hw_api_unsupported("hipSetupArgument");
-}
-
 HW_EXPORT hipError_t hipSignalExternalSemaphoresAsync(const hipExternalSemaphore_t *extSemArray, const hipExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, hipStream_t stream)
 {
     return hw_api_unsupported("hipSignalExternalSemaphoresAsync");
@@ -832,26 +758,6 @@ HW_EXPORT hipError_t hipSignalExternalSemaphoresAsync(const hipExternalSemaphore
 HW_EXPORT hipError_t hipStreamAttachMemAsync(hipStream_t stream, void *dev_ptr, size_t length, unsigned int flags)
 {
     return hw_api_unsupported("hipStreamAttachMemAsync");
-}
-
-HW_EXPORT hipError_t hipStreamWaitValue32(hipStream_t stream, void *ptr, uint32_t value, unsigned int flags, uint32_t mask)
-{
-    return hw_api_unsupported("hipStreamWaitValue32");
-}
-
-HW_EXPORT hipError_t hipStreamWaitValue64(hipStream_t stream, void *ptr, uint64_t value, unsigned int flags, uint64_t mask)
-{
-    return hw_api_unsupported("hipStreamWaitValue64");
-}
-
-HW_EXPORT hipError_t hipStreamWriteValue32(hipStream_t stream, void *ptr, uint32_t value, unsigned int flags)
-{
-    return hw_api_unsupported("hipStreamWriteValue32");
-}
-
-HW_EXPORT hipError_t hipStreamWriteValue64(hipStream_t stream, void *ptr, uint64_t value, unsigned int flags)
-{
-    return hw_api_unsupported("hipStreamWriteValue64");
 }
 
 HW_EXPORT hipError_t hipTexObjectCreate(hipTextureObject_t *pTexObject, const HIP_RESOURCE_DESC *pResDesc, const HIP_TEXTURE_DESC *pTexDesc, const HIP_RESOURCE_VIEW_DESC *pResViewDesc)

@@ -2,6 +2,7 @@
  * api_device.c - devices and versions. Everything but synchronize, reset
  * and memory info is answered from what the worker sent at connect.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "client.h"
@@ -238,6 +239,110 @@ HW_EXPORT hipError_t hipDeviceGetStreamPriorityRange(int *least, int *greatest)
         *least = d->stream_priority_low;
     if (greatest)
         *greatest = d->stream_priority_high;
+    return hipSuccess;
+}
+
+/* PCI location "dddd:bb:dd.f", AMD's format; the function is always 0. */
+HW_EXPORT hipError_t hipDeviceGetPCIBusId(char *pciBusId, int len, int device)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_conn_get(&err);
+    if (!c)
+        return hw_ret(err);
+    if ((err = check_device(c, device)) != hipSuccess)
+        return hw_ret(err);
+    if (!pciBusId || len <= 0)
+        return hw_ret(hipErrorInvalidValue);
+    const struct hipr_devinfo *d = &c->devs[device];
+    snprintf(pciBusId, (size_t)len, "%04x:%02x:%02x.%01x", (unsigned)d->pci_domain_id,
+             (unsigned)d->pci_bus_id, (unsigned)d->pci_device_id, 0u);
+    /* As AMD: a buffer that cannot hold the whole id gets what fits, and
+     * the call fails. */
+    return len <= 12 ? hw_ret(hipErrorInvalidValue) : hipSuccess;
+}
+
+HW_EXPORT hipError_t hipDeviceGetByPCIBusId(int *device, const char *pciBusId)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_conn_get(&err);
+    if (!device || !pciBusId)
+        return hw_ret(hipErrorInvalidValue);
+    if (!c)
+        return hw_ret(err);
+    unsigned dom, bus, dev, fn;
+    if (sscanf(pciBusId, "%04x:%02x:%02x.%01x", &dom, &bus, &dev, &fn) != 4 || fn != 0)
+        return hw_ret(hipErrorInvalidValue);
+    for (int i = 0; i < c->device_count; i++) {
+        const struct hipr_devinfo *d = &c->devs[i];
+        if ((unsigned)d->pci_domain_id == dom && (unsigned)d->pci_bus_id == bus &&
+            (unsigned)d->pci_device_id == dev) {
+            *device = i;
+            return hipSuccess;
+        }
+    }
+    return hw_ret(hipErrorInvalidValue);
+}
+
+HW_EXPORT hipError_t hipDeviceGetUuid(hipUUID *uuid, hipDevice_t device)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_conn_get(&err);
+    if (!c)
+        return hw_ret(err);
+    if ((err = check_device(c, device)) != hipSuccess)
+        return hw_ret(err);
+    if (!uuid)
+        return hw_ret(hipErrorInvalidValue);
+    _Static_assert(sizeof uuid->bytes == sizeof c->devs[0].uuid, "uuid size");
+    memcpy(uuid->bytes, c->devs[device].uuid, sizeof uuid->bytes);
+    return hipSuccess;
+}
+
+/* No peer path between a worker's devices is forwarded (see
+ * hipDeviceCanAccessPeer), so every attribute of a pair says so. */
+HW_EXPORT hipError_t hipDeviceGetP2PAttribute(int *value, hipDeviceP2PAttr attr, int srcDevice,
+                                              int dstDevice)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_conn_get(&err);
+    if (!value)
+        return hw_ret(hipErrorInvalidValue);
+    if (!c)
+        return hw_ret(err);
+    if (srcDevice == dstDevice || check_device(c, srcDevice) != hipSuccess ||
+        check_device(c, dstDevice) != hipSuccess)
+        return hw_ret(hipErrorInvalidDevice);
+    switch (attr) {
+    case hipDevP2PAttrPerformanceRank:
+    case hipDevP2PAttrAccessSupported:
+    case hipDevP2PAttrNativeAtomicSupported:
+    case hipDevP2PAttrHipArrayAccessSupported:
+        *value = 0;
+        return hipSuccess;
+    default:
+        return hw_ret(hipErrorInvalidValue);
+    }
+}
+
+/* HSA's link type for PCIe (hsa_amd_link_info_type_t). */
+#define HW_LINK_TYPE_PCIE 2u
+
+/* The worker reports no topology; its devices reach each other through the
+ * host (hipMemcpyPeer is a copy in the worker), which is one PCIe hop for
+ * GPUs and the same for the CPU device's memory. */
+HW_EXPORT hipError_t hipExtGetLinkTypeAndHopCount(int device1, int device2, uint32_t *linktype,
+                                                  uint32_t *hopcount)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_conn_get(&err);
+    if (!linktype || !hopcount || device1 == device2 || device1 < 0 || device2 < 0)
+        return hw_ret(hipErrorInvalidValue);
+    if (!c)
+        return hw_ret(err);
+    if (check_device(c, device1) != hipSuccess || check_device(c, device2) != hipSuccess)
+        return hw_ret(hipErrorInvalidDevice);
+    *linktype = HW_LINK_TYPE_PCIE;
+    *hopcount = 1;
     return hipSuccess;
 }
 

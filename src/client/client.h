@@ -167,6 +167,14 @@ int hw_env_int(const char *name, int dflt, int lo, int hi);
 
 int hw_current_device(void);
 void hw_set_current_device(int dev);
+/* The calling thread's context stack (api_context.c), as device ordinals.
+ * Each returns 0, or -1 when the stack is full (push) or empty. */
+#define HW_CTX_STACK_MAX 256
+int hw_ctx_push(int dev);
+int hw_ctx_pop(int *dev);
+int hw_ctx_top(int *dev);
+/* api_device_config.c: what hipGetDeviceFlags reads (hipCtxCreate sets it). */
+void hw_device_flags_set(int dev, unsigned flags);
 /* Records err as the thread's last error (unless success) and returns it. */
 hipError_t hw_ret(hipError_t err);
 

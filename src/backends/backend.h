@@ -213,6 +213,11 @@ struct hw_backend_ops {
      * whether the program compiled); otherwise nothing was allocated. */
     int (*rtc_compile)(struct hw_backend *be, int dev, const struct hw_rtc_input *in,
                        struct hw_rtc_output *out);
+
+    /* Appended in ABI 1: the device facts DEVINFO does not carry (texture
+     * and surface limits, ...). *out arrives zeroed; leave 0 what the
+     * device does not have. */
+    int (*device_attributes)(struct hw_backend *be, int dev, struct hipr_devattr *out);
 };
 
 #define HW_BACKEND_HAS(ops, slot)                                                   \

@@ -110,30 +110,41 @@ HW_EXPORT hipError_t hipDeviceGet(hipDevice_t *device, int ordinal)
 HW_EXPORT hipError_t hipGetDevicePropertiesR0600(hipDeviceProp_tR0600 *prop, int device)
 {
     hipError_t err;
+    struct hipr_devattr e;
     struct hw_conn *c = enter_device(prop, device, &err);
     if (!c)
         return hw_ret(err);
+    if ((err = hw_device_attrs(c, device, &e)) != hipSuccess)
+        return hw_ret(err);
     *prop = c->props[device];
+    hw_props_add_devattr(&e, prop);
     return hipSuccess;
 }
 
 HW_EXPORT hipError_t hipGetDevicePropertiesR0000(hipDeviceProp_tR0000 *prop, int device)
 {
     hipError_t err;
+    struct hipr_devattr e;
     struct hw_conn *c = enter_device(prop, device, &err);
     if (!c)
         return hw_ret(err);
-    hw_props_r0000_from_devinfo(&c->devs[device], prop);
+    if ((err = hw_device_attrs(c, device, &e)) != hipSuccess)
+        return hw_ret(err);
+    hw_props_r0000_from_devinfo(&c->devs[device], &e, prop);
     return hipSuccess;
 }
 #else
 HW_EXPORT hipError_t hipGetDeviceProperties(hipDeviceProp_t *prop, int device)
 {
     hipError_t err;
+    struct hipr_devattr e;
     struct hw_conn *c = enter_device(prop, device, &err);
     if (!c)
         return hw_ret(err);
+    if ((err = hw_device_attrs(c, device, &e)) != hipSuccess)
+        return hw_ret(err);
     *prop = c->props[device];
+    hw_props_add_devattr(&e, prop);
     return hipSuccess;
 }
 #endif
@@ -144,7 +155,7 @@ HW_EXPORT hipError_t hipDeviceGetAttribute(int *value, hipDeviceAttribute_t attr
     struct hw_conn *c = enter_device(value, device, &err);
     if (!c)
         return hw_ret(err);
-    return hw_ret(hw_attribute_from_devinfo(&c->devs[device], attr, value));
+    return hw_ret(hw_device_attribute(c, device, attr, value));
 }
 
 HW_EXPORT hipError_t hipDeviceGetName(char *name, int len, hipDevice_t device)
@@ -362,7 +373,7 @@ HW_EXPORT hipError_t hipDeviceSynchronize(void)
         return hw_ret(err);
     if ((err = hw_capture_device_sync()) != hipSuccess)
         return hw_ret(err); /* nothing may wait for a device that captures */
-    struct hipr_device m = { .device = hw_current_device() };
+    struct hipr_device m = { .device = hw_wire_device(hw_current_device()) };
     uint8_t buf[HIPR_device_SIZE];
     hipr_device_encode(buf, &m);
     err = hw_call(c, HIPR_OP_DEVICE_SYNCHRONIZE, buf, sizeof buf, NULL, 0, NULL, 0, NULL, 0, NULL);
@@ -376,7 +387,7 @@ HW_EXPORT hipError_t hipDeviceReset(void)
     if (!c)
         return hw_ret(err);
     int dev = hw_current_device();
-    struct hipr_device m = { .device = dev };
+    struct hipr_device m = { .device = hw_wire_device(dev) };
     uint8_t buf[HIPR_device_SIZE];
     hipr_device_encode(buf, &m);
     err = hw_call(c, HIPR_OP_DEVICE_RESET, buf, sizeof buf, NULL, 0, NULL, 0, NULL, 0, NULL);
@@ -399,7 +410,7 @@ HW_EXPORT hipError_t hipMemGetInfo(size_t *free_bytes, size_t *total_bytes)
     struct hw_conn *c = hw_conn_get(&err);
     if (!c)
         return hw_ret(err);
-    struct hipr_device m = { .device = hw_current_device() };
+    struct hipr_device m = { .device = hw_wire_device(hw_current_device()) };
     uint8_t buf[HIPR_device_SIZE], body[HIPR_mem_info_rep_SIZE];
     hipr_device_encode(buf, &m);
     err = hw_call(c, HIPR_OP_MEM_GET_INFO, buf, sizeof buf, NULL, 0, body, sizeof body, NULL, 0,

@@ -73,7 +73,7 @@ static uint64_t per_thread_stream_id(int dev)
         tls_pts = p;
     }
     uint64_t id = hw_new_handle_id();
-    struct hipr_stream_create m = { id, dev, hipStreamDefault, 0 };
+    struct hipr_stream_create m = { id, hw_wire_device(dev), hipStreamDefault, 0 };
     uint8_t buf[HIPR_stream_create_SIZE];
     hipr_stream_create_encode(buf, &m);
     if (hw_post(c, HIPR_OP_STREAM_CREATE, buf, sizeof buf, NULL, 0) != hipSuccess)
@@ -86,12 +86,12 @@ uint64_t hw_stream_wire_id(hipStream_t s, int *dev)
 {
     if (s == NULL) {
         *dev = hw_current_device();
-        return (uint64_t)*dev;
+        return (uint64_t)hw_wire_device(*dev); /* a default stream's id is its device */
     }
     if (s == hipStreamPerThread) {
         *dev = hw_current_device();
         uint64_t id = per_thread_stream_id(*dev);
-        return id ? id : (uint64_t)*dev;
+        return id ? id : (uint64_t)hw_wire_device(*dev);
     }
     const struct hw_stream *st = (const struct hw_stream *)s;
     *dev = st->device;
@@ -126,7 +126,7 @@ static hipError_t stream_create(hipStream_t *out, unsigned flags, int priority)
     st->device = hw_current_device();
     st->flags = flags;
     st->priority = priority;
-    struct hipr_stream_create m = { st->id, st->device, flags, priority };
+    struct hipr_stream_create m = { st->id, hw_wire_device(st->device), flags, priority };
     uint8_t buf[HIPR_stream_create_SIZE];
     hipr_stream_create_encode(buf, &m);
     err = hw_post(c, HIPR_OP_STREAM_CREATE, buf, sizeof buf, NULL, 0);
@@ -274,7 +274,7 @@ static hipError_t event_create(hipEvent_t *out, unsigned flags)
     ev->id = hw_new_handle_id();
     ev->device = hw_current_device();
     ev->flags = flags;
-    struct hipr_event_create m = { ev->id, ev->device, flags };
+    struct hipr_event_create m = { ev->id, hw_wire_device(ev->device), flags };
     uint8_t buf[HIPR_event_create_SIZE];
     hipr_event_create_encode(buf, &m);
     err = hw_post(c, HIPR_OP_EVENT_CREATE, buf, sizeof buf, NULL, 0);

@@ -63,29 +63,30 @@
         p->textureAlignment = (size_t)d->texture_alignment;                                        \
         p->ECCEnabled = d->ecc_enabled;                                                            \
         p->managedMemory = d->managed_memory;                                                      \
-        p->arch = hw_device_arch();                                                                \
     } while (0)
 
-/* What every backend's kernels can do (the CPU device's C kernels and CUDA
- * GPUs alike); AMD CDNA reports the same set. */
-static hipDeviceArch_t hw_device_arch(void)
+/* hipDeviceArch_t from DEVICE_ATTRIBUTES' arch bits. */
+static hipDeviceArch_t hw_device_arch(uint32_t bits)
 {
     hipDeviceArch_t a;
     memset(&a, 0, sizeof a);
-    a.hasGlobalInt32Atomics = 1;
-    a.hasGlobalFloatAtomicExch = 1;
-    a.hasSharedInt32Atomics = 1;
-    a.hasSharedFloatAtomicExch = 1;
-    a.hasFloatAtomicAdd = 1;
-    a.hasGlobalInt64Atomics = 1;
-    a.hasSharedInt64Atomics = 1;
-    a.hasDoubles = 1;
-    a.hasWarpVote = 1;
-    a.hasWarpBallot = 1;
-    a.hasWarpShuffle = 1;
-    a.hasThreadFenceSystem = 1;
-    a.hasSyncThreadsExt = 1;
-    a.has3dGrid = 1;
+    a.hasGlobalInt32Atomics = !!(bits & HIPR_ARCH_GLOBAL_INT32_ATOMICS);
+    a.hasGlobalFloatAtomicExch = !!(bits & HIPR_ARCH_GLOBAL_FLOAT_ATOMIC_EXCH);
+    a.hasSharedInt32Atomics = !!(bits & HIPR_ARCH_SHARED_INT32_ATOMICS);
+    a.hasSharedFloatAtomicExch = !!(bits & HIPR_ARCH_SHARED_FLOAT_ATOMIC_EXCH);
+    a.hasFloatAtomicAdd = !!(bits & HIPR_ARCH_FLOAT_ATOMIC_ADD);
+    a.hasGlobalInt64Atomics = !!(bits & HIPR_ARCH_GLOBAL_INT64_ATOMICS);
+    a.hasSharedInt64Atomics = !!(bits & HIPR_ARCH_SHARED_INT64_ATOMICS);
+    a.hasDoubles = !!(bits & HIPR_ARCH_DOUBLES);
+    a.hasWarpVote = !!(bits & HIPR_ARCH_WARP_VOTE);
+    a.hasWarpBallot = !!(bits & HIPR_ARCH_WARP_BALLOT);
+    a.hasWarpShuffle = !!(bits & HIPR_ARCH_WARP_SHUFFLE);
+    a.hasFunnelShift = !!(bits & HIPR_ARCH_FUNNEL_SHIFT);
+    a.hasThreadFenceSystem = !!(bits & HIPR_ARCH_THREAD_FENCE_SYSTEM);
+    a.hasSyncThreadsExt = !!(bits & HIPR_ARCH_SYNC_THREADS_EXT);
+    a.hasSurfaceFuncs = !!(bits & HIPR_ARCH_SURFACE_FUNCS);
+    a.has3dGrid = !!(bits & HIPR_ARCH_3D_GRID);
+    a.hasDynamicParallelism = !!(bits & HIPR_ARCH_DYNAMIC_PARALLELISM);
     return a;
 }
 
@@ -114,6 +115,7 @@ void hw_props_from_devinfo(const struct hipr_devinfo *d, hipDeviceProp_t *p)
         p->kernelExecTimeoutEnabled = e->kernel_exec_timeout;                                      \
         p->tccDriver = e->tcc_driver;                                                              \
         p->asicRevision = e->asic_revision;                                                        \
+        p->arch = hw_device_arch(e->arch);                                                         \
     } while (0)
 
 void hw_props_add_devattr(const struct hipr_devattr *e, hipDeviceProp_t *p)
@@ -280,7 +282,8 @@ hipError_t hw_device_attribute(struct hw_conn *c, int dev, hipDeviceAttribute_t 
     case hipDeviceAttributeMemoryPoolsSupported: v = 0; break;
     case hipDeviceAttributeClockInstructionRate: v = d->clock_rate_khz; break;
     case hipDeviceAttributeArch: {
-        hipDeviceArch_t a = hw_device_arch();
+        HW_EXT(arch);
+        hipDeviceArch_t a = hw_device_arch(e->arch);
         _Static_assert(sizeof a == sizeof v, "hipDeviceArch_t is one int of bits");
         memcpy(&v, &a, sizeof v);
         break;

@@ -96,7 +96,8 @@
 /* DEVICE_ATTRIBUTES' reply: what DEVINFO does not carry of one device, for
  * hipDeviceGetAttribute and hipDeviceProp_t (fetched by the client on first
  * use). Texture and surface limits in elements; 0 where the device has no
- * such limit or the backend cannot tell. */
+ * such limit or the backend cannot tell. arch: HIPR_ARCH_* bits, what the
+ * device's kernels can do (hipDeviceArch_t). flags: none defined, 0. */
 #define HIPR_MSG_DEVATTR(F)                       \
     F(i32, max_texture_1d)                        \
     F(i32, max_texture_1d_linear)                 \
@@ -135,6 +136,7 @@
     F(i32, single_to_double_precision_perf_ratio) \
     F(i32, tcc_driver)                            \
     F(i32, asic_revision)                         \
+    F(u32, arch)                                  \
     F(u32, flags)
 
 #define HIPR_MSG_PING(F) F(u64, nonce)

@@ -266,7 +266,9 @@ int main(int argc, char **argv)
         CHECK_EQ(attr(hipDeviceAttributeGcnArch, dev), p.gcnArch);
         int arch = attr(hipDeviceAttributeArch, dev);
         CHECK(memcmp(&arch, &p.arch, sizeof arch) == 0);
-        CHECK(p.arch.hasDoubles && p.arch.hasGlobalInt32Atomics);
+        /* The CPU kernel ABI: doubles and 3D grids, no warp operations. */
+        CHECK(p.arch.hasDoubles && p.arch.has3dGrid);
+        CHECK(!p.arch.hasWarpShuffle && !p.arch.hasSyncThreadsExt);
 
         /* The CPU device's documented limits (docs/backend-cpu.md). */
         CHECK_EQ(attr(hipDeviceAttributeMaxTexture1DWidth, dev), 16384);

@@ -171,6 +171,9 @@ static int cpu_device_attributes(struct hw_backend *be, int dev, struct hipr_dev
     a->local_l1_cache_supported = 1;
     a->max_blocks_per_multiprocessor = 1; /* a stream thread runs one block at a time */
     a->single_to_double_precision_perf_ratio = 2; /* SIMD lanes hold twice the floats */
+    /* The kernel ABI has no warp operations, barriers or atomics (threads
+     * of a launch run one at a time; docs/backend-cpu.md). */
+    a->arch = HIPR_ARCH_DOUBLES | HIPR_ARCH_3D_GRID;
     return HW_OK;
 }
 

@@ -589,6 +589,14 @@ static int cuda_device_attributes(struct hw_backend *be, int dev, struct hipr_de
     a->single_to_double_precision_perf_ratio =
         attr(be, d, HWCU_DA_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO);
     a->tcc_driver = attr(be, d, HWCU_DA_TCC_DRIVER);
+    /* What HIP source compiled for the GPU gets; HIP has no surfaces or
+     * dynamic parallelism. */
+    a->arch = HIPR_ARCH_GLOBAL_INT32_ATOMICS | HIPR_ARCH_GLOBAL_FLOAT_ATOMIC_EXCH |
+              HIPR_ARCH_SHARED_INT32_ATOMICS | HIPR_ARCH_SHARED_FLOAT_ATOMIC_EXCH |
+              HIPR_ARCH_FLOAT_ATOMIC_ADD | HIPR_ARCH_GLOBAL_INT64_ATOMICS |
+              HIPR_ARCH_SHARED_INT64_ATOMICS | HIPR_ARCH_DOUBLES | HIPR_ARCH_WARP_VOTE |
+              HIPR_ARCH_WARP_BALLOT | HIPR_ARCH_WARP_SHUFFLE | HIPR_ARCH_FUNNEL_SHIFT |
+              HIPR_ARCH_THREAD_FENCE_SYSTEM | HIPR_ARCH_SYNC_THREADS_EXT | HIPR_ARCH_3D_GRID;
     return HW_OK;
 }
 

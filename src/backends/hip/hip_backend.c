@@ -306,6 +306,27 @@ static int hip_device_attributes(struct hw_backend *be, int dev, struct hipr_dev
         hattr(be, dev, hipDeviceAttributeSingleToDoublePrecisionPerfRatio);
     a->tcc_driver = hattr(be, dev, hipDeviceAttributeTccDriver);
     a->asic_revision = hattr(be, dev, hipDeviceAttributeAsicRevision);
+    hipDeviceProp_t p;
+    if (be->api.hipGetDeviceProperties(&p, dev) == hipSuccess) {
+        const hipDeviceArch_t *h = &p.arch;
+        a->arch = (h->hasGlobalInt32Atomics ? HIPR_ARCH_GLOBAL_INT32_ATOMICS : 0) |
+                  (h->hasGlobalFloatAtomicExch ? HIPR_ARCH_GLOBAL_FLOAT_ATOMIC_EXCH : 0) |
+                  (h->hasSharedInt32Atomics ? HIPR_ARCH_SHARED_INT32_ATOMICS : 0) |
+                  (h->hasSharedFloatAtomicExch ? HIPR_ARCH_SHARED_FLOAT_ATOMIC_EXCH : 0) |
+                  (h->hasFloatAtomicAdd ? HIPR_ARCH_FLOAT_ATOMIC_ADD : 0) |
+                  (h->hasGlobalInt64Atomics ? HIPR_ARCH_GLOBAL_INT64_ATOMICS : 0) |
+                  (h->hasSharedInt64Atomics ? HIPR_ARCH_SHARED_INT64_ATOMICS : 0) |
+                  (h->hasDoubles ? HIPR_ARCH_DOUBLES : 0) |
+                  (h->hasWarpVote ? HIPR_ARCH_WARP_VOTE : 0) |
+                  (h->hasWarpBallot ? HIPR_ARCH_WARP_BALLOT : 0) |
+                  (h->hasWarpShuffle ? HIPR_ARCH_WARP_SHUFFLE : 0) |
+                  (h->hasFunnelShift ? HIPR_ARCH_FUNNEL_SHIFT : 0) |
+                  (h->hasThreadFenceSystem ? HIPR_ARCH_THREAD_FENCE_SYSTEM : 0) |
+                  (h->hasSyncThreadsExt ? HIPR_ARCH_SYNC_THREADS_EXT : 0) |
+                  (h->hasSurfaceFuncs ? HIPR_ARCH_SURFACE_FUNCS : 0) |
+                  (h->has3dGrid ? HIPR_ARCH_3D_GRID : 0) |
+                  (h->hasDynamicParallelism ? HIPR_ARCH_DYNAMIC_PARALLELISM : 0);
+    }
     return HW_OK;
 }
 

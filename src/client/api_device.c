@@ -75,6 +75,13 @@ HW_EXPORT hipError_t hipGetDevice(int *device)
 {
     if (!device)
         return hw_ret(hipErrorInvalidValue);
+    /* Without a worker the answer is the thread's choice; with one that
+     * shows the application no device (HIP_VISIBLE_DEVICES), there is none
+     * to be current, as AMD says. */
+    hipError_t err;
+    struct hw_conn *c = hw_conn_get(&err);
+    if (c && c->device_count == 0)
+        return hw_ret(hipErrorNoDevice);
     *device = hw_current_device();
     return hipSuccess;
 }
@@ -85,6 +92,8 @@ HW_EXPORT hipError_t hipSetDevice(int device)
     struct hw_conn *c = hw_conn_get(&err);
     if (!c)
         return hw_ret(err);
+    if (c->device_count == 0)
+        return hw_ret(hipErrorNoDevice); /* AMD: no device to choose from */
     if ((err = check_device(c, device)) != hipSuccess)
         return hw_ret(err);
     hw_set_current_device(device);

@@ -90,7 +90,8 @@ static void run_case(const char *hip, const char *rocr, const char *cuda, int co
             HIP_EXPECT(hipGetDeviceCount(&n), hipErrorNoDevice);
             CHECK_EQ(n, 0);
             int v;
-            HIP_EXPECT(hipSetDevice(0), hipErrorInvalidDevice);
+            HIP_EXPECT(hipSetDevice(0), hipErrorNoDevice);
+            HIP_EXPECT(hipGetDevice(&n), hipErrorNoDevice);
             HIP_EXPECT(hipDeviceGetAttribute(&v, hipDeviceAttributePciBusId, 0),
                        hipErrorInvalidDevice);
             _exit(0);

@@ -401,6 +401,7 @@ HW_EXPORT hipError_t hipDeviceReset(void)
     hipr_device_encode(buf, &m);
     err = hw_call(c, HIPR_OP_DEVICE_RESET, buf, sizeof buf, NULL, 0, NULL, 0, NULL, 0, NULL);
     if (err == hipSuccess) {
+        hw_device_config_reset(dev);
         /* The worker freed the device's allocations; forget them here too. */
         struct hw_mem_range r;
         for (;;) {

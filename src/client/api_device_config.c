@@ -25,6 +25,15 @@ void hw_device_flags_set(int dev, unsigned flags)
         atomic_store(&dev_flags[dev], flags);
 }
 
+void hw_device_config_reset(int dev)
+{
+    if (dev < 0 || dev >= HIPR_CAP_DEVICES)
+        return;
+    atomic_store(&dev_flags[dev], 0u);
+    atomic_store(&dev_stack[dev], 0);
+    atomic_store(&dev_heap[dev], 0);
+}
+
 HW_EXPORT hipError_t hipSetDeviceFlags(unsigned flags)
 {
     hipError_t err;

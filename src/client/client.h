@@ -185,6 +185,8 @@ int hw_ctx_pop(int *dev);
 int hw_ctx_top(int *dev);
 /* api_device_config.c: what hipGetDeviceFlags reads (hipCtxCreate sets it). */
 void hw_device_flags_set(int dev, unsigned flags);
+/* hipDeviceReset: the device's flags and limits back to their defaults. */
+void hw_device_config_reset(int dev);
 /* Records err as the thread's last error (unless success) and returns it. */
 hipError_t hw_ret(hipError_t err);
 

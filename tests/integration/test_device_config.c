@@ -72,6 +72,26 @@ int main(void)
     HIP_CHECK(hipSetDevice(0));
     HIP_EXPECT(hipDeviceSetLimit((enum hipLimit_t)0xffff, 1), hipErrorInvalidValue);
 
+    /* hipDeviceReset puts the device's flags and limits back (hip-tests
+     * hipDeviceReset.cc), and only the current device's. */
+    HIP_CHECK(hipSetDevice(1));
+    HIP_CHECK(hipDeviceSetLimit(stack, 4096));
+    HIP_CHECK(hipSetDevice(0));
+    HIP_CHECK(hipSetDeviceFlags(hipDeviceScheduleSpin));
+    HIP_CHECK(hipDeviceReset());
+    HIP_CHECK(hipGetDeviceFlags(&f));
+    CHECK_EQ(f, hipDeviceScheduleAuto);
+    HIP_CHECK(hipDeviceGetLimit(&v, stack));
+    CHECK_EQ(v, 1024);
+    HIP_CHECK(hipDeviceGetLimit(&v, hipLimitMallocHeapSize));
+    CHECK_EQ(v, 8u << 20);
+    HIP_CHECK(hipSetDevice(1));
+    HIP_CHECK(hipDeviceGetLimit(&v, stack));
+    CHECK_EQ(v, 4096);
+    HIP_CHECK(hipGetDeviceFlags(&f));
+    CHECK_EQ(f, hipDeviceScheduleYield);
+    HIP_CHECK(hipSetDevice(0));
+
     /* Cache and shared-memory configuration, as ROCm 5 answers. */
     hipFuncCache_t cc = hipFuncCachePreferL1;
     HIP_EXPECT(hipDeviceGetCacheConfig(NULL), hipErrorInvalidValue);

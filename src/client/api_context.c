@@ -79,6 +79,14 @@ HW_EXPORT hipError_t hipDevicePrimaryCtxRetain(hipCtx_t *pctx, hipDevice_t dev)
     return hipSuccess;
 }
 
+/* AMD's runtime accepts a release without a retain; never go below 0. */
+static void primary_release(int dev)
+{
+    int n = atomic_load(&primary_refs[dev]);
+    while (n > 0 && !atomic_compare_exchange_weak(&primary_refs[dev], &n, n - 1))
+        ;
+}
+
 HW_EXPORT hipError_t hipDevicePrimaryCtxRelease(hipDevice_t dev)
 {
     hipError_t err;
@@ -87,10 +95,7 @@ HW_EXPORT hipError_t hipDevicePrimaryCtxRelease(hipDevice_t dev)
         return hw_ret(err);
     if (!valid_device(c, dev))
         return hw_ret(hipErrorInvalidDevice);
-    /* AMD's runtime accepts a release without a retain; never go below 0. */
-    int n = atomic_load(&primary_refs[dev]);
-    while (n > 0 && !atomic_compare_exchange_weak(&primary_refs[dev], &n, n - 1))
-        ;
+    primary_release(dev);
     return hipSuccess;
 }
 
@@ -169,7 +174,8 @@ HW_EXPORT hipError_t hipCtxDestroy(hipCtx_t ctx)
     int top;
     if (hw_ctx_top(&top) == 0 && top == dev)
         (void)hw_ctx_pop(&top);
-    return hipDevicePrimaryCtxRelease(dev);
+    primary_release(dev);
+    return hipSuccess;
 }
 
 HW_EXPORT hipError_t hipCtxPushCurrent(hipCtx_t ctx)

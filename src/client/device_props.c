@@ -281,6 +281,7 @@ hipError_t hw_device_attribute(struct hw_conn *c, int dev, hipDeviceAttribute_t 
     case hipDeviceAttributeWarpSize: v = d->warp_size; break;
     case hipDeviceAttributeMemoryPoolsSupported: v = 0; break;
     case hipDeviceAttributeClockInstructionRate: v = d->clock_rate_khz; break;
+#if HIP_VERSION_MAJOR < 6 /* removed in HIP 6 (with the gcnArch property) */
     case hipDeviceAttributeArch: {
         HW_EXT(arch);
         hipDeviceArch_t a = hw_device_arch(e->arch);
@@ -288,8 +289,12 @@ hipError_t hw_device_attribute(struct hw_conn *c, int dev, hipDeviceAttribute_t 
         memcpy(&v, &a, sizeof v);
         break;
     }
-#if HIP_VERSION_MAJOR < 6 /* removed in HIP 6 with the gcnArch property */
     case hipDeviceAttributeGcnArch: v = d->gcn_arch; break;
+#else /* added in HIP 6 */
+    case hipDeviceAttributeWallClockRate: v = d->clock_rate_khz; break;
+    case hipDeviceAttributeHostRegisterSupported: v = 0; break; /* no device access to client memory */
+    case hipDeviceAttributeMemoryPoolSupportedHandleTypes: v = 0; break;
+    case hipDeviceAttributeVirtualMemoryManagementSupported: v = 0; break;
 #endif
     /* AMD writes a register address here, a whole pointer; there is none. */
     case hipDeviceAttributeHdpMemFlushCntl:
@@ -311,9 +316,11 @@ hipError_t hw_device_attribute(struct hw_conn *c, int dev, hipDeviceAttribute_t 
     /* A name, an arch name and a UUID do not fit an int: hipDeviceGetName,
      * hipDeviceProp_t.gcnArchName and hipDeviceGetUuid give them. AMD
      * refuses these the same way. */
+#if HIP_VERSION_MAJOR < 6
     case hipDeviceAttributeName:
     case hipDeviceAttributeGcnArchName:
     case hipDeviceAttributeUuid:
+#endif
     default:
         return hipErrorInvalidValue;
     }

@@ -227,6 +227,10 @@ struct hw_backend_ops {
     int (*stream_wait_value)(struct hw_backend *be, struct hw_bstream *s, uint64_t dptr,
                              uint64_t value, uint64_t mask, uint32_t width, uint32_t op,
                              const int *cancel);
+    /* Appended in ABI 1: the device facts DEVINFO does not carry (texture
+     * and surface limits, ...). *out arrives zeroed; leave 0 what the
+     * device does not have. */
+    int (*device_attributes)(struct hw_backend *be, int dev, struct hipr_devattr *out);
 };
 
 /* Whether cur, the word a stream waits on, satisfies the wait (HIP's

@@ -92,22 +92,49 @@ static int format_of(const hipChannelFormatDesc *d, hipArray_Format *f, unsigned
     return *f != 0;
 }
 
+struct array_limits {
+    size_t w1, w2, h2, w3, h3, d3;
+};
+
+/* The current device's image limits as it reports them (hipDeviceProp_t's
+ * maxTexture*), array.h's where a worker reports none (an older one). */
+static struct array_limits current_limits(void)
+{
+    struct array_limits l = { HW_ARRAY_MAX_1D, HW_ARRAY_MAX_2D_W, HW_ARRAY_MAX_2D_H,
+                              HW_ARRAY_MAX_3D_W, HW_ARRAY_MAX_3D_H, HW_ARRAY_MAX_3D_D };
+    hipError_t err;
+    struct hipr_devattr e;
+    struct hw_conn *c = hw_conn_get(&err);
+    if (!c || hw_device_attrs(c, hw_current_device(), &e) != hipSuccess)
+        return l;
+#define TAKE_(field, v) if ((v) > 0) l.field = (size_t)(v)
+    TAKE_(w1, e.max_texture_1d);
+    TAKE_(w2, e.max_texture_2d_width);
+    TAKE_(h2, e.max_texture_2d_height);
+    TAKE_(w3, e.max_texture_3d_width);
+    TAKE_(h3, e.max_texture_3d_height);
+    TAKE_(d3, e.max_texture_3d_depth);
+#undef TAKE_
+    return l;
+}
+
 /* AMD's image type from the extent and flags (1-D, 2-D, 3-D, 1-D or 2-D
  * layered) and its size limits; 0 when there is no such image. */
 static int dims_valid(size_t w, size_t h, size_t d, unsigned flags)
 {
     if (w == 0)
         return 0;
+    struct array_limits l = current_limits();
     if (flags & hipArrayLayered) {
         if (d == 0 || d > HW_ARRAY_MAX_LAYERS)
             return 0;
-        return h == 0 ? w <= HW_ARRAY_MAX_1D : w <= HW_ARRAY_MAX_2D_W && h <= HW_ARRAY_MAX_2D_H;
+        return h == 0 ? w <= l.w1 : w <= l.w2 && h <= l.h2;
     }
     if (h == 0)
-        return d == 0 && w <= HW_ARRAY_MAX_1D;
+        return d == 0 && w <= l.w1;
     if (d == 0)
-        return w <= HW_ARRAY_MAX_2D_W && h <= HW_ARRAY_MAX_2D_H;
-    return w <= HW_ARRAY_MAX_3D_W && h <= HW_ARRAY_MAX_3D_H && d <= HW_ARRAY_MAX_3D_D;
+        return w <= l.w2 && h <= l.h2;
+    return w <= l.w3 && h <= l.h3 && d <= l.d3;
 }
 
 static hipError_t array_create(hipArray_t *out, size_t w, size_t h, size_t d, hipArray_Format f,
@@ -120,7 +147,7 @@ static hipError_t array_create(hipArray_t *out, size_t w, size_t h, size_t d, hi
     if ((channels != 1 && channels != 2 && channels != 4) || (flags & hipArrayCubemap) ||
         elem == 0 || !dims_valid(w, h, d, flags))
         return hw_ret(hipErrorInvalidValue);
-    /* Within the limits nothing here can overflow (2^14 * 2^14 * 2^13 * 16). */
+    /* Within any device's limits (< 2^18 per extent) nothing here overflows. */
     size_t pitch = w * elem, bytes = pitch * (h ? h : 1) * (d ? d : 1);
     struct hw_array *a = calloc(1, sizeof *a);
     if (!a)

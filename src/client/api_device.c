@@ -2,6 +2,7 @@
  * api_device.c - devices and versions. Everything but synchronize, reset
  * and memory info is answered from what the worker sent at connect.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "client.h"
@@ -74,6 +75,13 @@ HW_EXPORT hipError_t hipGetDevice(int *device)
 {
     if (!device)
         return hw_ret(hipErrorInvalidValue);
+    /* Without a worker the answer is the thread's choice; with one that
+     * shows the application no device (HIP_VISIBLE_DEVICES), there is none
+     * to be current, as AMD says. */
+    hipError_t err;
+    struct hw_conn *c = hw_conn_get(&err);
+    if (c && c->device_count == 0)
+        return hw_ret(hipErrorNoDevice);
     *device = hw_current_device();
     return hipSuccess;
 }
@@ -84,6 +92,8 @@ HW_EXPORT hipError_t hipSetDevice(int device)
     struct hw_conn *c = hw_conn_get(&err);
     if (!c)
         return hw_ret(err);
+    if (c->device_count == 0)
+        return hw_ret(hipErrorNoDevice); /* AMD: no device to choose from */
     if ((err = check_device(c, device)) != hipSuccess)
         return hw_ret(err);
     hw_set_current_device(device);
@@ -109,30 +119,41 @@ HW_EXPORT hipError_t hipDeviceGet(hipDevice_t *device, int ordinal)
 HW_EXPORT hipError_t hipGetDevicePropertiesR0600(hipDeviceProp_tR0600 *prop, int device)
 {
     hipError_t err;
+    struct hipr_devattr e;
     struct hw_conn *c = enter_device(prop, device, &err);
     if (!c)
         return hw_ret(err);
+    if ((err = hw_device_attrs(c, device, &e)) != hipSuccess)
+        return hw_ret(err);
     *prop = c->props[device];
+    hw_props_add_devattr(&e, prop);
     return hipSuccess;
 }
 
 HW_EXPORT hipError_t hipGetDevicePropertiesR0000(hipDeviceProp_tR0000 *prop, int device)
 {
     hipError_t err;
+    struct hipr_devattr e;
     struct hw_conn *c = enter_device(prop, device, &err);
     if (!c)
         return hw_ret(err);
-    hw_props_r0000_from_devinfo(&c->devs[device], prop);
+    if ((err = hw_device_attrs(c, device, &e)) != hipSuccess)
+        return hw_ret(err);
+    hw_props_r0000_from_devinfo(&c->devs[device], &e, prop);
     return hipSuccess;
 }
 #else
 HW_EXPORT hipError_t hipGetDeviceProperties(hipDeviceProp_t *prop, int device)
 {
     hipError_t err;
+    struct hipr_devattr e;
     struct hw_conn *c = enter_device(prop, device, &err);
     if (!c)
         return hw_ret(err);
+    if ((err = hw_device_attrs(c, device, &e)) != hipSuccess)
+        return hw_ret(err);
     *prop = c->props[device];
+    hw_props_add_devattr(&e, prop);
     return hipSuccess;
 }
 #endif
@@ -143,7 +164,7 @@ HW_EXPORT hipError_t hipDeviceGetAttribute(int *value, hipDeviceAttribute_t attr
     struct hw_conn *c = enter_device(value, device, &err);
     if (!c)
         return hw_ret(err);
-    return hw_ret(hw_attribute_from_devinfo(&c->devs[device], attr, value));
+    return hw_ret(hw_device_attribute(c, device, attr, value));
 }
 
 HW_EXPORT hipError_t hipDeviceGetName(char *name, int len, hipDevice_t device)
@@ -241,6 +262,110 @@ HW_EXPORT hipError_t hipDeviceGetStreamPriorityRange(int *least, int *greatest)
     return hipSuccess;
 }
 
+/* PCI location "dddd:bb:dd.f", AMD's format; the function is always 0. */
+HW_EXPORT hipError_t hipDeviceGetPCIBusId(char *pciBusId, int len, int device)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_conn_get(&err);
+    if (!c)
+        return hw_ret(err);
+    if ((err = check_device(c, device)) != hipSuccess)
+        return hw_ret(err);
+    if (!pciBusId || len <= 0)
+        return hw_ret(hipErrorInvalidValue);
+    const struct hipr_devinfo *d = &c->devs[device];
+    snprintf(pciBusId, (size_t)len, "%04x:%02x:%02x.%01x", (unsigned)d->pci_domain_id,
+             (unsigned)d->pci_bus_id, (unsigned)d->pci_device_id, 0u);
+    /* As AMD: a buffer that cannot hold the whole id gets what fits, and
+     * the call fails. */
+    return len <= 12 ? hw_ret(hipErrorInvalidValue) : hipSuccess;
+}
+
+HW_EXPORT hipError_t hipDeviceGetByPCIBusId(int *device, const char *pciBusId)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_conn_get(&err);
+    if (!device || !pciBusId)
+        return hw_ret(hipErrorInvalidValue);
+    if (!c)
+        return hw_ret(err);
+    unsigned dom, bus, dev, fn;
+    if (sscanf(pciBusId, "%04x:%02x:%02x.%01x", &dom, &bus, &dev, &fn) != 4 || fn != 0)
+        return hw_ret(hipErrorInvalidValue);
+    for (int i = 0; i < c->device_count; i++) {
+        const struct hipr_devinfo *d = &c->devs[i];
+        if ((unsigned)d->pci_domain_id == dom && (unsigned)d->pci_bus_id == bus &&
+            (unsigned)d->pci_device_id == dev) {
+            *device = i;
+            return hipSuccess;
+        }
+    }
+    return hw_ret(hipErrorInvalidValue);
+}
+
+HW_EXPORT hipError_t hipDeviceGetUuid(hipUUID *uuid, hipDevice_t device)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_conn_get(&err);
+    if (!c)
+        return hw_ret(err);
+    if ((err = check_device(c, device)) != hipSuccess)
+        return hw_ret(err);
+    if (!uuid)
+        return hw_ret(hipErrorInvalidValue);
+    _Static_assert(sizeof uuid->bytes == sizeof c->devs[0].uuid, "uuid size");
+    memcpy(uuid->bytes, c->devs[device].uuid, sizeof uuid->bytes);
+    return hipSuccess;
+}
+
+/* No peer path between a worker's devices is forwarded (see
+ * hipDeviceCanAccessPeer), so every attribute of a pair says so. */
+HW_EXPORT hipError_t hipDeviceGetP2PAttribute(int *value, hipDeviceP2PAttr attr, int srcDevice,
+                                              int dstDevice)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_conn_get(&err);
+    if (!value)
+        return hw_ret(hipErrorInvalidValue);
+    if (!c)
+        return hw_ret(err);
+    if (srcDevice == dstDevice || check_device(c, srcDevice) != hipSuccess ||
+        check_device(c, dstDevice) != hipSuccess)
+        return hw_ret(hipErrorInvalidDevice);
+    switch (attr) {
+    case hipDevP2PAttrPerformanceRank:
+    case hipDevP2PAttrAccessSupported:
+    case hipDevP2PAttrNativeAtomicSupported:
+    case hipDevP2PAttrHipArrayAccessSupported:
+        *value = 0;
+        return hipSuccess;
+    default:
+        return hw_ret(hipErrorInvalidValue);
+    }
+}
+
+/* HSA's link type for PCIe (hsa_amd_link_info_type_t). */
+#define HW_LINK_TYPE_PCIE 2u
+
+/* The worker reports no topology; its devices reach each other through the
+ * host (hipMemcpyPeer is a copy in the worker), which is one PCIe hop for
+ * GPUs and the same for the CPU device's memory. */
+HW_EXPORT hipError_t hipExtGetLinkTypeAndHopCount(int device1, int device2, uint32_t *linktype,
+                                                  uint32_t *hopcount)
+{
+    hipError_t err;
+    struct hw_conn *c = hw_conn_get(&err);
+    if (!linktype || !hopcount || device1 == device2 || device1 < 0 || device2 < 0)
+        return hw_ret(hipErrorInvalidValue);
+    if (!c)
+        return hw_ret(err);
+    if (check_device(c, device1) != hipSuccess || check_device(c, device2) != hipSuccess)
+        return hw_ret(hipErrorInvalidDevice);
+    *linktype = HW_LINK_TYPE_PCIE;
+    *hopcount = 1;
+    return hipSuccess;
+}
+
 /* Synchronising calls also surface errors of earlier asynchronous work. */
 static hipError_t finish_sync(struct hw_conn *c, hipError_t err)
 {
@@ -257,7 +382,7 @@ HW_EXPORT hipError_t hipDeviceSynchronize(void)
         return hw_ret(err);
     if ((err = hw_capture_device_sync()) != hipSuccess)
         return hw_ret(err); /* nothing may wait for a device that captures */
-    struct hipr_device m = { .device = hw_current_device() };
+    struct hipr_device m = { .device = hw_wire_device(hw_current_device()) };
     uint8_t buf[HIPR_device_SIZE];
     hipr_device_encode(buf, &m);
     err = hw_call(c, HIPR_OP_DEVICE_SYNCHRONIZE, buf, sizeof buf, NULL, 0, NULL, 0, NULL, 0, NULL);
@@ -271,11 +396,12 @@ HW_EXPORT hipError_t hipDeviceReset(void)
     if (!c)
         return hw_ret(err);
     int dev = hw_current_device();
-    struct hipr_device m = { .device = dev };
+    struct hipr_device m = { .device = hw_wire_device(dev) };
     uint8_t buf[HIPR_device_SIZE];
     hipr_device_encode(buf, &m);
     err = hw_call(c, HIPR_OP_DEVICE_RESET, buf, sizeof buf, NULL, 0, NULL, 0, NULL, 0, NULL);
     if (err == hipSuccess) {
+        hw_device_config_reset(dev);
         /* The worker freed the device's allocations; forget them here too. */
         struct hw_mem_range r;
         for (;;) {
@@ -294,7 +420,7 @@ HW_EXPORT hipError_t hipMemGetInfo(size_t *free_bytes, size_t *total_bytes)
     struct hw_conn *c = hw_conn_get(&err);
     if (!c)
         return hw_ret(err);
-    struct hipr_device m = { .device = hw_current_device() };
+    struct hipr_device m = { .device = hw_wire_device(hw_current_device()) };
     uint8_t buf[HIPR_device_SIZE], body[HIPR_mem_info_rep_SIZE];
     hipr_device_encode(buf, &m);
     err = hw_call(c, HIPR_OP_MEM_GET_INFO, buf, sizeof buf, NULL, 0, body, sizeof body, NULL, 0,

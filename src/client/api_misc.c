@@ -108,7 +108,7 @@ HW_EXPORT hipError_t hipExtMallocWithFlags(void **ptr, size_t sizeBytes, unsigne
         return hipSuccess;
     }
     int dev = hw_current_device();
-    struct hipr_malloc_req m = { .device = dev, .size = sizeBytes };
+    struct hipr_malloc_req m = { .device = hw_wire_device(dev), .size = sizeBytes };
     uint8_t buf[HIPR_malloc_req_SIZE], body[HIPR_ptr_SIZE];
     hipr_malloc_req_encode(buf, &m);
     err = hw_call(c, HIPR_OP_MALLOC, buf, sizeof buf, NULL, 0, body, sizeof body, NULL, 0, NULL);

@@ -67,7 +67,7 @@ hipError_t hw_module_load(struct hw_conn *c, int device, const void *image, size
     if (!m)
         return hipErrorOutOfMemory;
     m->device = device;
-    struct hipr_module_load_req req = { .device = device };
+    struct hipr_module_load_req req = { .device = hw_wire_device(device) };
     uint8_t buf[HIPR_module_load_req_SIZE], body[HIPR_module_load_rep_SIZE];
     hipr_module_load_req_encode(buf, &req);
     /* The image goes out straight from the caller's memory (it is large);

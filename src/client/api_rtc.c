@@ -256,7 +256,7 @@ HW_EXPORT hiprtcResult hiprtcCompileProgram(hiprtcProgram prog, int numOptions,
     for (int i = 0; i < prog->name_count; i++)
         p = put_string(p, prog->names[i].expr);
 
-    struct hipr_rtc_compile_req m = { .device = hw_current_device(),
+    struct hipr_rtc_compile_req m = { .device = hw_wire_device(hw_current_device()),
                                       .header_count = (uint32_t)prog->header_count,
                                       .option_count = (uint32_t)numOptions,
                                       .name_count = (uint32_t)prog->name_count };

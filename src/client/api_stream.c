@@ -73,7 +73,7 @@ static uint64_t per_thread_stream_id(int dev)
         tls_pts = p;
     }
     uint64_t id = hw_new_handle_id();
-    struct hipr_stream_create m = { id, dev, hipStreamDefault, 0 };
+    struct hipr_stream_create m = { id, hw_wire_device(dev), hipStreamDefault, 0 };
     uint8_t buf[HIPR_stream_create_SIZE];
     hipr_stream_create_encode(buf, &m);
     if (hw_post(c, HIPR_OP_STREAM_CREATE, buf, sizeof buf, NULL, 0) != hipSuccess)
@@ -86,13 +86,13 @@ hipError_t hw_stream_resolve(hipStream_t s, uint64_t *id, int *dev)
 {
     if (s == NULL) {
         *dev = hw_current_device();
-        *id = (uint64_t)*dev;
+        *id = (uint64_t)hw_wire_device(*dev); /* a default stream's id is its device */
         return hipSuccess;
     }
     if (s == hipStreamPerThread) {
         *dev = hw_current_device();
         uint64_t pts = per_thread_stream_id(*dev);
-        *id = pts ? pts : (uint64_t)*dev;
+        *id = pts ? pts : (uint64_t)hw_wire_device(*dev);
         return hipSuccess;
     }
     /* Destroyed, never created, or another kind of handle: AMD answers
@@ -167,7 +167,7 @@ static hipError_t stream_create(hipStream_t *out, unsigned flags, int priority)
         free(st);
         return hw_ret(hipErrorOutOfMemory);
     }
-    struct hipr_stream_create m = { st->id, st->device, flags, priority };
+    struct hipr_stream_create m = { st->id, hw_wire_device(st->device), flags, priority };
     uint8_t buf[HIPR_stream_create_SIZE];
     hipr_stream_create_encode(buf, &m);
     err = hw_post(c, HIPR_OP_STREAM_CREATE, buf, sizeof buf, NULL, 0);
@@ -374,7 +374,7 @@ static hipError_t event_create(hipEvent_t *out, unsigned flags)
         free(ev);
         return hw_ret(hipErrorOutOfMemory);
     }
-    struct hipr_event_create m = { ev->id, ev->device, flags };
+    struct hipr_event_create m = { ev->id, hw_wire_device(ev->device), flags };
     uint8_t buf[HIPR_event_create_SIZE];
     hipr_event_create_encode(buf, &m);
     err = hw_post(c, HIPR_OP_EVENT_CREATE, buf, sizeof buf, NULL, 0);

@@ -14,21 +14,29 @@
 /* Names already reported, as 64-bit hashes in a fixed open-addressing
  * set: memory stays bounded however many names arrive, the caller's
  * string is never retained, and claiming a slot is one compare-and-swap.
- * A hash collision would only suppress a debug line. */
+ * A hash collision would only suppress a report line. */
 #define HW_SEEN_SLOTS 1024u /* power of two, > number of exports */
 static _Atomic uint64_t hw_seen[HW_SEEN_SLOTS];
-static atomic_int hw_debug = -1; /* -1: TF_DEBUG not read yet */
+static atomic_int hw_report = -1; /* -1: the environment not read yet */
 static atomic_flag hw_full_reported = ATOMIC_FLAG_INIT;
 
-static int debug_enabled(void)
+static int env_is_1(const char *name)
 {
-    int d = atomic_load_explicit(&hw_debug, memory_order_relaxed);
-    if (d < 0) {
-        const char *v = getenv("TF_DEBUG");
-        d = v != NULL && strcmp(v, "1") == 0;
-        atomic_store_explicit(&hw_debug, d, memory_order_relaxed);
+    const char *v = getenv(name);
+    return v != NULL && strcmp(v, "1") == 0;
+}
+
+/* A program that calls something not forwarded must not fail silently, so
+ * each such name is reported unless TF_QUIET=1 asks for silence (TF_DEBUG=1,
+ * which asks for every debug line, wins over it). */
+static int report_enabled(void)
+{
+    int r = atomic_load_explicit(&hw_report, memory_order_relaxed);
+    if (r < 0) {
+        r = env_is_1("TF_DEBUG") || !env_is_1("TF_QUIET");
+        atomic_store_explicit(&hw_report, r, memory_order_relaxed);
     }
-    return d;
+    return r;
 }
 
 /* True the first time name is seen, keyed by content. */
@@ -59,8 +67,11 @@ static int first_sighting(const char *name)
 
 hipError_t hw_api_unsupported(const char *name)
 {
-    if (name != NULL && debug_enabled() && first_sighting(name))
-        fprintf(stderr, "hipwire: %s is not supported yet\n", name);
+    if (name != NULL && report_enabled() && first_sighting(name))
+        fprintf(stderr,
+                "hipwire: %s is not supported yet and fails (hipErrorNotSupported); "
+                "see docs/client.md (TF_QUIET=1 silences this)\n",
+                name);
     return hipErrorNotSupported;
 }
 

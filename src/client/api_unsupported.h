@@ -4,8 +4,8 @@
 
 #include <hip/hip_runtime_api.h>
 
-/* Returns hipErrorNotSupported.  With TF_DEBUG=1 in the environment it
- * also reports each distinct name once on stderr. */
+/* Returns hipErrorNotSupported, and reports each distinct name once on
+ * stderr unless TF_QUIET=1 (TF_DEBUG=1 reports even then). */
 hipError_t hw_api_unsupported(const char *name);
 
 #endif

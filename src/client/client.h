@@ -164,10 +164,30 @@ int hw_resume_start(struct hw_conn *c);
 void hw_heartbeat_link(struct hw_conn *c);
 int hw_env_int(const char *name, int dflt, int lo, int hi);
 
+/* ---- the devices the application sees (visible_devices.c) -------------------- */
+
+/* Narrows and orders c's devices by the *_VISIBLE_DEVICES variables of the
+ * environment; called once the worker has described its devices. */
+hipError_t hw_visible_devices_apply(struct hw_conn *c);
+/* The worker's ordinal of application device dev, for every message that
+ * names a device (and the default stream ids, which are ordinals); -1 for
+ * a device the application cannot see. */
+int hw_wire_device(int dev);
+
 /* ---- per-thread state (HIP semantics: current device, last error) ------------ */
 
 int hw_current_device(void);
 void hw_set_current_device(int dev);
+/* The calling thread's context stack (api_context.c), as device ordinals.
+ * Each returns 0, or -1 when the stack is full (push) or empty. */
+#define HW_CTX_STACK_MAX 256
+int hw_ctx_push(int dev);
+int hw_ctx_pop(int *dev);
+int hw_ctx_top(int *dev);
+/* api_device_config.c: what hipGetDeviceFlags reads (hipCtxCreate sets it). */
+void hw_device_flags_set(int dev, unsigned flags);
+/* hipDeviceReset: the device's flags and limits back to their defaults. */
+void hw_device_config_reset(int dev);
 /* Records err as the thread's last error (unless success) and returns it. */
 hipError_t hw_ret(hipError_t err);
 
@@ -330,11 +350,16 @@ size_t hw_image_size(const void *image);
 hipError_t hw_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
                       size_t height, hipMemcpyKind kind, hipStream_t stream, int sync);
 void hw_props_from_devinfo(const struct hipr_devinfo *d, hipDeviceProp_t *p);
+/* The DEVICE_ATTRIBUTES part of hipDeviceProp_t. */
+void hw_props_add_devattr(const struct hipr_devattr *e, hipDeviceProp_t *p);
 #if HIP_VERSION_MAJOR >= 6
 /* The pre-6.0 layout that hipGetDevicePropertiesR0000 returns. */
-void hw_props_r0000_from_devinfo(const struct hipr_devinfo *d, hipDeviceProp_tR0000 *p);
+void hw_props_r0000_from_devinfo(const struct hipr_devinfo *d, const struct hipr_devattr *e,
+                                 hipDeviceProp_tR0000 *p);
 #endif
-hipError_t hw_attribute_from_devinfo(const struct hipr_devinfo *d, hipDeviceAttribute_t attr,
-                                     int *value);
+/* Device dev's DEVICE_ATTRIBUTES answer (asked of the worker once). */
+hipError_t hw_device_attrs(struct hw_conn *c, int dev, struct hipr_devattr *out);
+/* hipDeviceGetAttribute for a valid device; errors are not recorded. */
+hipError_t hw_device_attribute(struct hw_conn *c, int dev, hipDeviceAttribute_t attr, int *value);
 
 #endif

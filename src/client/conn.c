@@ -169,6 +169,7 @@ static hipError_t hello(struct hw_conn *c, uint64_t resume_token, char *why, siz
         hipr_devinfo_decode(tail + i * HIPR_devinfo_SIZE, HIPR_devinfo_SIZE, &c->devs[i]);
         hw_props_from_devinfo(&c->devs[i], &c->props[i]);
     }
+    err = hw_visible_devices_apply(c); /* HIP_VISIBLE_DEVICES and the like */
 out:
     free(tail);
     return err;

@@ -1,12 +1,20 @@
 /*
  * device_props.c - hipDeviceProp_t and hipDeviceGetAttribute, built from the
- * device descriptions the worker sent at connect. Attribute numbering
- * differs between HIP releases, so the wire carries named fields and the
- * mapping to this header's enum happens here, at compile time.
+ * device descriptions the worker sent at connect (DEVINFO) and, for the
+ * rarer facts (texture and surface limits, ...), from DEVICE_ATTRIBUTES,
+ * asked once per device on first use. Attribute numbering differs between
+ * HIP releases, so the wire carries named fields and the mapping to this
+ * header's enum happens here, at compile time.
+ *
+ * Some answers are hipwire's rather than the device's: what a program on
+ * the client can do with the device through the network. Host memory is
+ * never coherent with device memory (no fine-grained or pageable access,
+ * no host-native atomics, no large-BAR mapping), there are no images,
+ * managed memory, memory pools, stream wait/write-value operations or
+ * multi-device cooperative launches, so those read 0 whatever the device.
  */
 #include <string.h>
 
-#include "array.h"
 #include "client.h"
 
 /* The fields every layout has (HIP 5's hipDeviceProp_t, HIP 6's R0600 and
@@ -55,14 +63,32 @@
         p->textureAlignment = (size_t)d->texture_alignment;                                        \
         p->ECCEnabled = d->ecc_enabled;                                                            \
         p->managedMemory = d->managed_memory;                                                      \
-        /* Arrays are the proxy's (array.h): its limits, whatever the GPU's. */                    \
-        p->maxTexture1D = HW_ARRAY_MAX_1D;                                                         \
-        p->maxTexture2D[0] = HW_ARRAY_MAX_2D_W;                                                    \
-        p->maxTexture2D[1] = HW_ARRAY_MAX_2D_H;                                                    \
-        p->maxTexture3D[0] = HW_ARRAY_MAX_3D_W;                                                    \
-        p->maxTexture3D[1] = HW_ARRAY_MAX_3D_H;                                                    \
-        p->maxTexture3D[2] = HW_ARRAY_MAX_3D_D;                                                    \
     } while (0)
+
+/* hipDeviceArch_t from DEVICE_ATTRIBUTES' arch bits. */
+static hipDeviceArch_t hw_device_arch(uint32_t bits)
+{
+    hipDeviceArch_t a;
+    memset(&a, 0, sizeof a);
+    a.hasGlobalInt32Atomics = !!(bits & HIPR_ARCH_GLOBAL_INT32_ATOMICS);
+    a.hasGlobalFloatAtomicExch = !!(bits & HIPR_ARCH_GLOBAL_FLOAT_ATOMIC_EXCH);
+    a.hasSharedInt32Atomics = !!(bits & HIPR_ARCH_SHARED_INT32_ATOMICS);
+    a.hasSharedFloatAtomicExch = !!(bits & HIPR_ARCH_SHARED_FLOAT_ATOMIC_EXCH);
+    a.hasFloatAtomicAdd = !!(bits & HIPR_ARCH_FLOAT_ATOMIC_ADD);
+    a.hasGlobalInt64Atomics = !!(bits & HIPR_ARCH_GLOBAL_INT64_ATOMICS);
+    a.hasSharedInt64Atomics = !!(bits & HIPR_ARCH_SHARED_INT64_ATOMICS);
+    a.hasDoubles = !!(bits & HIPR_ARCH_DOUBLES);
+    a.hasWarpVote = !!(bits & HIPR_ARCH_WARP_VOTE);
+    a.hasWarpBallot = !!(bits & HIPR_ARCH_WARP_BALLOT);
+    a.hasWarpShuffle = !!(bits & HIPR_ARCH_WARP_SHUFFLE);
+    a.hasFunnelShift = !!(bits & HIPR_ARCH_FUNNEL_SHIFT);
+    a.hasThreadFenceSystem = !!(bits & HIPR_ARCH_THREAD_FENCE_SYSTEM);
+    a.hasSyncThreadsExt = !!(bits & HIPR_ARCH_SYNC_THREADS_EXT);
+    a.hasSurfaceFuncs = !!(bits & HIPR_ARCH_SURFACE_FUNCS);
+    a.has3dGrid = !!(bits & HIPR_ARCH_3D_GRID);
+    a.hasDynamicParallelism = !!(bits & HIPR_ARCH_DYNAMIC_PARALLELISM);
+    return a;
+}
 
 void hw_props_from_devinfo(const struct hipr_devinfo *d, hipDeviceProp_t *p)
 {
@@ -73,40 +99,142 @@ void hw_props_from_devinfo(const struct hipr_devinfo *d, hipDeviceProp_t *p)
 #endif
 }
 
+/* The fields DEVICE_ATTRIBUTES fills, in every layout. Multi-device
+ * cooperative launches, HDP registers, large BAR and host-coherent managed
+ * or pageable memory stay 0 (see the top of this file). */
+#define HW_FILL_DEVATTR_PROPS(p, e)                                                                \
+    do {                                                                                           \
+        p->maxTexture1DLinear = e->max_texture_1d_linear;                                          \
+        p->maxTexture1D = e->max_texture_1d;                                                       \
+        p->maxTexture2D[0] = e->max_texture_2d_width;                                              \
+        p->maxTexture2D[1] = e->max_texture_2d_height;                                             \
+        p->maxTexture3D[0] = e->max_texture_3d_width;                                              \
+        p->maxTexture3D[1] = e->max_texture_3d_height;                                             \
+        p->maxTexture3D[2] = e->max_texture_3d_depth;                                              \
+        p->texturePitchAlignment = (size_t)e->texture_pitch_alignment;                             \
+        p->kernelExecTimeoutEnabled = e->kernel_exec_timeout;                                      \
+        p->tccDriver = e->tcc_driver;                                                              \
+        p->asicRevision = e->asic_revision;                                                        \
+        p->arch = hw_device_arch(e->arch);                                                         \
+    } while (0)
+
+void hw_props_add_devattr(const struct hipr_devattr *e, hipDeviceProp_t *p)
+{
+    HW_FILL_DEVATTR_PROPS(p, e);
+}
+
 #if HIP_VERSION_MAJOR >= 6
-void hw_props_r0000_from_devinfo(const struct hipr_devinfo *d, hipDeviceProp_tR0000 *p)
+void hw_props_r0000_from_devinfo(const struct hipr_devinfo *d, const struct hipr_devattr *e,
+                                 hipDeviceProp_tR0000 *p)
 {
     memset(p, 0, sizeof *p);
     HW_FILL_COMMON_PROPS(p, d);
+    HW_FILL_DEVATTR_PROPS(p, e);
     p->gcnArch = d->gcn_arch;
 }
 #endif
 
-hipError_t hw_attribute_from_devinfo(const struct hipr_devinfo *d, hipDeviceAttribute_t attr,
-                                     int *value)
+/* DEVICE_ATTRIBUTES answers, per device, asked once. A worker that does not
+ * know the request (an older one) leaves them 0. */
+static pthread_mutex_t attrs_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct hipr_devattr attrs[HIPR_CAP_DEVICES];
+static int attrs_known[HIPR_CAP_DEVICES];
+
+hipError_t hw_device_attrs(struct hw_conn *c, int dev, struct hipr_devattr *out)
 {
+    hipError_t err = hipSuccess;
+    pthread_mutex_lock(&attrs_lock);
+    if (!attrs_known[dev]) {
+        struct hipr_device m = { .device = hw_wire_device(dev) };
+        uint8_t buf[HIPR_device_SIZE], body[HIPR_devattr_SIZE];
+        hipr_device_encode(buf, &m);
+        err = hw_call(c, HIPR_OP_DEVICE_ATTRIBUTES, buf, sizeof buf, NULL, 0, body, sizeof body,
+                      NULL, 0, NULL);
+        if (err == hipSuccess)
+            hipr_devattr_decode(body, sizeof body, &attrs[dev]);
+        else if (err == hipErrorNotSupported)
+            err = hipSuccess;
+        attrs_known[dev] = err == hipSuccess;
+    }
+    if (err == hipSuccess)
+        *out = attrs[dev];
+    pthread_mutex_unlock(&attrs_lock);
+    return err;
+}
+
+hipError_t hw_device_attribute(struct hw_conn *c, int dev, hipDeviceAttribute_t attr, int *value)
+{
+    const struct hipr_devinfo *d = &c->devs[dev];
+    struct hipr_devattr ext, *e = NULL;
+    hipError_t err;
     int v;
+/* The rarer facts come from DEVICE_ATTRIBUTES, fetched on first use. */
+#define HW_EXT(field)                                                                              \
+    do {                                                                                           \
+        if (!e && (err = hw_device_attrs(c, dev, &ext)) != hipSuccess)                             \
+            return err;                                                                            \
+        e = &ext;                                                                                  \
+        v = e->field;                                                                              \
+    } while (0)
     switch (attr) {
     case hipDeviceAttributeEccEnabled: v = d->ecc_enabled; break;
+    case hipDeviceAttributeAccessPolicyMaxWindowSize: HW_EXT(access_policy_max_window_size); break;
     case hipDeviceAttributeAsyncEngineCount: v = d->async_engine_count; break;
     case hipDeviceAttributeCanMapHostMemory: v = d->can_map_host_memory; break;
+    case hipDeviceAttributeCanUseHostPointerForRegisteredMem: v = 0; break;
     case hipDeviceAttributeClockRate: v = d->clock_rate_khz; break;
-    case hipDeviceAttributeClockInstructionRate: v = d->clock_rate_khz; break;
     case hipDeviceAttributeComputeMode: v = d->compute_mode; break;
+    case hipDeviceAttributeComputePreemptionSupported: HW_EXT(compute_preemption_supported); break;
     case hipDeviceAttributeConcurrentKernels: v = d->concurrent_kernels; break;
+    case hipDeviceAttributeConcurrentManagedAccess: v = 0; break;
     case hipDeviceAttributeCooperativeLaunch: v = d->cooperative_launch; break;
+    case hipDeviceAttributeCooperativeMultiDeviceLaunch: v = 0; break;
+    case hipDeviceAttributeDeviceOverlap: v = d->async_engine_count > 0; break; /* as AMD */
+    case hipDeviceAttributeDirectManagedMemAccessFromHost: v = 0; break;
+    case hipDeviceAttributeGlobalL1CacheSupported: HW_EXT(global_l1_cache_supported); break;
+    case hipDeviceAttributeHostNativeAtomicSupported: v = 0; break;
     case hipDeviceAttributeIntegrated: v = d->integrated; break;
     case hipDeviceAttributeIsMultiGpuBoard: v = d->is_multi_gpu_board; break;
+    case hipDeviceAttributeKernelExecTimeout: HW_EXT(kernel_exec_timeout); break;
     case hipDeviceAttributeL2CacheSize: v = d->l2_cache_size; break;
+    case hipDeviceAttributeLocalL1CacheSupported: HW_EXT(local_l1_cache_supported); break;
+    /* Windows-only identifiers; undefined, and 0, elsewhere. */
+    case hipDeviceAttributeLuid: v = 0; break;
+    case hipDeviceAttributeLuidDeviceNodeMask: v = 0; break;
     case hipDeviceAttributeComputeCapabilityMajor: v = d->major; break;
-    case hipDeviceAttributeComputeCapabilityMinor: v = d->minor; break;
     case hipDeviceAttributeManagedMemory: v = d->managed_memory; break;
+    case hipDeviceAttributeMaxBlocksPerMultiProcessor: HW_EXT(max_blocks_per_multiprocessor); break;
     case hipDeviceAttributeMaxBlockDimX: v = d->max_threads_dim_x; break;
     case hipDeviceAttributeMaxBlockDimY: v = d->max_threads_dim_y; break;
     case hipDeviceAttributeMaxBlockDimZ: v = d->max_threads_dim_z; break;
     case hipDeviceAttributeMaxGridDimX: v = d->max_grid_size_x; break;
     case hipDeviceAttributeMaxGridDimY: v = d->max_grid_size_y; break;
     case hipDeviceAttributeMaxGridDimZ: v = d->max_grid_size_z; break;
+    /* An int holds one extent: 2D and 3D limits answer their width. */
+    case hipDeviceAttributeMaxSurface1D: HW_EXT(max_surface_1d); break;
+    case hipDeviceAttributeMaxSurface1DLayered: HW_EXT(max_surface_1d_layered); break;
+    case hipDeviceAttributeMaxSurface2D: HW_EXT(max_surface_2d); break;
+    case hipDeviceAttributeMaxSurface2DLayered: HW_EXT(max_surface_2d_layered); break;
+    case hipDeviceAttributeMaxSurface3D: HW_EXT(max_surface_3d); break;
+    case hipDeviceAttributeMaxSurfaceCubemap: HW_EXT(max_surface_cubemap); break;
+    case hipDeviceAttributeMaxSurfaceCubemapLayered: HW_EXT(max_surface_cubemap_layered); break;
+    case hipDeviceAttributeMaxTexture1DWidth: HW_EXT(max_texture_1d); break;
+    case hipDeviceAttributeMaxTexture1DLayered: HW_EXT(max_texture_1d_layered); break;
+    case hipDeviceAttributeMaxTexture1DLinear: HW_EXT(max_texture_1d_linear); break;
+    case hipDeviceAttributeMaxTexture1DMipmap: HW_EXT(max_texture_1d_mipmap); break;
+    case hipDeviceAttributeMaxTexture2DWidth: HW_EXT(max_texture_2d_width); break;
+    case hipDeviceAttributeMaxTexture2DHeight: HW_EXT(max_texture_2d_height); break;
+    case hipDeviceAttributeMaxTexture2DGather: HW_EXT(max_texture_2d_gather); break;
+    case hipDeviceAttributeMaxTexture2DLayered: HW_EXT(max_texture_2d_layered); break;
+    case hipDeviceAttributeMaxTexture2DLinear: HW_EXT(max_texture_2d_linear); break;
+    case hipDeviceAttributeMaxTexture2DMipmap: HW_EXT(max_texture_2d_mipmap); break;
+    case hipDeviceAttributeMaxTexture3DWidth: HW_EXT(max_texture_3d_width); break;
+    case hipDeviceAttributeMaxTexture3DHeight: HW_EXT(max_texture_3d_height); break;
+    case hipDeviceAttributeMaxTexture3DDepth: HW_EXT(max_texture_3d_depth); break;
+    case hipDeviceAttributeMaxTexture3DAlt: HW_EXT(max_texture_3d_alt); break;
+    case hipDeviceAttributeMaxTextureCubemap: HW_EXT(max_texture_cubemap); break;
+    case hipDeviceAttributeMaxTextureCubemapLayered: HW_EXT(max_texture_cubemap_layered); break;
+    case hipDeviceAttributeMaxThreadsDim: v = d->max_threads_dim_x; break;
     case hipDeviceAttributeMaxThreadsPerBlock: v = d->max_threads_per_block; break;
     case hipDeviceAttributeMaxThreadsPerMultiProcessor: v = d->max_threads_per_multiprocessor; break;
     case hipDeviceAttributeMaxPitch:
@@ -114,33 +242,34 @@ hipError_t hw_attribute_from_devinfo(const struct hipr_devinfo *d, hipDeviceAttr
         break;
     case hipDeviceAttributeMemoryBusWidth: v = d->memory_bus_width; break;
     case hipDeviceAttributeMemoryClockRate: v = d->memory_clock_rate_khz; break;
+    case hipDeviceAttributeComputeCapabilityMinor: v = d->minor; break;
+    case hipDeviceAttributeMultiGpuBoardGroupID: HW_EXT(multi_gpu_board_group_id); break;
     case hipDeviceAttributeMultiprocessorCount: v = d->multiprocessor_count; break;
-    case hipDeviceAttributePhysicalMultiProcessorCount: v = d->multiprocessor_count; break;
+    case hipDeviceAttributePageableMemoryAccess: v = 0; break;
+    case hipDeviceAttributePageableMemoryAccessUsesHostPageTables: v = 0; break;
     case hipDeviceAttributePciBusId: v = d->pci_bus_id; break;
     case hipDeviceAttributePciDeviceId: v = d->pci_device_id; break;
     case hipDeviceAttributePciDomainID: v = d->pci_domain_id; break;
+    case hipDeviceAttributePersistingL2CacheMaxSize: HW_EXT(persisting_l2_cache_max_size); break;
     case hipDeviceAttributeMaxRegistersPerBlock: v = d->regs_per_block; break;
     case hipDeviceAttributeMaxRegistersPerMultiprocessor: v = d->regs_per_multiprocessor; break;
-    case hipDeviceAttributeMaxSharedMemoryPerBlock:
-        v = (int)d->shared_mem_per_block;
-        break;
-    case hipDeviceAttributeSharedMemPerBlockOptin:
-        v = (int)d->shared_mem_per_block_optin;
-        break;
+    case hipDeviceAttributeReservedSharedMemPerBlock: HW_EXT(reserved_shared_mem_per_block); break;
+    case hipDeviceAttributeMaxSharedMemoryPerBlock: v = (int)d->shared_mem_per_block; break;
+    case hipDeviceAttributeSharedMemPerBlockOptin: v = (int)d->shared_mem_per_block_optin; break;
     case hipDeviceAttributeSharedMemPerMultiprocessor:
     case hipDeviceAttributeMaxSharedMemoryPerMultiprocessor:
         v = (int)d->shared_mem_per_multiprocessor;
         break;
+    case hipDeviceAttributeSingleToDoublePrecisionPerfRatio:
+        HW_EXT(single_to_double_precision_perf_ratio);
+        break;
     case hipDeviceAttributeStreamPrioritiesSupported:
         v = d->stream_priority_low != d->stream_priority_high;
         break;
+    case hipDeviceAttributeSurfaceAlignment: HW_EXT(surface_alignment); break;
+    case hipDeviceAttributeTccDriver: HW_EXT(tcc_driver); break;
     case hipDeviceAttributeTextureAlignment: v = (int)d->texture_alignment; break;
-    case hipDeviceAttributeMaxTexture1DWidth: v = HW_ARRAY_MAX_1D; break;
-    case hipDeviceAttributeMaxTexture2DWidth: v = HW_ARRAY_MAX_2D_W; break;
-    case hipDeviceAttributeMaxTexture2DHeight: v = HW_ARRAY_MAX_2D_H; break;
-    case hipDeviceAttributeMaxTexture3DWidth: v = HW_ARRAY_MAX_3D_W; break;
-    case hipDeviceAttributeMaxTexture3DHeight: v = HW_ARRAY_MAX_3D_H; break;
-    case hipDeviceAttributeMaxTexture3DDepth: v = HW_ARRAY_MAX_3D_D; break;
+    case hipDeviceAttributeTexturePitchAlignment: HW_EXT(texture_pitch_alignment); break;
     case hipDeviceAttributeTotalConstantMemory:
         v = d->total_const_mem > INT32_MAX ? INT32_MAX : (int)d->total_const_mem;
         break;
@@ -150,22 +279,56 @@ hipError_t hw_attribute_from_devinfo(const struct hipr_devinfo *d, hipDeviceAttr
         break;
     case hipDeviceAttributeUnifiedAddressing: v = d->unified_addressing; break;
     case hipDeviceAttributeWarpSize: v = d->warp_size; break;
-#if HIP_VERSION_MAJOR < 6 /* removed in HIP 6 with the gcnArch property */
-    case hipDeviceAttributeGcnArch: v = d->gcn_arch; break;
-#endif
-    case hipDeviceAttributeKernelExecTimeout: v = 0; break;
-    case hipDeviceAttributeHostNativeAtomicSupported: v = 0; break;
-    case hipDeviceAttributeDirectManagedMemAccessFromHost: v = 0; break;
-    case hipDeviceAttributeConcurrentManagedAccess: v = 0; break;
-    case hipDeviceAttributePageableMemoryAccess: v = 0; break;
-    case hipDeviceAttributePageableMemoryAccessUsesHostPageTables: v = 0; break;
-    case hipDeviceAttributeCooperativeMultiDeviceLaunch: v = 0; break;
-    case hipDeviceAttributeIsLargeBar: v = 0; break;
-    case hipDeviceAttributeImageSupport: v = 0; break;
     case hipDeviceAttributeMemoryPoolsSupported: v = 0; break;
+    case hipDeviceAttributeClockInstructionRate: v = d->clock_rate_khz; break;
+#if HIP_VERSION_MAJOR < 6 /* removed in HIP 6 (with the gcnArch property) */
+    case hipDeviceAttributeArch: {
+        HW_EXT(arch);
+        hipDeviceArch_t a = hw_device_arch(e->arch);
+        _Static_assert(sizeof a == sizeof v, "hipDeviceArch_t is one int of bits");
+        memcpy(&v, &a, sizeof v);
+        break;
+    }
+    case hipDeviceAttributeGcnArch: v = d->gcn_arch; break;
+#else /* added in HIP 6 */
+    case hipDeviceAttributeWallClockRate: v = d->clock_rate_khz; break;
+    case hipDeviceAttributeHostRegisterSupported: v = 0; break; /* no device access to client memory */
+    case hipDeviceAttributeMemoryPoolSupportedHandleTypes: v = 0; break;
+    case hipDeviceAttributeVirtualMemoryManagementSupported: v = 0; break;
+#endif
+    /* AMD writes a register address here, a whole pointer; there is none. */
+    case hipDeviceAttributeHdpMemFlushCntl:
+    case hipDeviceAttributeHdpRegFlushCntl: {
+        unsigned int *none = NULL;
+        memcpy(value, &none, sizeof none);
+        return hipSuccess;
+    }
+    case hipDeviceAttributeCooperativeMultiDeviceUnmatchedFunc:
+    case hipDeviceAttributeCooperativeMultiDeviceUnmatchedGridDim:
+    case hipDeviceAttributeCooperativeMultiDeviceUnmatchedBlockDim:
+    case hipDeviceAttributeCooperativeMultiDeviceUnmatchedSharedMem: v = 0; break;
+    case hipDeviceAttributeIsLargeBar: v = 0; break;
+    case hipDeviceAttributeAsicRevision: HW_EXT(asic_revision); break;
+    case hipDeviceAttributeCanUseStreamWaitValue:
+        /* The cpu and cuda backends run hipStreamWaitValue and WriteValue on
+         * device memory (api_stream_value.c); the hip backend does not. */
+        v = strcmp(c->backend, "cpu") == 0 || strcmp(c->backend, "cuda") == 0;
+        break;
+    case hipDeviceAttributeImageSupport: v = 0; break;
+    case hipDeviceAttributePhysicalMultiProcessorCount: v = d->multiprocessor_count; break;
+    case hipDeviceAttributeFineGrainSupport: v = 0; break;
+    /* A name, an arch name and a UUID do not fit an int: hipDeviceGetName,
+     * hipDeviceProp_t.gcnArchName and hipDeviceGetUuid give them. AMD
+     * refuses these the same way. */
+#if HIP_VERSION_MAJOR < 6
+    case hipDeviceAttributeName:
+    case hipDeviceAttributeGcnArchName:
+    case hipDeviceAttributeUuid:
+#endif
     default:
         return hipErrorInvalidValue;
     }
+#undef HW_EXT
     *value = v;
     return hipSuccess;
 }

@@ -53,6 +53,24 @@
 #define HIPR_WAIT_VALUE_EQ  1u
 #define HIPR_WAIT_VALUE_AND 2u
 #define HIPR_WAIT_VALUE_NOR 3u
+/* DEVICE_ATTRIBUTES arch bits, hipDeviceArch_t's fields in its order. */
+#define HIPR_ARCH_GLOBAL_INT32_ATOMICS     0x00001u
+#define HIPR_ARCH_GLOBAL_FLOAT_ATOMIC_EXCH 0x00002u
+#define HIPR_ARCH_SHARED_INT32_ATOMICS     0x00004u
+#define HIPR_ARCH_SHARED_FLOAT_ATOMIC_EXCH 0x00008u
+#define HIPR_ARCH_FLOAT_ATOMIC_ADD         0x00010u
+#define HIPR_ARCH_GLOBAL_INT64_ATOMICS     0x00020u
+#define HIPR_ARCH_SHARED_INT64_ATOMICS     0x00040u
+#define HIPR_ARCH_DOUBLES                  0x00080u
+#define HIPR_ARCH_WARP_VOTE                0x00100u
+#define HIPR_ARCH_WARP_BALLOT              0x00200u
+#define HIPR_ARCH_WARP_SHUFFLE             0x00400u
+#define HIPR_ARCH_FUNNEL_SHIFT             0x00800u
+#define HIPR_ARCH_THREAD_FENCE_SYSTEM      0x01000u
+#define HIPR_ARCH_SYNC_THREADS_EXT         0x02000u
+#define HIPR_ARCH_SURFACE_FUNCS            0x04000u
+#define HIPR_ARCH_3D_GRID                  0x08000u
+#define HIPR_ARCH_DYNAMIC_PARALLELISM      0x10000u
 
 struct hipr_header {
     uint32_t magic;

@@ -93,6 +93,52 @@
     F(i32, gcn_arch)                          \
     F(u32, flags)
 
+/* DEVICE_ATTRIBUTES' reply: what DEVINFO does not carry of one device, for
+ * hipDeviceGetAttribute and hipDeviceProp_t (fetched by the client on first
+ * use). Texture and surface limits in elements; 0 where the device has no
+ * such limit or the backend cannot tell. arch: HIPR_ARCH_* bits, what the
+ * device's kernels can do (hipDeviceArch_t). flags: none defined, 0. */
+#define HIPR_MSG_DEVATTR(F)                       \
+    F(i32, max_texture_1d)                        \
+    F(i32, max_texture_1d_linear)                 \
+    F(i32, max_texture_1d_mipmap)                 \
+    F(i32, max_texture_1d_layered)                \
+    F(i32, max_texture_2d_width)                  \
+    F(i32, max_texture_2d_height)                 \
+    F(i32, max_texture_2d_gather)                 \
+    F(i32, max_texture_2d_layered)                \
+    F(i32, max_texture_2d_linear)                 \
+    F(i32, max_texture_2d_mipmap)                 \
+    F(i32, max_texture_3d_width)                  \
+    F(i32, max_texture_3d_height)                 \
+    F(i32, max_texture_3d_depth)                  \
+    F(i32, max_texture_3d_alt)                    \
+    F(i32, max_texture_cubemap)                   \
+    F(i32, max_texture_cubemap_layered)           \
+    F(i32, max_surface_1d)                        \
+    F(i32, max_surface_1d_layered)                \
+    F(i32, max_surface_2d)                        \
+    F(i32, max_surface_2d_layered)                \
+    F(i32, max_surface_3d)                        \
+    F(i32, max_surface_cubemap)                   \
+    F(i32, max_surface_cubemap_layered)           \
+    F(i32, surface_alignment)                     \
+    F(i32, texture_pitch_alignment)               \
+    F(i32, access_policy_max_window_size)         \
+    F(i32, compute_preemption_supported)          \
+    F(i32, global_l1_cache_supported)             \
+    F(i32, local_l1_cache_supported)              \
+    F(i32, kernel_exec_timeout)                   \
+    F(i32, max_blocks_per_multiprocessor)         \
+    F(i32, multi_gpu_board_group_id)              \
+    F(i32, persisting_l2_cache_max_size)          \
+    F(i32, reserved_shared_mem_per_block)         \
+    F(i32, single_to_double_precision_perf_ratio) \
+    F(i32, tcc_driver)                            \
+    F(i32, asic_revision)                         \
+    F(u32, arch)                                  \
+    F(u32, flags)
+
 #define HIPR_MSG_PING(F) F(u64, nonce)
 
 /* Authentication (docs/protocol.md): session is 0 for a new session, else
@@ -363,6 +409,7 @@
     M(hello_req, HIPR_MSG_HELLO_REQ)                  \
     M(hello_rep, HIPR_MSG_HELLO_REP)                  \
     M(devinfo, HIPR_MSG_DEVINFO)                      \
+    M(devattr, HIPR_MSG_DEVATTR)                      \
     M(ping, HIPR_MSG_PING)                            \
     M(auth_begin_req, HIPR_MSG_AUTH_BEGIN_REQ)        \
     M(auth_begin_rep, HIPR_MSG_AUTH_BEGIN_REP)        \
@@ -447,6 +494,7 @@
     X(DEVICE_SYNCHRONIZE,0x0101, device,             empty,             0,                     0,                    SYNC)  \
     X(DEVICE_RESET,      0x0102, device,             empty,             0,                     0,                    SYNC)  \
     X(MEM_GET_INFO,      0x0103, device,             mem_info_rep,      0,                     0,                    SYNC)  \
+    X(DEVICE_ATTRIBUTES, 0x0104, device,             devattr,           0,                     0,                    SYNC)  \
     X(MALLOC,            0x0201, malloc_req,         ptr,               0,                     0,                    SYNC)  \
     X(FREE,              0x0202, ptr,                empty,             0,                     0,                    ASYNC) \
     X(MEMCPY_H2D,        0x0210, memcpy_h2d,         empty,             HIPR_CAP_COPY_CHUNK,   0,                    ASYNC) \

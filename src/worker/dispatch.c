@@ -381,6 +381,27 @@ HANDLER(MEM_GET_INFO)
     return HW_OK;
 }
 
+/* A backend without the slot (an older one) answers hipErrorNotSupported;
+ * the client then keeps its defaults. */
+HANDLER(DEVICE_ATTRIBUTES)
+{
+    struct hipr_device m;
+    struct hipr_devattr r;
+    hipr_device_decode(fixed, HIPR_device_SIZE, &m);
+    if (m.device < 0 || m.device >= s->device_count)
+        return HW_EDEVICE;
+    if (!HW_BACKEND_HAS(s->ops, device_attributes))
+        return HW_ENOTSUP;
+    memset(&r, 0, sizeof r);
+    int rc = s->ops->device_attributes(s->be, m.device, &r);
+    if (rc != HW_OK)
+        return rc;
+    uint8_t out[HIPR_devattr_SIZE];
+    hipr_devattr_encode(out, &r);
+    session_reply(s, h->opcode, h->request_id, HW_OK, out, sizeof out, NULL, 0);
+    return HW_OK;
+}
+
 HANDLER(MALLOC)
 {
     struct hipr_malloc_req m;

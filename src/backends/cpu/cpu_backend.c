@@ -133,6 +133,50 @@ static int cpu_device_info(struct hw_backend *be, int dev, struct hipr_devinfo *
     return HW_OK;
 }
 
+/* The CPU device has no texture unit: hipwire's arrays and textures are
+ * plain memory to it. Its limits are AMD CDNA's (what ROCm reports for
+ * gfx90a), so code sized for a ROCm GPU sees the same bounds; the rest
+ * describes a CPU (docs/backend-cpu.md lists every value). */
+#define CPU_IMAGE_MAX 16384
+static int cpu_device_attributes(struct hw_backend *be, int dev, struct hipr_devattr *a)
+{
+    if (dev < 0 || dev >= be->ndev)
+        return HW_EDEVICE;
+    a->max_texture_1d = CPU_IMAGE_MAX;
+    a->max_texture_1d_linear = 1 << 27;
+    a->max_texture_1d_mipmap = CPU_IMAGE_MAX;
+    a->max_texture_1d_layered = CPU_IMAGE_MAX;
+    a->max_texture_2d_width = CPU_IMAGE_MAX;
+    a->max_texture_2d_height = CPU_IMAGE_MAX;
+    a->max_texture_2d_gather = CPU_IMAGE_MAX;
+    a->max_texture_2d_layered = CPU_IMAGE_MAX;
+    a->max_texture_2d_linear = CPU_IMAGE_MAX;
+    a->max_texture_2d_mipmap = CPU_IMAGE_MAX;
+    a->max_texture_3d_width = CPU_IMAGE_MAX;
+    a->max_texture_3d_height = CPU_IMAGE_MAX;
+    a->max_texture_3d_depth = 8192;
+    a->max_texture_cubemap = CPU_IMAGE_MAX;
+    a->max_texture_cubemap_layered = CPU_IMAGE_MAX;
+    a->max_surface_1d = CPU_IMAGE_MAX;
+    a->max_surface_1d_layered = CPU_IMAGE_MAX;
+    a->max_surface_2d = CPU_IMAGE_MAX;
+    a->max_surface_2d_layered = CPU_IMAGE_MAX;
+    a->max_surface_3d = CPU_IMAGE_MAX;
+    a->max_surface_cubemap = CPU_IMAGE_MAX;
+    a->max_surface_cubemap_layered = CPU_IMAGE_MAX;
+    a->surface_alignment = CPU_ALIGN;
+    a->texture_pitch_alignment = CPU_ALIGN;
+    a->compute_preemption_supported = 1; /* kernels are threads the OS preempts */
+    a->global_l1_cache_supported = 1;
+    a->local_l1_cache_supported = 1;
+    a->max_blocks_per_multiprocessor = 1; /* a stream thread runs one block at a time */
+    a->single_to_double_precision_perf_ratio = 2; /* SIMD lanes hold twice the floats */
+    /* The kernel ABI has no warp operations, barriers or atomics (threads
+     * of a launch run one at a time; docs/backend-cpu.md). */
+    a->arch = HIPR_ARCH_DOUBLES | HIPR_ARCH_3D_GRID;
+    return HW_OK;
+}
+
 static void cpu_versions(struct hw_backend *be, int *runtime, int *driver)
 {
     (void)be;
@@ -524,4 +568,5 @@ const struct hw_backend_ops hw_cpu_backend_ops = {
     .rtc_compile = cpu_rtc_compile,
     .stream_write_value = cpu_stream_write_value,
     .stream_wait_value = cpu_stream_wait_value,
+    .device_attributes = cpu_device_attributes,
 };

@@ -546,6 +546,61 @@ static int cuda_device_info(struct hw_backend *be, int dev, struct hipr_devinfo 
     return HW_OK;
 }
 
+/* The driver's own answers; HIP's single-int attributes for a 2D or 3D
+ * limit take its first extent (the width). */
+static int cuda_device_attributes(struct hw_backend *be, int dev, struct hipr_devattr *a)
+{
+    if (dev < 0 || dev >= be->ndev)
+        return HW_EDEVICE;
+    struct cu_dev *d = &be->devs[dev];
+    a->max_texture_1d = attr(be, d, HWCU_DA_MAXIMUM_TEXTURE1D_WIDTH);
+    a->max_texture_1d_linear = attr(be, d, HWCU_DA_MAXIMUM_TEXTURE1D_LINEAR_WIDTH);
+    a->max_texture_1d_mipmap = attr(be, d, HWCU_DA_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH);
+    a->max_texture_1d_layered = attr(be, d, HWCU_DA_MAXIMUM_TEXTURE1D_LAYERED_WIDTH);
+    a->max_texture_2d_width = attr(be, d, HWCU_DA_MAXIMUM_TEXTURE2D_WIDTH);
+    a->max_texture_2d_height = attr(be, d, HWCU_DA_MAXIMUM_TEXTURE2D_HEIGHT);
+    a->max_texture_2d_gather = attr(be, d, HWCU_DA_MAXIMUM_TEXTURE2D_GATHER_WIDTH);
+    a->max_texture_2d_layered = attr(be, d, HWCU_DA_MAXIMUM_TEXTURE2D_LAYERED_WIDTH);
+    a->max_texture_2d_linear = attr(be, d, HWCU_DA_MAXIMUM_TEXTURE2D_LINEAR_WIDTH);
+    a->max_texture_2d_mipmap = attr(be, d, HWCU_DA_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH);
+    a->max_texture_3d_width = attr(be, d, HWCU_DA_MAXIMUM_TEXTURE3D_WIDTH);
+    a->max_texture_3d_height = attr(be, d, HWCU_DA_MAXIMUM_TEXTURE3D_HEIGHT);
+    a->max_texture_3d_depth = attr(be, d, HWCU_DA_MAXIMUM_TEXTURE3D_DEPTH);
+    a->max_texture_3d_alt = attr(be, d, HWCU_DA_MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE);
+    a->max_texture_cubemap = attr(be, d, HWCU_DA_MAXIMUM_TEXTURECUBEMAP_WIDTH);
+    a->max_texture_cubemap_layered = attr(be, d, HWCU_DA_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH);
+    a->max_surface_1d = attr(be, d, HWCU_DA_MAXIMUM_SURFACE1D_WIDTH);
+    a->max_surface_1d_layered = attr(be, d, HWCU_DA_MAXIMUM_SURFACE1D_LAYERED_WIDTH);
+    a->max_surface_2d = attr(be, d, HWCU_DA_MAXIMUM_SURFACE2D_WIDTH);
+    a->max_surface_2d_layered = attr(be, d, HWCU_DA_MAXIMUM_SURFACE2D_LAYERED_WIDTH);
+    a->max_surface_3d = attr(be, d, HWCU_DA_MAXIMUM_SURFACE3D_WIDTH);
+    a->max_surface_cubemap = attr(be, d, HWCU_DA_MAXIMUM_SURFACECUBEMAP_WIDTH);
+    a->max_surface_cubemap_layered = attr(be, d, HWCU_DA_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH);
+    a->surface_alignment = attr(be, d, HWCU_DA_SURFACE_ALIGNMENT);
+    a->texture_pitch_alignment = attr(be, d, HWCU_DA_TEXTURE_PITCH_ALIGNMENT);
+    a->access_policy_max_window_size = attr(be, d, HWCU_DA_MAX_ACCESS_POLICY_WINDOW_SIZE);
+    a->compute_preemption_supported = attr(be, d, HWCU_DA_COMPUTE_PREEMPTION_SUPPORTED);
+    a->global_l1_cache_supported = attr(be, d, HWCU_DA_GLOBAL_L1_CACHE_SUPPORTED);
+    a->local_l1_cache_supported = attr(be, d, HWCU_DA_LOCAL_L1_CACHE_SUPPORTED);
+    a->kernel_exec_timeout = attr(be, d, HWCU_DA_KERNEL_EXEC_TIMEOUT);
+    a->max_blocks_per_multiprocessor = attr(be, d, HWCU_DA_MAX_BLOCKS_PER_MULTIPROCESSOR);
+    a->multi_gpu_board_group_id = attr(be, d, HWCU_DA_MULTI_GPU_BOARD_GROUP_ID);
+    a->persisting_l2_cache_max_size = attr(be, d, HWCU_DA_MAX_PERSISTING_L2_CACHE_SIZE);
+    a->reserved_shared_mem_per_block = attr(be, d, HWCU_DA_RESERVED_SHARED_MEMORY_PER_BLOCK);
+    a->single_to_double_precision_perf_ratio =
+        attr(be, d, HWCU_DA_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO);
+    a->tcc_driver = attr(be, d, HWCU_DA_TCC_DRIVER);
+    /* What HIP source compiled for the GPU gets; HIP has no surfaces or
+     * dynamic parallelism. */
+    a->arch = HIPR_ARCH_GLOBAL_INT32_ATOMICS | HIPR_ARCH_GLOBAL_FLOAT_ATOMIC_EXCH |
+              HIPR_ARCH_SHARED_INT32_ATOMICS | HIPR_ARCH_SHARED_FLOAT_ATOMIC_EXCH |
+              HIPR_ARCH_FLOAT_ATOMIC_ADD | HIPR_ARCH_GLOBAL_INT64_ATOMICS |
+              HIPR_ARCH_SHARED_INT64_ATOMICS | HIPR_ARCH_DOUBLES | HIPR_ARCH_WARP_VOTE |
+              HIPR_ARCH_WARP_BALLOT | HIPR_ARCH_WARP_SHUFFLE | HIPR_ARCH_FUNNEL_SHIFT |
+              HIPR_ARCH_THREAD_FENCE_SYSTEM | HIPR_ARCH_SYNC_THREADS_EXT | HIPR_ARCH_3D_GRID;
+    return HW_OK;
+}
+
 static void cuda_versions(struct hw_backend *be, int *runtime, int *driver)
 {
     /* No CUDA runtime is involved: both are the driver's CUDA version
@@ -983,4 +1038,5 @@ const struct hw_backend_ops hw_cuda_backend_ops = {
     .stage_put = cuda_stage_put,
     .stream_write_value = hwcu_stream_write_value,
     .stream_wait_value = hwcu_stream_wait_value,
+    .device_attributes = cuda_device_attributes,
 };

@@ -20,7 +20,7 @@
     X(hipDriverGetVersion) X(hipRuntimeGetVersion) X(hipMemGetInfo)             \
     X(hipMalloc) X(hipFree)                                                     \
     X(hipStreamCreateWithPriority) X(hipStreamDestroy) X(hipStreamQuery)        \
-    X(hipDeviceGetStreamPriorityRange)                                          \
+    X(hipDeviceGetStreamPriorityRange) X(hipDeviceGetAttribute) X(hipDeviceGetUuid) \
     X(hipMemcpyHtoDAsync) X(hipMemcpyDtoHAsync) X(hipMemcpyDtoDAsync)           \
     X(hipMemsetD8Async) X(hipMemsetD16Async) X(hipMemsetD32Async)               \
     X(hipEventCreateWithFlags) X(hipEventDestroy) X(hipEventRecord)             \

@@ -248,6 +248,85 @@ static int hip_device_info(struct hw_backend *be, int dev, struct hipr_devinfo *
 #if HIP_VERSION_MAJOR < 6 /* HIP 6 removed gcnArch from hipDeviceProp_t */
     d->gcn_arch = p.gcnArch;
 #endif
+    hipUUID u;
+    if (be->api.hipDeviceGetUuid(&u, dev) == hipSuccess)
+        memcpy(d->uuid, u.bytes, sizeof d->uuid);
+    return HW_OK;
+}
+
+/* An attribute the runtime does not answer (AMD's refuses the CUDA-only
+ * ones) reads as 0: the device has no such limit that HIP can tell. */
+static int hattr(struct hw_backend *be, int dev, hipDeviceAttribute_t a)
+{
+    int v = 0;
+    if (be->api.hipDeviceGetAttribute(&v, a, dev) != hipSuccess)
+        v = 0;
+    return v;
+}
+
+static int hip_device_attributes(struct hw_backend *be, int dev, struct hipr_devattr *a)
+{
+    if (dev < 0 || dev >= be->ndev)
+        return HW_EDEVICE;
+    a->max_texture_1d = hattr(be, dev, hipDeviceAttributeMaxTexture1DWidth);
+    a->max_texture_1d_linear = hattr(be, dev, hipDeviceAttributeMaxTexture1DLinear);
+    a->max_texture_1d_mipmap = hattr(be, dev, hipDeviceAttributeMaxTexture1DMipmap);
+    a->max_texture_1d_layered = hattr(be, dev, hipDeviceAttributeMaxTexture1DLayered);
+    a->max_texture_2d_width = hattr(be, dev, hipDeviceAttributeMaxTexture2DWidth);
+    a->max_texture_2d_height = hattr(be, dev, hipDeviceAttributeMaxTexture2DHeight);
+    a->max_texture_2d_gather = hattr(be, dev, hipDeviceAttributeMaxTexture2DGather);
+    a->max_texture_2d_layered = hattr(be, dev, hipDeviceAttributeMaxTexture2DLayered);
+    a->max_texture_2d_linear = hattr(be, dev, hipDeviceAttributeMaxTexture2DLinear);
+    a->max_texture_2d_mipmap = hattr(be, dev, hipDeviceAttributeMaxTexture2DMipmap);
+    a->max_texture_3d_width = hattr(be, dev, hipDeviceAttributeMaxTexture3DWidth);
+    a->max_texture_3d_height = hattr(be, dev, hipDeviceAttributeMaxTexture3DHeight);
+    a->max_texture_3d_depth = hattr(be, dev, hipDeviceAttributeMaxTexture3DDepth);
+    a->max_texture_3d_alt = hattr(be, dev, hipDeviceAttributeMaxTexture3DAlt);
+    a->max_texture_cubemap = hattr(be, dev, hipDeviceAttributeMaxTextureCubemap);
+    a->max_texture_cubemap_layered = hattr(be, dev, hipDeviceAttributeMaxTextureCubemapLayered);
+    a->max_surface_1d = hattr(be, dev, hipDeviceAttributeMaxSurface1D);
+    a->max_surface_1d_layered = hattr(be, dev, hipDeviceAttributeMaxSurface1DLayered);
+    a->max_surface_2d = hattr(be, dev, hipDeviceAttributeMaxSurface2D);
+    a->max_surface_2d_layered = hattr(be, dev, hipDeviceAttributeMaxSurface2DLayered);
+    a->max_surface_3d = hattr(be, dev, hipDeviceAttributeMaxSurface3D);
+    a->max_surface_cubemap = hattr(be, dev, hipDeviceAttributeMaxSurfaceCubemap);
+    a->max_surface_cubemap_layered = hattr(be, dev, hipDeviceAttributeMaxSurfaceCubemapLayered);
+    a->surface_alignment = hattr(be, dev, hipDeviceAttributeSurfaceAlignment);
+    a->texture_pitch_alignment = hattr(be, dev, hipDeviceAttributeTexturePitchAlignment);
+    a->access_policy_max_window_size = hattr(be, dev, hipDeviceAttributeAccessPolicyMaxWindowSize);
+    a->compute_preemption_supported = hattr(be, dev, hipDeviceAttributeComputePreemptionSupported);
+    a->global_l1_cache_supported = hattr(be, dev, hipDeviceAttributeGlobalL1CacheSupported);
+    a->local_l1_cache_supported = hattr(be, dev, hipDeviceAttributeLocalL1CacheSupported);
+    a->kernel_exec_timeout = hattr(be, dev, hipDeviceAttributeKernelExecTimeout);
+    a->max_blocks_per_multiprocessor = hattr(be, dev, hipDeviceAttributeMaxBlocksPerMultiProcessor);
+    a->multi_gpu_board_group_id = hattr(be, dev, hipDeviceAttributeMultiGpuBoardGroupID);
+    a->persisting_l2_cache_max_size = hattr(be, dev, hipDeviceAttributePersistingL2CacheMaxSize);
+    a->reserved_shared_mem_per_block = hattr(be, dev, hipDeviceAttributeReservedSharedMemPerBlock);
+    a->single_to_double_precision_perf_ratio =
+        hattr(be, dev, hipDeviceAttributeSingleToDoublePrecisionPerfRatio);
+    a->tcc_driver = hattr(be, dev, hipDeviceAttributeTccDriver);
+    a->asic_revision = hattr(be, dev, hipDeviceAttributeAsicRevision);
+    hipDeviceProp_t p;
+    if (be->api.hipGetDeviceProperties(&p, dev) == hipSuccess) {
+        const hipDeviceArch_t *h = &p.arch;
+        a->arch = (h->hasGlobalInt32Atomics ? HIPR_ARCH_GLOBAL_INT32_ATOMICS : 0) |
+                  (h->hasGlobalFloatAtomicExch ? HIPR_ARCH_GLOBAL_FLOAT_ATOMIC_EXCH : 0) |
+                  (h->hasSharedInt32Atomics ? HIPR_ARCH_SHARED_INT32_ATOMICS : 0) |
+                  (h->hasSharedFloatAtomicExch ? HIPR_ARCH_SHARED_FLOAT_ATOMIC_EXCH : 0) |
+                  (h->hasFloatAtomicAdd ? HIPR_ARCH_FLOAT_ATOMIC_ADD : 0) |
+                  (h->hasGlobalInt64Atomics ? HIPR_ARCH_GLOBAL_INT64_ATOMICS : 0) |
+                  (h->hasSharedInt64Atomics ? HIPR_ARCH_SHARED_INT64_ATOMICS : 0) |
+                  (h->hasDoubles ? HIPR_ARCH_DOUBLES : 0) |
+                  (h->hasWarpVote ? HIPR_ARCH_WARP_VOTE : 0) |
+                  (h->hasWarpBallot ? HIPR_ARCH_WARP_BALLOT : 0) |
+                  (h->hasWarpShuffle ? HIPR_ARCH_WARP_SHUFFLE : 0) |
+                  (h->hasFunnelShift ? HIPR_ARCH_FUNNEL_SHIFT : 0) |
+                  (h->hasThreadFenceSystem ? HIPR_ARCH_THREAD_FENCE_SYSTEM : 0) |
+                  (h->hasSyncThreadsExt ? HIPR_ARCH_SYNC_THREADS_EXT : 0) |
+                  (h->hasSurfaceFuncs ? HIPR_ARCH_SURFACE_FUNCS : 0) |
+                  (h->has3dGrid ? HIPR_ARCH_3D_GRID : 0) |
+                  (h->hasDynamicParallelism ? HIPR_ARCH_DYNAMIC_PARALLELISM : 0);
+    }
     return HW_OK;
 }
 
@@ -701,4 +780,5 @@ const struct hw_backend_ops hw_hip_backend_ops = {
     .module_global = hip_module_global,
     .launch = hip_launch,
     .rtc_compile = hip_rtc_compile,
+    .device_attributes = hip_device_attributes,
 };

@@ -28,6 +28,7 @@ void __hipUnregisterFatBinary(void **modules);
 void hipArray3DGetDescriptor(void);
 void hipArrayGetDescriptor(void);
 void hipArrayGetInfo(void);
+void hipDeviceSetLimit(void);
 void hipEventRecord_spt(void);
 hipError_t hipExtModuleLaunchKernel(hipFunction_t f, uint32_t globalWorkSizeX, uint32_t globalWorkSizeY, uint32_t globalWorkSizeZ, uint32_t localWorkSizeX, uint32_t localWorkSizeY, uint32_t localWorkSizeZ, size_t sharedMemBytes, hipStream_t hStream, void **kernelParams, void **extra, hipEvent_t startEvent, hipEvent_t stopEvent, uint32_t flags);
 void hipGetProcAddress(void);
@@ -132,86 +133,6 @@ HW_EXPORT hipError_t hipCreateTextureObject(hipTextureObject_t *pTexObject, cons
     return hw_api_unsupported("hipCreateTextureObject");
 }
 
-HW_EXPORT hipError_t hipCtxCreate(hipCtx_t *ctx, unsigned int flags, hipDevice_t device)
-{
-    return hw_api_unsupported("hipCtxCreate");
-}
-
-HW_EXPORT hipError_t hipCtxDestroy(hipCtx_t ctx)
-{
-    return hw_api_unsupported("hipCtxDestroy");
-}
-
-HW_EXPORT hipError_t hipCtxDisablePeerAccess(hipCtx_t peerCtx)
-{
-    return hw_api_unsupported("hipCtxDisablePeerAccess");
-}
-
-HW_EXPORT hipError_t hipCtxEnablePeerAccess(hipCtx_t peerCtx, unsigned int flags)
-{
-    return hw_api_unsupported("hipCtxEnablePeerAccess");
-}
-
-HW_EXPORT hipError_t hipCtxGetApiVersion(hipCtx_t ctx, int *apiVersion)
-{
-    return hw_api_unsupported("hipCtxGetApiVersion");
-}
-
-HW_EXPORT hipError_t hipCtxGetCacheConfig(hipFuncCache_t *cacheConfig)
-{
-    return hw_api_unsupported("hipCtxGetCacheConfig");
-}
-
-HW_EXPORT hipError_t hipCtxGetCurrent(hipCtx_t *ctx)
-{
-    return hw_api_unsupported("hipCtxGetCurrent");
-}
-
-HW_EXPORT hipError_t hipCtxGetDevice(hipDevice_t *device)
-{
-    return hw_api_unsupported("hipCtxGetDevice");
-}
-
-HW_EXPORT hipError_t hipCtxGetFlags(unsigned int *flags)
-{
-    return hw_api_unsupported("hipCtxGetFlags");
-}
-
-HW_EXPORT hipError_t hipCtxGetSharedMemConfig(hipSharedMemConfig *pConfig)
-{
-    return hw_api_unsupported("hipCtxGetSharedMemConfig");
-}
-
-HW_EXPORT hipError_t hipCtxPopCurrent(hipCtx_t *ctx)
-{
-    return hw_api_unsupported("hipCtxPopCurrent");
-}
-
-HW_EXPORT hipError_t hipCtxPushCurrent(hipCtx_t ctx)
-{
-    return hw_api_unsupported("hipCtxPushCurrent");
-}
-
-HW_EXPORT hipError_t hipCtxSetCacheConfig(hipFuncCache_t cacheConfig)
-{
-    return hw_api_unsupported("hipCtxSetCacheConfig");
-}
-
-HW_EXPORT hipError_t hipCtxSetCurrent(hipCtx_t ctx)
-{
-    return hw_api_unsupported("hipCtxSetCurrent");
-}
-
-HW_EXPORT hipError_t hipCtxSetSharedMemConfig(hipSharedMemConfig config)
-{
-    return hw_api_unsupported("hipCtxSetSharedMemConfig");
-}
-
-HW_EXPORT hipError_t hipCtxSynchronize(void)
-{
-    return hw_api_unsupported("hipCtxSynchronize");
-}
-
 HW_EXPORT hipError_t hipDestroyExternalMemory(hipExternalMemory_t extMem)
 {
     return hw_api_unsupported("hipDestroyExternalMemory");
@@ -227,24 +148,9 @@ HW_EXPORT hipError_t hipDestroyTextureObject(hipTextureObject_t textureObject)
     return hw_api_unsupported("hipDestroyTextureObject");
 }
 
-HW_EXPORT hipError_t hipDeviceGetByPCIBusId(int *device, const char *pciBusId)
-{
-    return hw_api_unsupported("hipDeviceGetByPCIBusId");
-}
-
-HW_EXPORT hipError_t hipDeviceGetCacheConfig(hipFuncCache_t *cacheConfig)
-{
-    return hw_api_unsupported("hipDeviceGetCacheConfig");
-}
-
 HW_EXPORT hipError_t hipDeviceGetDefaultMemPool(hipMemPool_t *mem_pool, int device)
 {
     return hw_api_unsupported("hipDeviceGetDefaultMemPool");
-}
-
-HW_EXPORT hipError_t hipDeviceGetLimit(size_t *pValue, enum hipLimit_t limit)
-{
-    return hw_api_unsupported("hipDeviceGetLimit");
 }
 
 HW_EXPORT hipError_t hipDeviceGetMemPool(hipMemPool_t *mem_pool, int device)
@@ -252,64 +158,9 @@ HW_EXPORT hipError_t hipDeviceGetMemPool(hipMemPool_t *mem_pool, int device)
     return hw_api_unsupported("hipDeviceGetMemPool");
 }
 
-HW_EXPORT hipError_t hipDeviceGetP2PAttribute(int *value, hipDeviceP2PAttr attr, int srcDevice, int dstDevice)
-{
-    return hw_api_unsupported("hipDeviceGetP2PAttribute");
-}
-
-HW_EXPORT hipError_t hipDeviceGetPCIBusId(char *pciBusId, int len, int device)
-{
-    return hw_api_unsupported("hipDeviceGetPCIBusId");
-}
-
-HW_EXPORT hipError_t hipDeviceGetSharedMemConfig(hipSharedMemConfig *pConfig)
-{
-    return hw_api_unsupported("hipDeviceGetSharedMemConfig");
-}
-
-HW_EXPORT hipError_t hipDeviceGetUuid(hipUUID *uuid, hipDevice_t device)
-{
-    return hw_api_unsupported("hipDeviceGetUuid");
-}
-
-HW_EXPORT hipError_t hipDevicePrimaryCtxGetState(hipDevice_t dev, unsigned int *flags, int *active)
-{
-    return hw_api_unsupported("hipDevicePrimaryCtxGetState");
-}
-
-HW_EXPORT hipError_t hipDevicePrimaryCtxRelease(hipDevice_t dev)
-{
-    return hw_api_unsupported("hipDevicePrimaryCtxRelease");
-}
-
-HW_EXPORT hipError_t hipDevicePrimaryCtxReset(hipDevice_t dev)
-{
-    return hw_api_unsupported("hipDevicePrimaryCtxReset");
-}
-
-HW_EXPORT hipError_t hipDevicePrimaryCtxRetain(hipCtx_t *pctx, hipDevice_t dev)
-{
-    return hw_api_unsupported("hipDevicePrimaryCtxRetain");
-}
-
-HW_EXPORT hipError_t hipDevicePrimaryCtxSetFlags(hipDevice_t dev, unsigned int flags)
-{
-    return hw_api_unsupported("hipDevicePrimaryCtxSetFlags");
-}
-
-HW_EXPORT hipError_t hipDeviceSetCacheConfig(hipFuncCache_t cacheConfig)
-{
-    return hw_api_unsupported("hipDeviceSetCacheConfig");
-}
-
 HW_EXPORT hipError_t hipDeviceSetMemPool(int device, hipMemPool_t mem_pool)
 {
     return hw_api_unsupported("hipDeviceSetMemPool");
-}
-
-HW_EXPORT hipError_t hipDeviceSetSharedMemConfig(hipSharedMemConfig config)
-{
-    return hw_api_unsupported("hipDeviceSetSharedMemConfig");
 }
 
 HW_EXPORT bool hipEnableActivityCallback(uint32_t op, bool enable)
@@ -318,11 +169,6 @@ HW_EXPORT bool hipEnableActivityCallback(uint32_t op, bool enable)
     (void)hw_api_unsupported("hipEnableActivityCallback");
     memset(&hw_r, 0, sizeof(hw_r));
     return hw_r;
-}
-
-HW_EXPORT hipError_t hipExtGetLinkTypeAndHopCount(int device1, int device2, uint32_t *linktype, uint32_t *hopcount)
-{
-    return hw_api_unsupported("hipExtGetLinkTypeAndHopCount");
 }
 
 HW_EXPORT hipError_t hipExtStreamCreateWithCUMask(hipStream_t *stream, uint32_t cuMaskSize, const uint32_t *cuMask)
@@ -353,11 +199,6 @@ HW_EXPORT hipError_t hipFreeMipmappedArray(hipMipmappedArray_t mipmappedArray)
 HW_EXPORT hipError_t hipGLGetDevices(unsigned int *pHipDeviceCount, int *pHipDevices, unsigned int hipDeviceCount, hipGLDeviceList deviceList)
 {
     return hw_api_unsupported("hipGLGetDevices");
-}
-
-HW_EXPORT hipError_t hipGetDeviceFlags(unsigned int *flags)
-{
-    return hw_api_unsupported("hipGetDeviceFlags");
 }
 
 HW_EXPORT hipError_t hipGetMipmappedArrayLevel(hipArray_t *levelArray, hipMipmappedArray_const_t mipmappedArray, unsigned int level)
@@ -745,11 +586,6 @@ HW_EXPORT hipError_t hipRemoveApiCallback(uint32_t id)
     return hw_api_unsupported("hipRemoveApiCallback");
 }
 
-HW_EXPORT hipError_t hipSetDeviceFlags(unsigned flags)
-{
-    return hw_api_unsupported("hipSetDeviceFlags");
-}
-
 HW_EXPORT hipError_t hipSignalExternalSemaphoresAsync(const hipExternalSemaphore_t *extSemArray, const hipExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, hipStream_t stream)
 {
     return hw_api_unsupported("hipSignalExternalSemaphoresAsync");
@@ -1015,6 +851,7 @@ const struct hw_export hw_export_table[] = {
     {"hipDevicePrimaryCtxSetFlags", "hip_4.2", (hw_export_fn)hipDevicePrimaryCtxSetFlags},
     {"hipDeviceReset", "hip_4.2", (hw_export_fn)hipDeviceReset},
     {"hipDeviceSetCacheConfig", "hip_4.2", (hw_export_fn)hipDeviceSetCacheConfig},
+    {"hipDeviceSetLimit", "hip_5.2", (hw_export_fn)hipDeviceSetLimit},
     {"hipDeviceSetMemPool", "hip_5.1", (hw_export_fn)hipDeviceSetMemPool},
     {"hipDeviceSetSharedMemConfig", "hip_4.2", (hw_export_fn)hipDeviceSetSharedMemConfig},
     {"hipDeviceSynchronize", "hip_4.2", (hw_export_fn)hipDeviceSynchronize},

@@ -152,6 +152,58 @@ static hipError_t classify(const void *dst, const void *src, size_t n, hipMemcpy
     }
 }
 
+/* The device of the allocation holding p, or -1 for client memory. */
+static int mem_device(const void *p)
+{
+    struct hw_mem_range r;
+    return hw_mem_find((uint64_t)(uintptr_t)p, &r) == 0 && r.kind == HW_MEM_DEVICE ? r.device
+                                                                                  : -1;
+}
+
+static hipError_t stream_wait(struct hw_conn *c, uint64_t sid)
+{
+    struct hipr_stream m = { sid };
+    uint8_t buf[HIPR_stream_SIZE];
+    hipr_stream_encode(buf, &m);
+    return hw_call(c, HIPR_OP_STREAM_SYNCHRONIZE, buf, sizeof buf, NULL, 0, NULL, 0, NULL, 0,
+                   NULL);
+}
+
+/*
+ * The stream a synchronous call's work goes on. Work on another device's
+ * memory moves, as in HIP, to that device's null stream (ordered after its
+ * blocking streams), once the stream it was called on (the current device's
+ * null stream, usually) and the device of a D2D copy's source have finished
+ * their work. mem_dev -1: the call's own stream.
+ */
+static hipError_t sync_stream(struct hw_conn *c, hipStream_t stream, int mem_dev, int src_dev,
+                              uint64_t *sid)
+{
+    hipError_t err = hipSuccess;
+    int dev;
+    uint64_t own = hw_stream_wire_id(stream, &dev);
+    if (mem_dev < 0 || mem_dev == dev) {
+        *sid = own;
+    } else {
+        err = stream_wait(c, own);
+        *sid = (uint64_t)mem_dev;
+    }
+    if (err == hipSuccess && src_dev >= 0 && src_dev != dev && src_dev != mem_dev)
+        err = stream_wait(c, (uint64_t)src_dev);
+    return err;
+}
+
+/* A synchronous call returns once its work is done: fire-and-forget work on
+ * one stream would otherwise race later work on any other. */
+static hipError_t sync_finish(struct hw_conn *c, uint64_t sid, hipError_t err)
+{
+    if (err == hipSuccess)
+        err = stream_wait(c, sid);
+    if (err == hipSuccess)
+        err = hw_take_async_error(c);
+    return err;
+}
+
 /* During a capture, a synchronous call is refused and an asynchronous one
  * on the capturing stream becomes node. 1: recorded, -1: *err. */
 static int captured(hipStream_t stream, int sync, const struct hipGraphNode *node,
@@ -183,6 +235,12 @@ hipError_t hw_copy(void *dst, const void *src, size_t n, hipMemcpyKind kind, hip
     if (cap)
         return cap < 0 ? hw_ret(err) : hipSuccess;
     uint64_t sid = hw_stream_wire_id(stream, &dev);
+    if (sync && kind != hipMemcpyHostToHost) {
+        int mem = kind == hipMemcpyDeviceToHost ? mem_device(src) : mem_device(dst);
+        int from = kind == hipMemcpyDeviceToDevice ? mem_device(src) : -1;
+        if ((err = sync_stream(c, stream, mem, from, &sid)) != hipSuccess)
+            return hw_ret(err);
+    }
     switch (kind) {
     case hipMemcpyHostToDevice:
         for (size_t off = 0; off < n && err == hipSuccess; off += CHUNK) {
@@ -209,7 +267,7 @@ hipError_t hw_copy(void *dst, const void *src, size_t n, hipMemcpyKind kind, hip
         /* The data is here: like HIP, a D2H copy reports earlier async errors. */
         if (err == hipSuccess && sync)
             err = hw_take_async_error(c);
-        break;
+        return hw_ret(err);
     case hipMemcpyDeviceToDevice: {
         struct hipr_memcpy_d2d m = { .dst = (uint64_t)(uintptr_t)dst,
                                      .src = (uint64_t)(uintptr_t)src, .size = n, .stream = sid };
@@ -220,9 +278,9 @@ hipError_t hw_copy(void *dst, const void *src, size_t n, hipMemcpyKind kind, hip
     }
     default:
         memmove(dst, src, n);
-        break;
+        return hipSuccess;
     }
-    return hw_ret(err);
+    return hw_ret(sync ? sync_finish(c, sid, err) : err);
 }
 
 HW_EXPORT hipError_t hipMemcpy(void *dst, const void *src, size_t n, hipMemcpyKind kind)
@@ -336,11 +394,17 @@ hipError_t hw_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, 
     int cap = captured(stream, sync, &node, &err);
     if (cap)
         return cap < 0 ? hw_ret(err) : hipSuccess;
-    uint64_t sid = hw_stream_wire_id(stream, &dev);
     /* Rows travel packed; a copy larger than one message goes in row bands. */
     size_t band = CHUNK / width ? CHUNK / width : 1;
     if (width > CHUNK)
         return hw_ret(hipErrorInvalidValue);
+    uint64_t sid = hw_stream_wire_id(stream, &dev);
+    if (sync && kind != hipMemcpyHostToHost) {
+        int mem = kind == hipMemcpyDeviceToHost ? mem_device(src) : mem_device(dst);
+        int from = kind == hipMemcpyDeviceToDevice ? mem_device(src) : -1;
+        if ((err = sync_stream(c, stream, mem, from, &sid)) != hipSuccess)
+            return hw_ret(err);
+    }
     for (size_t row = 0; row < height && err == hipSuccess; row += band) {
         size_t rows = height - row < band ? height - row : band;
         uint8_t *d = (uint8_t *)dst + row * dpitch;
@@ -385,8 +449,10 @@ hipError_t hw_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, 
                 memmove(d + i * dpitch, s + i * spitch, width);
         }
     }
-    if (err == hipSuccess && sync && kind == hipMemcpyDeviceToHost)
+    if (sync && kind == hipMemcpyDeviceToHost && err == hipSuccess)
         err = hw_take_async_error(c);
+    else if (sync && kind != hipMemcpyHostToHost)
+        err = sync_finish(c, sid, err);
     return hw_ret(err);
 }
 
@@ -419,12 +485,15 @@ hipError_t hw_fill(void *dst, uint32_t value, uint32_t elem, size_t count, hipSt
     int cap = captured(stream, sync, &node, &err);
     if (cap)
         return cap < 0 ? hw_ret(err) : hipSuccess;
-    struct hipr_memset m = { .dst = (uint64_t)(uintptr_t)dst, .count = count,
-                             .stream = hw_stream_wire_id(stream, &dev), .value = value,
-                             .elem_size = elem };
+    uint64_t sid = hw_stream_wire_id(stream, &dev);
+    if (sync && (err = sync_stream(c, stream, mem_device(dst), -1, &sid)) != hipSuccess)
+        return hw_ret(err);
+    struct hipr_memset m = { .dst = (uint64_t)(uintptr_t)dst, .count = count, .stream = sid,
+                             .value = value, .elem_size = elem };
     uint8_t buf[HIPR_memset_SIZE];
     hipr_memset_encode(buf, &m);
-    return hw_ret(hw_post(c, HIPR_OP_MEMSET, buf, sizeof buf, NULL, 0));
+    err = hw_post(c, HIPR_OP_MEMSET, buf, sizeof buf, NULL, 0);
+    return hw_ret(sync ? sync_finish(c, sid, err) : err);
 }
 
 HW_EXPORT hipError_t hipMemset(void *dst, int value, size_t n)

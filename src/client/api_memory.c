@@ -16,7 +16,7 @@
 
 #define CHUNK HIPR_CAP_COPY_CHUNK
 
-HW_EXPORT hipError_t hipMalloc(void **ptr, size_t size)
+static hipError_t malloc_on(void **ptr, size_t size, int dev)
 {
     hipError_t err;
     struct hw_conn *c = hw_conn_get(&err);
@@ -30,7 +30,6 @@ HW_EXPORT hipError_t hipMalloc(void **ptr, size_t size)
         *ptr = NULL;
         return hipSuccess;
     }
-    int dev = hw_current_device();
     struct hipr_malloc_req m = { .device = dev, .size = size };
     uint8_t buf[HIPR_malloc_req_SIZE], body[HIPR_ptr_SIZE];
     hipr_malloc_req_encode(buf, &m);
@@ -48,6 +47,30 @@ HW_EXPORT hipError_t hipMalloc(void **ptr, size_t size)
     }
     *ptr = (void *)(uintptr_t)r.ptr;
     return hipSuccess;
+}
+
+HW_EXPORT hipError_t hipMalloc(void **ptr, size_t size)
+{
+    return malloc_on(ptr, size, hw_current_device());
+}
+
+/* Allocated at once on the stream's device: usable earlier than stream order
+ * requires, never later. */
+HW_EXPORT hipError_t hipMallocAsync(void **dev_ptr, size_t size, hipStream_t stream)
+{
+    int dev;
+    hw_stream_wire_id(stream, &dev);
+    return malloc_on(dev_ptr, size, dev);
+}
+
+/* The worker frees after draining every stream of the session (FREE), and
+ * requests run in order, so the memory outlives the stream's earlier work. */
+HW_EXPORT hipError_t hipFreeAsync(void *dev_ptr, hipStream_t stream)
+{
+    (void)stream;
+    if (!dev_ptr)
+        return hw_ret(hipErrorInvalidValue);
+    return hipFree(dev_ptr);
 }
 
 HW_EXPORT hipError_t hipFree(void *ptr)
@@ -71,9 +94,14 @@ HW_EXPORT hipError_t hipFree(void *ptr)
     return hw_ret(hw_post(c, HIPR_OP_FREE, buf, sizeof buf, NULL, 0));
 }
 
+#define HOST_MALLOC_FLAGS                                                                      \
+    (hipHostMallocPortable | hipHostMallocMapped | hipHostMallocWriteCombined |                \
+     hipHostMallocNumaUser | hipHostMallocCoherent | hipHostMallocNonCoherent)
+
 HW_EXPORT hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags)
 {
-    if (!ptr)
+    const unsigned both = hipHostMallocCoherent | hipHostMallocNonCoherent;
+    if (!ptr || (flags & ~HOST_MALLOC_FLAGS) || (flags & both) == both)
         return hw_ret(hipErrorInvalidValue);
     if (size == 0) {
         *ptr = NULL;
@@ -106,7 +134,8 @@ HW_EXPORT hipError_t hipHostFree(void *ptr)
     struct hw_mem_range r;
     if (!ptr)
         return hipSuccess;
-    if (hw_mem_remove((uint64_t)(uintptr_t)ptr, &r) < 0 || r.kind != HW_MEM_HOST)
+    if (hw_mem_find((uint64_t)(uintptr_t)ptr, &r) < 0 || r.base != (uint64_t)(uintptr_t)ptr ||
+        r.kind != HW_MEM_HOST || hw_mem_remove(r.base, &r) < 0)
         return hw_ret(hipErrorInvalidValue);
     free(ptr);
     return hipSuccess;
@@ -124,15 +153,33 @@ static int is_device(const void *p, uint64_t n)
     return hw_mem_find(a, &r) == 0 && r.kind == HW_MEM_DEVICE && n <= r.size - (a - r.base);
 }
 
+/* Client memory the HIP API knows (hipHostMalloc'ed or registered) holding
+ * n bytes at p. */
+static int is_host_known(const void *p, uint64_t n)
+{
+    struct hw_mem_range r;
+    uint64_t a = (uint64_t)(uintptr_t)p;
+    return hw_mem_find(a, &r) == 0 && r.kind != HW_MEM_DEVICE && n <= r.size - (a - r.base);
+}
+
 static int looks_device(const void *p)
 {
     struct hw_mem_range r;
     return hw_mem_find((uint64_t)(uintptr_t)p, &r) == 0 && r.kind == HW_MEM_DEVICE;
 }
 
-/* Resolves hipMemcpyDefault and checks the pointers against the kind. */
+/* Resolves hipMemcpyDefault and checks the pointers against the kind. Pinned
+ * or registered host memory is device-accessible in HIP, so a kind that names
+ * it as a device side is honoured as the host side it is here. */
 static hipError_t classify(const void *dst, const void *src, size_t n, hipMemcpyKind *kind)
 {
+    int dh = is_host_known(dst, n), sh = is_host_known(src, n);
+    if (*kind == hipMemcpyDeviceToDevice && (dh || sh))
+        *kind = dh ? (sh ? hipMemcpyHostToHost : hipMemcpyDeviceToHost) : hipMemcpyHostToDevice;
+    else if (*kind == hipMemcpyHostToDevice && dh)
+        *kind = hipMemcpyHostToHost;
+    else if (*kind == hipMemcpyDeviceToHost && sh)
+        *kind = hipMemcpyHostToHost;
     if (*kind == hipMemcpyDefault) {
         int d = looks_device(dst), s = looks_device(src);
         *kind = d ? (s ? hipMemcpyDeviceToDevice : hipMemcpyHostToDevice)
@@ -469,31 +516,124 @@ HW_EXPORT hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
     return hw_copy_2d(dst, dpitch, src, spitch, width, height, kind, stream, 0);
 }
 
-hipError_t hw_fill(void *dst, uint32_t value, uint32_t elem, size_t count, hipStream_t stream,
-                   int sync)
+static void fill_row(uint8_t *p, uint32_t value, uint32_t elem, size_t count)
+{
+    if (elem == 1) {
+        memset(p, (int)(value & 0xff), count);
+        return;
+    }
+    uint16_t v16 = (uint16_t)value;
+    for (size_t i = 0; i < count; i++)
+        memcpy(p + i * elem, elem == 2 ? (const void *)&v16 : (const void *)&value, elem);
+}
+
+/* The rows of a box, in order: *row advances; 0 when done. */
+struct box {
+    uint8_t *base;
+    size_t pitch, height, slice, depth, y, z;
+};
+
+static int box_next(struct box *b, uint8_t **row)
+{
+    if (b->z == b->depth)
+        return 0;
+    *row = b->base + b->z * b->slice + b->y * b->pitch;
+    if (++b->y == b->height) {
+        b->y = 0;
+        b->z++;
+    }
+    return 1;
+}
+
+hipError_t hw_fill_box(void *dst, uint32_t value, uint32_t elem, size_t count, size_t pitch,
+                       size_t height, size_t slice, size_t depth, hipStream_t stream, int sync)
 {
     hipError_t err;
     struct hw_conn *c = hw_conn_get(&err);
     int dev;
     if (!c)
         return hw_ret(err);
-    if (count == 0)
+    if (count == 0 || height == 0 || depth == 0)
         return hipSuccess;
-    if (count > SIZE_MAX / elem || !is_device(dst, count * elem))
+    if (!dst || count > SIZE_MAX / elem)
         return hw_ret(hipErrorInvalidValue);
-    struct hipGraphNode node = { .kind = HW_NODE_MEMSET, .u.memset = { dst, value, elem, count } };
-    int cap = captured(stream, sync, &node, &err);
-    if (cap)
-        return cap < 0 ? hw_ret(err) : hipSuccess;
-    uint64_t sid = hw_stream_wire_id(stream, &dev);
-    if (sync && (err = sync_stream(c, stream, mem_device(dst), -1, &sid)) != hipSuccess)
+    size_t row = count * elem;
+    /* Contiguous rows and slices are one fill. */
+    if (height == 1 || pitch == row) {
+        if (height > SIZE_MAX / row)
+            return hw_ret(hipErrorInvalidValue);
+        count *= height;
+        row *= height;
+        pitch = slice;
+        height = depth;
+        slice = row;
+        depth = 1;
+        if (height == 1 || pitch == row) {
+            if (height > SIZE_MAX / row)
+                return hw_ret(hipErrorInvalidValue);
+            count *= height;
+            row *= height;
+            pitch = row;
+            height = 1;
+        }
+    }
+    if ((height > 1 && pitch < row) || (depth > 1 && slice < pitch * (height - 1) + row))
+        return hw_ret(hipErrorInvalidValue);
+    if ((height > 1 && height - 1 > (SIZE_MAX - row) / pitch) ||
+        (depth > 1 && depth - 1 > (SIZE_MAX - row - (height - 1) * pitch) / slice))
+        return hw_ret(hipErrorInvalidValue);
+    size_t span = (depth - 1) * slice + (height - 1) * pitch + row;
+    int host = is_host_known(dst, span);
+    if (!host && !is_device(dst, span))
+        return hw_ret(hipErrorInvalidValue);
+    struct box b = { dst, pitch, height, slice, depth, 0, 0 };
+    uint8_t *r;
+    if (hw_capture_any()) {
+        struct hipGraphNode node = { .kind = HW_NODE_MEMSET,
+                                     .u.memset = { dst, value, elem, count } };
+        int cap = captured(stream, sync, &node, &err);
+        if (cap < 0)
+            return hw_ret(err);
+        if (cap) { /* a capturing stream: one node a row */
+            box_next(&b, &r);
+            while (box_next(&b, &r)) {
+                node.u.memset.dst = r;
+                if (captured(stream, sync, &node, &err) < 0)
+                    return hw_ret(err);
+            }
+            return hipSuccess;
+        }
+    }
+    if (host) {
+        /* Client memory is filled here, in stream order: after the stream's
+         * earlier work (a synchronous fill: the null stream's, which follows
+         * the device's blocking streams), so a host callback or a later-built
+         * path that reads this memory in stream order cannot see it early. */
+        err = stream_wait(c, hw_stream_wire_id(stream, &dev));
+        if (err == hipSuccess && sync)
+            err = hw_take_async_error(c);
+        while (err == hipSuccess && box_next(&b, &r))
+            fill_row(r, value, elem, count);
         return hw_ret(err);
-    struct hipr_memset m = { .dst = (uint64_t)(uintptr_t)dst, .count = count, .stream = sid,
-                             .value = value, .elem_size = elem };
-    uint8_t buf[HIPR_memset_SIZE];
-    hipr_memset_encode(buf, &m);
-    err = hw_post(c, HIPR_OP_MEMSET, buf, sizeof buf, NULL, 0);
+    }
+    uint64_t sid = hw_stream_wire_id(stream, &dev);
+    err = sync ? sync_stream(c, stream, mem_device(dst), -1, &sid) : hipSuccess;
+    if (err != hipSuccess)
+        return hw_ret(err);
+    while (err == hipSuccess && box_next(&b, &r)) {
+        struct hipr_memset m = { .dst = (uint64_t)(uintptr_t)r, .count = count, .stream = sid,
+                                 .value = value, .elem_size = elem };
+        uint8_t buf[HIPR_memset_SIZE];
+        hipr_memset_encode(buf, &m);
+        err = hw_post(c, HIPR_OP_MEMSET, buf, sizeof buf, NULL, 0);
+    }
     return hw_ret(sync ? sync_finish(c, sid, err) : err);
+}
+
+hipError_t hw_fill(void *dst, uint32_t value, uint32_t elem, size_t count, hipStream_t stream,
+                   int sync)
+{
+    return hw_fill_box(dst, value, elem, count, 0, 1, 0, 1, stream, sync);
 }
 
 HW_EXPORT hipError_t hipMemset(void *dst, int value, size_t n)
@@ -575,6 +715,14 @@ HW_EXPORT hipError_t hipPointerGetAttribute(void *data, hipPointer_attribute att
         return hw_ret(hipErrorInvalidValue);
     int device = r.kind == HW_MEM_DEVICE;
     switch (attribute) {
+    case HIP_POINTER_ATTRIBUTE_CONTEXT:
+    case HIP_POINTER_ATTRIBUTE_P2P_TOKENS:
+    case HIP_POINTER_ATTRIBUTE_IS_LEGACY_HIP_IPC_CAPABLE:
+    case HIP_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
+    case HIP_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
+    case HIP_POINTER_ATTRIBUTE_ACCESS_FLAGS:
+    case HIP_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+        return hw_ret(hipErrorNotSupported); /* as ROCm */
     case HIP_POINTER_ATTRIBUTE_MEMORY_TYPE:
         *(unsigned *)data = device ? hipMemoryTypeDevice : hipMemoryTypeHost;
         break;
@@ -582,7 +730,9 @@ HW_EXPORT hipError_t hipPointerGetAttribute(void *data, hipPointer_attribute att
         *(void **)data = device ? ptr : NULL;
         break;
     case HIP_POINTER_ATTRIBUTE_HOST_POINTER:
-        *(void **)data = device ? NULL : ptr;
+        if (device) /* device memory has no host address: ROCm refuses it */
+            return hw_ret(hipErrorInvalidValue);
+        *(void **)data = ptr;
         break;
     case HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
         *(int *)data = r.device;
@@ -594,8 +744,11 @@ HW_EXPORT hipError_t hipPointerGetAttribute(void *data, hipPointer_attribute att
         *(size_t *)data = (size_t)r.size;
         break;
     case HIP_POINTER_ATTRIBUTE_IS_MANAGED:
-    case HIP_POINTER_ATTRIBUTE_MAPPED:
+    case HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS:
         *(int *)data = 0;
+        break;
+    case HIP_POINTER_ATTRIBUTE_MAPPED: /* a known allocation is backed, as ROCm says */
+        *(int *)data = 1;
         break;
     case HIP_POINTER_ATTRIBUTE_BUFFER_ID:
         *(unsigned long long *)data = r.base;

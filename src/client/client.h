@@ -247,7 +247,9 @@ hipError_t hw_fatbin_global(const void *host_var, int dev, uint64_t *ptr, uint64
 
 /* ---- client allocation table (hipMemcpyDefault, pointer attributes) --------- */
 
-enum hw_mem_kind { HW_MEM_DEVICE = 1, HW_MEM_HOST = 2 };
+/* HOST: hipHostMalloc memory (the client's); REGISTERED: the application's,
+ * hipHostRegister'ed. Neither is reachable from the worker. */
+enum hw_mem_kind { HW_MEM_DEVICE = 1, HW_MEM_HOST = 2, HW_MEM_REGISTERED = 3 };
 
 struct hw_mem_range {
     uint64_t base, size;
@@ -291,6 +293,10 @@ hipError_t hw_copy(void *dst, const void *src, size_t n, hipMemcpyKind kind, hip
                    int sync);
 hipError_t hw_fill(void *dst, uint32_t value, uint32_t elem, size_t count, hipStream_t stream,
                    int sync);
+/* A fill of depth slices (slice bytes apart) of height rows (pitch bytes
+ * apart) of count elements: hipMemset2D/3D, and hw_fill's one row. */
+hipError_t hw_fill_box(void *dst, uint32_t value, uint32_t elem, size_t count, size_t pitch,
+                       size_t height, size_t slice, size_t depth, hipStream_t stream, int sync);
 
 /* ---- misc -------------------------------------------------------------------- */
 

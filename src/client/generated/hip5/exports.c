@@ -400,11 +400,6 @@ HW_EXPORT hipError_t hipFreeArray(hipArray *array)
     return hw_api_unsupported("hipFreeArray");
 }
 
-HW_EXPORT hipError_t hipFreeAsync(void *dev_ptr, hipStream_t stream)
-{
-    return hw_api_unsupported("hipFreeAsync");
-}
-
 HW_EXPORT hipError_t hipFreeMipmappedArray(hipMipmappedArray_t mipmappedArray)
 {
     return hw_api_unsupported("hipFreeMipmappedArray");
@@ -741,26 +736,6 @@ HW_EXPORT hipError_t hipGraphicsUnregisterResource(hipGraphicsResource_t resourc
     return hw_api_unsupported("hipGraphicsUnregisterResource");
 }
 
-HW_EXPORT hipError_t hipHostGetDevicePointer(void **devPtr, void *hstPtr, unsigned int flags)
-{
-    return hw_api_unsupported("hipHostGetDevicePointer");
-}
-
-HW_EXPORT hipError_t hipHostGetFlags(unsigned int *flagsPtr, void *hostPtr)
-{
-    return hw_api_unsupported("hipHostGetFlags");
-}
-
-HW_EXPORT hipError_t hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned int flags)
-{
-    return hw_api_unsupported("hipHostRegister");
-}
-
-HW_EXPORT hipError_t hipHostUnregister(void *hostPtr)
-{
-    return hw_api_unsupported("hipHostUnregister");
-}
-
 HW_EXPORT hipError_t hipImportExternalMemory(hipExternalMemory_t *extMem_out, const hipExternalMemoryHandleDesc *memHandleDesc)
 {
     return hw_api_unsupported("hipImportExternalMemory");
@@ -828,11 +803,6 @@ HW_EXPORT hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void 
     return hw_api_unsupported("hipLaunchHostFunc");
 }
 
-HW_EXPORT hipError_t hipMalloc3D(hipPitchedPtr *pitchedDevPtr, hipExtent extent)
-{
-    return hw_api_unsupported("hipMalloc3D");
-}
-
 HW_EXPORT hipError_t hipMalloc3DArray(hipArray **array, const struct hipChannelFormatDesc *desc, struct hipExtent extent, unsigned int flags)
 {
     return hw_api_unsupported("hipMalloc3DArray");
@@ -841,11 +811,6 @@ HW_EXPORT hipError_t hipMalloc3DArray(hipArray **array, const struct hipChannelF
 HW_EXPORT hipError_t hipMallocArray(hipArray **array, const hipChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)
 {
     return hw_api_unsupported("hipMallocArray");
-}
-
-HW_EXPORT hipError_t hipMallocAsync(void **dev_ptr, size_t size, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMallocAsync");
 }
 
 HW_EXPORT hipError_t hipMallocFromPoolAsync(void **dev_ptr, size_t size, hipMemPool_t mem_pool, hipStream_t stream)
@@ -861,11 +826,6 @@ HW_EXPORT hipError_t hipMallocManaged(void **dev_ptr, size_t size, unsigned int 
 HW_EXPORT hipError_t hipMallocMipmappedArray(hipMipmappedArray_t *mipmappedArray, const struct hipChannelFormatDesc *desc, struct hipExtent extent, unsigned int numLevels, unsigned int flags)
 {
     return hw_api_unsupported("hipMallocMipmappedArray");
-}
-
-HW_EXPORT hipError_t hipMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height)
-{
-    return hw_api_unsupported("hipMallocPitch");
 }
 
 HW_EXPORT hipError_t hipMemAddressFree(void *devPtr, size_t size)
@@ -888,11 +848,6 @@ HW_EXPORT hipError_t hipMemAllocHost(void **ptr, size_t size)
     return hw_api_unsupported("hipMemAllocHost");
 }
 
-HW_EXPORT hipError_t hipMemAllocPitch(hipDeviceptr_t *dptr, size_t *pitch, size_t widthInBytes, size_t height, unsigned int elementSizeBytes)
-{
-    return hw_api_unsupported("hipMemAllocPitch");
-}
-
 HW_EXPORT hipError_t hipMemCreate(hipMemGenericAllocationHandle_t *handle, size_t size, const hipMemAllocationProp *prop, unsigned long long flags)
 {
     return hw_api_unsupported("hipMemCreate");
@@ -906,11 +861,6 @@ HW_EXPORT hipError_t hipMemExportToShareableHandle(void *shareableHandle, hipMem
 HW_EXPORT hipError_t hipMemGetAccess(unsigned long long *flags, const hipMemLocation *location, void *ptr)
 {
     return hw_api_unsupported("hipMemGetAccess");
-}
-
-HW_EXPORT hipError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize, hipDeviceptr_t dptr)
-{
-    return hw_api_unsupported("hipMemGetAddressRange");
 }
 
 HW_EXPORT hipError_t hipMemGetAllocationGranularity(size_t *granularity, const hipMemAllocationProp *prop, hipMemAllocationGranularity_flags option)
@@ -996,11 +946,6 @@ HW_EXPORT hipError_t hipMemPoolTrimTo(hipMemPool_t mem_pool, size_t min_bytes_to
 HW_EXPORT hipError_t hipMemPrefetchAsync(const void *dev_ptr, size_t count, int device, hipStream_t stream)
 {
     return hw_api_unsupported("hipMemPrefetchAsync");
-}
-
-HW_EXPORT hipError_t hipMemPtrGetInfo(void *ptr, size_t *size)
-{
-    return hw_api_unsupported("hipMemPtrGetInfo");
 }
 
 HW_EXPORT hipError_t hipMemRangeGetAttribute(void *data, size_t data_size, hipMemRangeAttribute attribute, const void *dev_ptr, size_t count)
@@ -1091,26 +1036,6 @@ HW_EXPORT hipError_t hipMemcpyParam2DAsync(const hip_Memcpy2D *pCopy, hipStream_
 HW_EXPORT hipError_t hipMemcpyToArray(hipArray *dst, size_t wOffset, size_t hOffset, const void *src, size_t count, hipMemcpyKind kind)
 {
     return hw_api_unsupported("hipMemcpyToArray");
-}
-
-HW_EXPORT hipError_t hipMemset2D(void *dst, size_t pitch, int value, size_t width, size_t height)
-{
-    return hw_api_unsupported("hipMemset2D");
-}
-
-HW_EXPORT hipError_t hipMemset2DAsync(void *dst, size_t pitch, int value, size_t width, size_t height, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemset2DAsync");
-}
-
-HW_EXPORT hipError_t hipMemset3D(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent)
-{
-    return hw_api_unsupported("hipMemset3D");
-}
-
-HW_EXPORT hipError_t hipMemset3DAsync(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemset3DAsync");
 }
 
 HW_EXPORT hipError_t hipMipmappedArrayCreate(hipMipmappedArray_t *pHandle, HIP_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)

@@ -1,0 +1,310 @@
+/*
+ * The memory API beyond plain copies, against a real worker: fills of
+ * hipHostMalloc'ed and registered (client) memory, pitched allocations and
+ * 2D/3D fills (padding left alone), host registration and its queries,
+ * address ranges, stream-ordered allocation, pointer attributes, and the
+ * error codes AMD's runtime returns for each (hip-tests rocm-5.5.0/6.2.2).
+ */
+#include <hip/hip_runtime_api.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+static void host_malloc_flags(void)
+{
+    void *p = (void *)0x1;
+    HIP_EXPECT(hipHostMalloc(NULL, 64, 0), hipErrorInvalidValue);
+    HIP_EXPECT(hipHostMalloc(&p, 64, 0xffffffffu), hipErrorInvalidValue);
+    HIP_EXPECT(hipHostMalloc(&p, 64, 0x100), hipErrorInvalidValue);
+    HIP_EXPECT(hipHostMalloc(&p, 64, hipHostMallocCoherent | hipHostMallocNonCoherent),
+               hipErrorInvalidValue);
+    CHECK(p == (void *)0x1); /* untouched on failure */
+    HIP_EXPECT(hipHostMalloc(&p, SIZE_MAX, 0), hipErrorOutOfMemory);
+    HIP_CHECK(hipHostMalloc(&p, 0, 0));
+    CHECK(p == NULL);
+    unsigned flags = hipHostMallocMapped | hipHostMallocWriteCombined | hipHostMallocNumaUser;
+    HIP_CHECK(hipHostMalloc(&p, 64, flags));
+    unsigned got = 0;
+    HIP_CHECK(hipHostGetFlags(&got, p));
+    CHECK_EQ(got, flags);
+    void *d = NULL;
+    HIP_CHECK(hipHostGetDevicePointer(&d, p, 0));
+    CHECK(d == p);
+    HIP_CHECK(hipHostGetFlags(&got, d));
+    HIP_CHECK(hipHostFree(p));
+    HIP_EXPECT(hipHostGetFlags(&got, p), hipErrorInvalidValue);
+}
+
+/* hipMemset* on client memory, synchronous and in stream order. */
+static void host_fills(hipStream_t s)
+{
+    enum { N = 4096 };
+    uint8_t *h;
+    HIP_CHECK(hipHostMalloc((void **)&h, N, 0));
+    HIP_CHECK(hipMemset(h, 0xab, N));
+    for (int i = 0; i < N; i++)
+        CHECK_EQ(h[i], 0xab);
+    HIP_CHECK(hipMemsetD16(h + 2, 0x1234, 10));
+    uint16_t v16;
+    memcpy(&v16, h + 2 + 9 * 2, 2);
+    CHECK_EQ(v16, 0x1234);
+    CHECK_EQ(h[22], 0xab);
+    HIP_CHECK(hipMemsetD32Async(h, (int)0xdeadbeef, N / 4, s));
+    HIP_CHECK(hipStreamSynchronize(s));
+    uint32_t v32;
+    memcpy(&v32, h + N - 4, 4);
+    CHECK_EQ(v32, 0xdeadbeef);
+    HIP_CHECK(hipMemsetD8Async(h, 7, N, NULL));
+    HIP_CHECK(hipMemsetAsync(h + 1, 9, 1, s));
+    HIP_CHECK(hipStreamSynchronize(s));
+    CHECK_EQ(h[0], 7);
+    CHECK_EQ(h[1], 9);
+    CHECK_EQ(h[N - 1], 7);
+    /* Beyond the allocation, or unknown host memory: AMD refuses both. */
+    HIP_EXPECT(hipMemset(h + 1, 0, N), hipErrorInvalidValue);
+    uint8_t plain[16];
+    HIP_EXPECT(hipMemset(plain, 0, sizeof plain), hipErrorInvalidValue);
+
+    /* Copies naming pinned memory as a device side are honoured (HIP's
+     * pinned memory is device-accessible). */
+    uint8_t *d;
+    HIP_CHECK(hipMalloc((void **)&d, N));
+    HIP_CHECK(hipMemset(h, 0x42, N));
+    HIP_CHECK(hipMemcpy(d, h, N, hipMemcpyDeviceToDevice));
+    HIP_CHECK(hipMemset(h, 0, N));
+    HIP_CHECK(hipMemcpy(h, d, N, hipMemcpyDeviceToDevice));
+    CHECK_EQ(h[N / 2], 0x42);
+    HIP_CHECK(hipFree(d));
+    HIP_CHECK(hipHostFree(h));
+}
+
+static void pointer_attributes(void)
+{
+    uint8_t *d, *h;
+    void *data = NULL;
+    unsigned v = 0;
+    HIP_CHECK(hipMalloc((void **)&d, 100));
+    HIP_CHECK(hipHostMalloc((void **)&h, 100, 0));
+    HIP_EXPECT(hipPointerGetAttribute(&data, HIP_POINTER_ATTRIBUTE_HOST_POINTER,
+                                      (hipDeviceptr_t)d),
+               hipErrorInvalidValue);
+    HIP_CHECK(hipPointerGetAttribute(&data, HIP_POINTER_ATTRIBUTE_HOST_POINTER,
+                                     (hipDeviceptr_t)h));
+    CHECK(data == h);
+    HIP_CHECK(hipPointerGetAttribute(&v, HIP_POINTER_ATTRIBUTE_MAPPED, (hipDeviceptr_t)d));
+    CHECK_EQ(v, 1);
+    static const hipPointer_attribute unsupported[] = {
+        HIP_POINTER_ATTRIBUTE_CONTEXT, HIP_POINTER_ATTRIBUTE_P2P_TOKENS,
+        HIP_POINTER_ATTRIBUTE_IS_LEGACY_HIP_IPC_CAPABLE,
+        HIP_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES,
+        HIP_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE,
+        HIP_POINTER_ATTRIBUTE_MEMPOOL_HANDLE,
+    };
+    for (size_t i = 0; i < sizeof unsupported / sizeof unsupported[0]; i++)
+        HIP_EXPECT(hipPointerGetAttribute(&data, unsupported[i], (hipDeviceptr_t)d),
+                   hipErrorNotSupported);
+    uint8_t plain[8];
+    HIP_EXPECT(hipPointerGetAttribute(&v, HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                      (hipDeviceptr_t)plain),
+               hipErrorInvalidValue);
+    /* hipHostFree must not drop a device allocation from the table. */
+    HIP_EXPECT(hipHostFree(d), hipErrorInvalidValue);
+    HIP_CHECK(hipPointerGetAttribute(&data, HIP_POINTER_ATTRIBUTE_DEVICE_POINTER,
+                                     (hipDeviceptr_t)d));
+    CHECK(data == d);
+    HIP_CHECK(hipFree(d));
+    HIP_CHECK(hipHostFree(h));
+}
+
+static void pitched(hipStream_t s)
+{
+    const size_t w = 100, hgt = 7, dep = 3;
+    void *p = NULL;
+    size_t pitch = 0;
+    HIP_EXPECT(hipMallocPitch(NULL, &pitch, 1, 1), hipErrorInvalidValue);
+    HIP_EXPECT(hipMallocPitch(&p, NULL, 1, 1), hipErrorInvalidValue);
+    HIP_EXPECT(hipMallocPitch(&p, &pitch, SIZE_MAX, 1), hipErrorInvalidValue);
+    HIP_EXPECT(hipMallocPitch(&p, &pitch, 1, SIZE_MAX), hipErrorOutOfMemory);
+    HIP_CHECK(hipMallocPitch(&p, &pitch, 0, 5));
+    CHECK(p == NULL);
+    hipDeviceptr_t dp;
+    HIP_EXPECT(hipMemAllocPitch(NULL, &pitch, 1, 1, 4), hipErrorInvalidValue);
+    HIP_EXPECT(hipMemAllocPitch(&dp, &pitch, 1, SIZE_MAX, 4), hipErrorOutOfMemory);
+    hipPitchedPtr pp;
+    hipExtent big = { 1, SIZE_MAX, 1 }, deep = { 1, 1, SIZE_MAX };
+    HIP_EXPECT(hipMalloc3D(NULL, big), hipErrorInvalidValue);
+    HIP_EXPECT(hipMalloc3D(&pp, big), hipErrorOutOfMemory);
+    HIP_EXPECT(hipMalloc3D(&pp, deep), hipErrorOutOfMemory);
+
+    /* 2D: rows aligned, each fill touches width bytes of each row only. */
+    HIP_CHECK(hipMallocPitch(&p, &pitch, w, hgt));
+    CHECK(pitch >= w && pitch % 256 == 0);
+    hipDeviceptr_t base;
+    size_t size = 0;
+    HIP_CHECK(hipMemGetAddressRange(&base, &size, (hipDeviceptr_t)((char *)p + 10)));
+    CHECK(base == (hipDeviceptr_t)p && size == pitch * hgt);
+    HIP_CHECK(hipMemPtrGetInfo(p, &size));
+    CHECK_EQ(size, pitch * hgt);
+    uint8_t *back = malloc(pitch * hgt * dep);
+    CHECK(back);
+    HIP_CHECK(hipMemset(p, 0x11, pitch * hgt));
+    HIP_CHECK(hipMemset2D(p, pitch, 0x22, w, hgt));
+    HIP_CHECK(hipMemset2DAsync((char *)p + pitch, pitch, 0x33, 5, 2, s));
+    HIP_CHECK(hipStreamSynchronize(s));
+    HIP_CHECK(hipMemcpy(back, p, pitch * hgt, hipMemcpyDeviceToHost));
+    for (size_t y = 0; y < hgt; y++)
+        for (size_t x = 0; x < pitch; x++) {
+            int want = x >= w ? 0x11 : (y >= 1 && y <= 2 && x < 5) ? 0x33 : 0x22;
+            if (back[y * pitch + x] != want) {
+                fprintf(stderr, "2D fill: (%zu,%zu) = 0x%02x, expected 0x%02x\n", x, y,
+                        back[y * pitch + x], want);
+                exit(1);
+            }
+        }
+    HIP_EXPECT(hipMemset2D(p, 1, 0, w, hgt), hipErrorInvalidValue);
+    HIP_EXPECT(hipMemset2D(p, pitch, 0, pitch + 1, hgt), hipErrorInvalidValue);
+    HIP_EXPECT(hipMemset2D((char *)p + pitch * hgt + 1, pitch, 0, w, hgt), hipErrorInvalidValue);
+    HIP_EXPECT(hipMemset2D(NULL, pitch, 0, w, hgt), hipErrorInvalidValue);
+    HIP_CHECK(hipFree(p));
+
+    /* 3D: slices pitch * ysize apart. */
+    hipExtent e = { w, hgt, dep };
+    HIP_CHECK(hipMalloc3D(&pp, e));
+    CHECK(pp.ptr && pp.pitch >= w && pp.xsize == w && pp.ysize == hgt);
+    size_t total = pp.pitch * hgt * dep;
+    HIP_CHECK(hipMemset(pp.ptr, 0x01, total));
+    hipExtent part = { 3, 2, 2 };
+    hipPitchedPtr at = pp;
+    at.ptr = (char *)pp.ptr + pp.pitch + 1; /* row 1, column 1 of slice 0 */
+    HIP_CHECK(hipMemset3D(at, 0x77, part));
+    hipExtent all = { w, hgt, 1 };
+    at.ptr = (char *)pp.ptr + 2 * pp.pitch * hgt; /* the last slice */
+    HIP_CHECK(hipMemset3DAsync(at, 0x55, all, s));
+    HIP_CHECK(hipStreamSynchronize(s));
+    HIP_CHECK(hipMemcpy(back, pp.ptr, total, hipMemcpyDeviceToHost));
+    for (size_t z = 0; z < dep; z++)
+        for (size_t y = 0; y < hgt; y++)
+            for (size_t x = 0; x < pp.pitch; x++) {
+                int want = 0x01;
+                if (z == 2 && x < w)
+                    want = 0x55;
+                else if (z < 2 && y >= 1 && y < 3 && x >= 1 && x < 4)
+                    want = 0x77;
+                uint8_t got = back[(z * hgt + y) * pp.pitch + x];
+                if (got != want) {
+                    fprintf(stderr, "3D fill: (%zu,%zu,%zu) = 0x%02x, expected 0x%02x\n", x, y,
+                            z, got, want);
+                    exit(1);
+                }
+            }
+    hipExtent zero = { 0, 0, 0 };
+    hipPitchedPtr oob = pp;
+    oob.ptr = (char *)pp.ptr + total + 1;
+    HIP_CHECK(hipMemset3D(oob, 0, zero));
+    HIP_EXPECT(hipMemset3D(oob, 0, e), hipErrorInvalidValue);
+    hipPitchedPtr bad = pp;
+    bad.pitch = 1;
+    HIP_EXPECT(hipMemset3D(bad, 0, e), hipErrorInvalidValue);
+    hipExtent wide = { pp.pitch + 1, hgt, dep };
+    HIP_EXPECT(hipMemset3DAsync(pp, 0, wide, s), hipErrorInvalidValue);
+    hipExtent tall = { w, SIZE_MAX, 1 };
+    HIP_EXPECT(hipMemset3D(pp, 0, tall), hipErrorInvalidValue);
+    HIP_CHECK(hipFree(pp.ptr));
+    free(back);
+}
+
+static void registered(void)
+{
+    enum { N = 8192 };
+    uint8_t *mem = malloc(N), *d;
+    CHECK(mem);
+    HIP_EXPECT(hipHostRegister(NULL, 1, 0), hipErrorInvalidValue);
+    HIP_EXPECT(hipHostRegister(mem, 0, 0), hipErrorInvalidValue);
+    HIP_EXPECT(hipHostRegister(mem, N, 0xf0), hipErrorInvalidValue);
+    HIP_EXPECT(hipHostRegister(mem, (size_t)1 << 62, 0), hipErrorInvalidValue);
+    HIP_EXPECT(hipHostUnregister(NULL), hipErrorInvalidValue);
+    HIP_EXPECT(hipHostUnregister(mem), hipErrorHostMemoryNotRegistered);
+    HIP_CHECK(hipHostRegister(mem, N, hipHostRegisterPortable | hipHostRegisterMapped));
+    HIP_EXPECT(hipHostRegister(mem, N, 0), hipErrorHostMemoryAlreadyRegistered);
+    unsigned flags = 0;
+    HIP_CHECK(hipHostGetFlags(&flags, mem));
+    CHECK_EQ(flags, hipHostRegisterPortable | hipHostRegisterMapped);
+    void *dev = NULL;
+    HIP_CHECK(hipHostGetDevicePointer(&dev, mem + 5, 0));
+    CHECK(dev == mem + 5);
+    HIP_CHECK(hipHostGetDevicePointer(&dev, mem, 0));
+    HIP_EXPECT(hipHostGetDevicePointer(NULL, mem, 0), hipErrorInvalidValue);
+    hipDeviceptr_t base;
+    size_t size;
+    HIP_CHECK(hipMemGetAddressRange(&base, &size, (hipDeviceptr_t)(mem + 100)));
+    CHECK(base == (hipDeviceptr_t)mem && size == N);
+
+    /* Copies and fills through it. */
+    HIP_CHECK(hipMalloc((void **)&d, N));
+    HIP_CHECK(hipMemset(mem, 0x3c, N));
+    HIP_CHECK(hipMemcpy(d, dev, N, hipMemcpyHostToDevice));
+    memset(mem, 0, N);
+    HIP_CHECK(hipMemcpy(mem, d, N, hipMemcpyDefault));
+    for (int i = 0; i < N; i++)
+        CHECK_EQ(mem[i], 0x3c);
+    HIP_EXPECT(hipHostFree(mem), hipErrorInvalidValue); /* not hipHostMalloc'ed */
+    HIP_CHECK(hipHostUnregister(mem));
+    HIP_EXPECT(hipHostUnregister(mem), hipErrorHostMemoryNotRegistered);
+    HIP_EXPECT(hipHostGetDevicePointer(&dev, mem, 0), hipErrorInvalidValue);
+    HIP_EXPECT(hipMemset(mem, 0, N), hipErrorInvalidValue);
+    HIP_CHECK(hipFree(d));
+    free(mem);
+
+    hipDeviceptr_t none = NULL;
+    HIP_EXPECT(hipMemGetAddressRange(&base, &size, none), hipErrorNotFound);
+    HIP_EXPECT(hipMemPtrGetInfo(NULL, &size), hipErrorInvalidValue);
+}
+
+/* Stream-ordered allocation: the free comes after the stream's earlier work. */
+static void stream_ordered(hipStream_t s)
+{
+    enum { N = 1 << 20 };
+    uint8_t *a = NULL, *back = malloc(N);
+    CHECK(back);
+    HIP_EXPECT(hipMallocAsync(NULL, N, s), hipErrorInvalidValue);
+    HIP_EXPECT(hipFreeAsync(NULL, s), hipErrorInvalidValue);
+    for (int round = 0; round < 20; round++) {
+        HIP_CHECK(hipMallocAsync((void **)&a, N, s));
+        int dev = -1;
+        HIP_CHECK(hipPointerGetAttribute(&dev, HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                         (hipDeviceptr_t)a));
+        CHECK_EQ(dev, 1); /* the stream's device, not the current one */
+        HIP_CHECK(hipMemsetAsync(a, round + 1, N, s));
+        HIP_CHECK(hipMemcpyDtoHAsync(back, (hipDeviceptr_t)a, N, s));
+        HIP_CHECK(hipFreeAsync(a, s));
+        HIP_CHECK(hipStreamSynchronize(s));
+        CHECK_EQ(back[0], round + 1);
+        CHECK_EQ(back[N - 1], round + 1);
+    }
+    HIP_EXPECT(hipFreeAsync(a, s), hipErrorInvalidValue);
+    free(back);
+}
+
+int main(void)
+{
+    int n = 0;
+    hipStream_t s, s1;
+    HIP_CHECK(hipGetDeviceCount(&n));
+    CHECK(n >= 2);
+    HIP_CHECK(hipStreamCreate(&s));
+    host_malloc_flags();
+    host_fills(s);
+    pointer_attributes();
+    pitched(s);
+    registered();
+    HIP_CHECK(hipSetDevice(1));
+    HIP_CHECK(hipStreamCreate(&s1));
+    HIP_CHECK(hipSetDevice(0));
+    stream_ordered(s1);
+    HIP_CHECK(hipStreamDestroy(s1));
+    HIP_CHECK(hipStreamDestroy(s));
+    printf("memory api: ok\n");
+    return 0;
+}

@@ -54,6 +54,18 @@ HW_EXPORT hipError_t hipMalloc(void **ptr, size_t size)
     return malloc_on(ptr, size, hw_current_device());
 }
 
+/* Fine-grained (coherent) device memory is ordinary device memory here: the
+ * host never maps device memory, so there is no coherence to give. Signal
+ * memory (hipMallocSignalMemory) is not built. */
+HW_EXPORT hipError_t hipExtMallocWithFlags(void **ptr, size_t sizeBytes, unsigned int flags)
+{
+    if (flags & ~(unsigned)(hipDeviceMallocFinegrained | hipMallocSignalMemory))
+        return hw_ret(hipErrorInvalidValue);
+    if (flags & hipMallocSignalMemory)
+        return hw_ret(hipErrorNotSupported);
+    return hipMalloc(ptr, sizeBytes);
+}
+
 /* Allocated at once on the stream's device: usable earlier than stream order
  * requires, never later. */
 HW_EXPORT hipError_t hipMallocAsync(void **dev_ptr, size_t size, hipStream_t stream)
@@ -122,6 +134,11 @@ HW_EXPORT hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags)
 HW_EXPORT hipError_t hipHostAlloc(void **ptr, size_t size, unsigned int flags)
 {
     return hipHostMalloc(ptr, size, flags);
+}
+
+HW_EXPORT hipError_t hipMemAllocHost(void **ptr, size_t size)
+{
+    return hipHostMalloc(ptr, size, 0);
 }
 
 HW_EXPORT hipError_t hipMallocHost(void **ptr, size_t size)
@@ -755,6 +772,22 @@ HW_EXPORT hipError_t hipPointerGetAttribute(void *data, hipPointer_attribute att
         break;
     default:
         return hw_ret(hipErrorInvalidValue);
+    }
+    return hipSuccess;
+}
+
+HW_EXPORT hipError_t hipDrvPointerGetAttributes(unsigned int numAttributes,
+                                                hipPointer_attribute *attributes, void **data,
+                                                hipDeviceptr_t ptr)
+{
+    if (!attributes || !data || !ptr)
+        return hw_ret(hipErrorInvalidValue);
+    for (unsigned i = 0; i < numAttributes; i++) {
+        if (!data[i])
+            return hw_ret(hipErrorInvalidValue);
+        hipError_t err = hipPointerGetAttribute(data[i], attributes[i], ptr);
+        if (err != hipSuccess)
+            return err;
     }
     return hipSuccess;
 }

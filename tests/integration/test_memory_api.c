@@ -114,8 +114,33 @@ static void pointer_attributes(void)
     HIP_CHECK(hipPointerGetAttribute(&data, HIP_POINTER_ATTRIBUTE_DEVICE_POINTER,
                                      (hipDeviceptr_t)d));
     CHECK(data == d);
+    /* hipDrvPointerGetAttributes: several at once, ROCm's null checks. */
+    hipPointer_attribute which[] = { HIP_POINTER_ATTRIBUTE_DEVICE_POINTER,
+                                     HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL };
+    void *dptr = NULL;
+    int ord = -1;
+    void *out[] = { &dptr, &ord };
+    HIP_CHECK(hipDrvPointerGetAttributes(2, which, out, (hipDeviceptr_t)(d + 3)));
+    CHECK(dptr == d + 3 && ord == 0);
+    HIP_EXPECT(hipDrvPointerGetAttributes(2, NULL, out, (hipDeviceptr_t)d), hipErrorInvalidValue);
+    HIP_EXPECT(hipDrvPointerGetAttributes(2, which, NULL, (hipDeviceptr_t)d),
+               hipErrorInvalidValue);
+    HIP_EXPECT(hipDrvPointerGetAttributes(2, which, out, NULL), hipErrorInvalidValue);
     HIP_CHECK(hipFree(d));
     HIP_CHECK(hipHostFree(h));
+
+    /* The other allocation entry points land in the same tables. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations" /* still exported */
+    HIP_CHECK(hipMemAllocHost((void **)&h, 64));
+#pragma GCC diagnostic pop
+    HIP_CHECK(hipPointerGetAttribute(&data, HIP_POINTER_ATTRIBUTE_HOST_POINTER,
+                                     (hipDeviceptr_t)h));
+    HIP_CHECK(hipHostFree(h));
+    HIP_CHECK(hipExtMallocWithFlags((void **)&d, 64, hipDeviceMallocFinegrained));
+    HIP_CHECK(hipMemset(d, 1, 64));
+    HIP_CHECK(hipFree(d));
+    HIP_EXPECT(hipExtMallocWithFlags((void **)&d, 64, 0x10), hipErrorInvalidValue);
 }
 
 static void pitched(hipStream_t s)

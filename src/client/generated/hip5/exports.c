@@ -352,11 +352,6 @@ HW_EXPORT hipError_t hipDrvMemcpy3DAsync(const HIP_MEMCPY3D *pCopy, hipStream_t 
     return hw_api_unsupported("hipDrvMemcpy3DAsync");
 }
 
-HW_EXPORT hipError_t hipDrvPointerGetAttributes(unsigned int numAttributes, hipPointer_attribute *attributes, void **data, hipDeviceptr_t ptr)
-{
-    return hw_api_unsupported("hipDrvPointerGetAttributes");
-}
-
 HW_EXPORT bool hipEnableActivityCallback(uint32_t op, bool enable)
 {
     bool hw_r;
@@ -373,11 +368,6 @@ HW_EXPORT hipError_t hipExtGetLinkTypeAndHopCount(int device1, int device2, uint
 HW_EXPORT hipError_t hipExtLaunchMultiKernelMultiDevice(hipLaunchParams *launchParamsList, int numDevices, unsigned int flags)
 {
     return hw_api_unsupported("hipExtLaunchMultiKernelMultiDevice");
-}
-
-HW_EXPORT hipError_t hipExtMallocWithFlags(void **ptr, size_t sizeBytes, unsigned int flags)
-{
-    return hw_api_unsupported("hipExtMallocWithFlags");
 }
 
 HW_EXPORT hipError_t hipExtStreamCreateWithCUMask(hipStream_t *stream, uint32_t cuMaskSize, const uint32_t *cuMask)
@@ -841,11 +831,6 @@ HW_EXPORT hipError_t hipMemAddressReserve(void **ptr, size_t size, size_t alignm
 HW_EXPORT hipError_t hipMemAdvise(const void *dev_ptr, size_t count, hipMemoryAdvise advice, int device)
 {
     return hw_api_unsupported("hipMemAdvise");
-}
-
-HW_EXPORT hipError_t hipMemAllocHost(void **ptr, size_t size)
-{
-    return hw_api_unsupported("hipMemAllocHost");
 }
 
 HW_EXPORT hipError_t hipMemCreate(hipMemGenericAllocationHandle_t *handle, size_t size, const hipMemAllocationProp *prop, unsigned long long flags)

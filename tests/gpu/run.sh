@@ -9,7 +9,7 @@ build=${1:-$src/build-gpu}
 [ $# -gt 0 ] && shift
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 cmake -S "$src" -B "$build" -DHIPWIRE_INSTALL_DEPS=OFF "$@"
-cmake --build "$build" -j "$jobs" --target hip-worker with_worker gpu_check test_vadd test_copies test_peer \
+cmake --build "$build" -j "$jobs" --target hip-worker with_worker gpu_check test_vadd test_copies test_peer test_sync_order test_memory_api \
   test_gpu_basic test_gpu_overlap test_gpu_events test_gpu_copy1g test_gpu_fault
 if cmake --build "$build" --target help | grep -q hipwire_gpu_kernels; then
   cmake --build "$build" --target hipwire_gpu_kernels

@@ -2,7 +2,9 @@
  * A synchronous copy or fill is complete when it returns, whatever the
  * current device: with device 0 current, each synchronous call writes memory
  * on device 1, then an asynchronous read on a device-1 stream (a blocking
- * and a non-blocking one) must see every byte of it. Each variant runs 120
+ * and a non-blocking one) must see every byte of it. With one device (a
+ * single GPU) "device 1" is device 0: the non-blocking stream still checks
+ * that the call waited. Each variant runs 120
  * round trips with a fresh pattern; one stale byte fails the test.
  */
 #include <hip/hip_runtime_api.h>
@@ -141,10 +143,10 @@ int main(void)
 {
     int n = 0;
     HIP_CHECK(hipGetDeviceCount(&n));
-    CHECK(n >= 2);
+    CHECK(n >= 1);
     uint8_t *a1, *b1, *a0;
     hipStream_t blocking, nonblocking;
-    HIP_CHECK(hipSetDevice(1));
+    HIP_CHECK(hipSetDevice(n > 1 ? 1 : 0));
     HIP_CHECK(hipMalloc((void **)&a1, N));
     HIP_CHECK(hipMalloc((void **)&b1, N));
     HIP_CHECK(hipStreamCreate(&blocking));

@@ -122,7 +122,8 @@ HW_EXPORT hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags)
     void *p = NULL;
     if (posix_memalign(&p, 4096, size) != 0)
         return hw_ret(hipErrorOutOfMemory);
-    struct hw_mem_range r = { (uint64_t)(uintptr_t)p, size, 0, HW_MEM_HOST, flags };
+    struct hw_mem_range r = { (uint64_t)(uintptr_t)p, size, hw_current_device(), HW_MEM_HOST,
+                              flags };
     if (hw_mem_add(&r) < 0) {
         free(p);
         return hw_ret(hipErrorOutOfMemory);
@@ -717,6 +718,7 @@ HW_EXPORT hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attr, const 
     } else {
         attr->HW_ATTR_TYPE = hipMemoryTypeHost;
         attr->hostPointer = (void *)ptr;
+        attr->devicePointer = (void *)ptr; /* as hipHostGetDevicePointer says */
     }
 #undef HW_ATTR_TYPE
     return hipSuccess;
@@ -743,8 +745,8 @@ HW_EXPORT hipError_t hipPointerGetAttribute(void *data, hipPointer_attribute att
     case HIP_POINTER_ATTRIBUTE_MEMORY_TYPE:
         *(unsigned *)data = device ? hipMemoryTypeDevice : hipMemoryTypeHost;
         break;
-    case HIP_POINTER_ATTRIBUTE_DEVICE_POINTER:
-        *(void **)data = device ? ptr : NULL;
+    case HIP_POINTER_ATTRIBUTE_DEVICE_POINTER: /* host memory: hipHostGetDevicePointer's */
+        *(void **)data = ptr;
         break;
     case HIP_POINTER_ATTRIBUTE_HOST_POINTER:
         if (device) /* device memory has no host address: ROCm refuses it */

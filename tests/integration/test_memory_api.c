@@ -93,6 +93,22 @@ static void pointer_attributes(void)
     HIP_CHECK(hipPointerGetAttribute(&data, HIP_POINTER_ATTRIBUTE_HOST_POINTER,
                                      (hipDeviceptr_t)h));
     CHECK(data == h);
+    /* Pinned memory: its "device pointer" is its address, as
+     * hipHostGetDevicePointer says; its device the one current at allocation. */
+    HIP_CHECK(hipPointerGetAttribute(&data, HIP_POINTER_ATTRIBUTE_DEVICE_POINTER,
+                                     (hipDeviceptr_t)(h + 8)));
+    CHECK(data == h + 8);
+    int count = 0;
+    HIP_CHECK(hipGetDeviceCount(&count));
+    HIP_CHECK(hipSetDevice(count - 1));
+    uint8_t *h2;
+    HIP_CHECK(hipHostMalloc((void **)&h2, 100, 0));
+    HIP_CHECK(hipSetDevice(0));
+    hipPointerAttribute_t pa;
+    HIP_CHECK(hipPointerGetAttributes(&pa, h2 + 1));
+    CHECK(pa.memoryType == hipMemoryTypeHost && pa.hostPointer == h2 + 1 &&
+          pa.devicePointer == h2 + 1 && pa.device == count - 1);
+    HIP_CHECK(hipHostFree(h2));
     HIP_CHECK(hipPointerGetAttribute(&v, HIP_POINTER_ATTRIBUTE_MAPPED, (hipDeviceptr_t)d));
     CHECK_EQ(v, 1);
     static const hipPointer_attribute unsupported[] = {

@@ -243,6 +243,31 @@ static void pitched(hipStream_t s)
                     exit(1);
                 }
             }
+    /* Whole rows (one fill) and a captured 2D fill (one node a row). */
+    hipExtent rows = { pp.pitch, hgt, dep };
+    HIP_CHECK(hipMemset3D(pp, 0x66, rows));
+    hipGraph_t g;
+    hipGraphExec_t ge;
+    HIP_CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeGlobal));
+    HIP_CHECK(hipMemset2DAsync((char *)pp.ptr + pp.pitch * hgt, pp.pitch, 0x44, 2, 3, s));
+    HIP_CHECK(hipStreamEndCapture(s, &g));
+    HIP_CHECK(hipGraphInstantiate(&ge, g, NULL, NULL, 0));
+    HIP_CHECK(hipMemcpy(back, pp.ptr, total, hipMemcpyDeviceToHost));
+    CHECK_EQ(back[pp.pitch * hgt], 0x66); /* captured, not run */
+    HIP_CHECK(hipGraphLaunch(ge, s));
+    HIP_CHECK(hipStreamSynchronize(s));
+    HIP_CHECK(hipMemcpy(back, pp.ptr, total, hipMemcpyDeviceToHost));
+    for (size_t i = 0; i < total; i++) {
+        size_t z = i / (pp.pitch * hgt), y = i / pp.pitch % hgt, x = i % pp.pitch;
+        int want = z == 1 && y < 3 && x < 2 ? 0x44 : 0x66;
+        if (back[i] != want) {
+            fprintf(stderr, "3D/graph fill: byte %zu = 0x%02x, expected 0x%02x\n", i, back[i],
+                    want);
+            exit(1);
+        }
+    }
+    HIP_CHECK(hipGraphExecDestroy(ge));
+    HIP_CHECK(hipGraphDestroy(g));
     hipExtent zero = { 0, 0, 0 };
     hipPitchedPtr oob = pp;
     oob.ptr = (char *)pp.ptr + total + 1;

@@ -186,22 +186,29 @@ static int looks_device(const void *p)
     return hw_mem_find((uint64_t)(uintptr_t)p, &r) == 0 && r.kind == HW_MEM_DEVICE;
 }
 
-/* Resolves hipMemcpyDefault and checks the pointers against the kind. Pinned
- * or registered host memory is device-accessible in HIP, so a kind that names
- * it as a device side is honoured as the host side it is here. */
+/*
+ * Resolves the kind from the memory, as ROCm does: known device memory is a
+ * device side whatever the kind says (so a device pointer passed as a host
+ * one is never dereferenced here), and hipMemcpyDefault is classified the
+ * same way. Without device memory, pinned or registered memory named as a
+ * device side is the host memory it is (in HIP it is device-accessible);
+ * unknown memory named as a device side is refused. Then the device sides
+ * must hold n bytes.
+ */
 static hipError_t classify(const void *dst, const void *src, size_t n, hipMemcpyKind *kind)
 {
-    int dh = is_host_known(dst, n), sh = is_host_known(src, n);
-    if (*kind == hipMemcpyDeviceToDevice && (dh || sh))
-        *kind = dh ? (sh ? hipMemcpyHostToHost : hipMemcpyDeviceToHost) : hipMemcpyHostToDevice;
-    else if (*kind == hipMemcpyHostToDevice && dh)
-        *kind = hipMemcpyHostToHost;
-    else if (*kind == hipMemcpyDeviceToHost && sh)
-        *kind = hipMemcpyHostToHost;
-    if (*kind == hipMemcpyDefault) {
-        int d = looks_device(dst), s = looks_device(src);
+    if (*kind < hipMemcpyHostToHost || *kind > hipMemcpyDefault)
+        return hipErrorInvalidMemcpyDirection;
+    int d = looks_device(dst), s = looks_device(src);
+    if (*kind == hipMemcpyDefault || d || s) {
         *kind = d ? (s ? hipMemcpyDeviceToDevice : hipMemcpyHostToDevice)
                   : (s ? hipMemcpyDeviceToHost : hipMemcpyHostToHost);
+    } else if (*kind != hipMemcpyHostToHost) {
+        int dev_dst = *kind == hipMemcpyHostToDevice || *kind == hipMemcpyDeviceToDevice;
+        int dev_src = *kind == hipMemcpyDeviceToHost || *kind == hipMemcpyDeviceToDevice;
+        if ((dev_dst && !is_host_known(dst, n)) || (dev_src && !is_host_known(src, n)))
+            return hipErrorInvalidValue;
+        *kind = hipMemcpyHostToHost;
     }
     switch (*kind) {
     case hipMemcpyHostToDevice:
@@ -210,10 +217,8 @@ static hipError_t classify(const void *dst, const void *src, size_t n, hipMemcpy
         return is_device(src, n) ? hipSuccess : hipErrorInvalidValue;
     case hipMemcpyDeviceToDevice:
         return is_device(dst, n) && is_device(src, n) ? hipSuccess : hipErrorInvalidValue;
-    case hipMemcpyHostToHost:
-        return hipSuccess;
     default:
-        return hipErrorInvalidMemcpyDirection;
+        return hipSuccess;
     }
 }
 

@@ -10,6 +10,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "client.h"
 #include "graph.h"
@@ -119,6 +120,11 @@ HW_EXPORT hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags)
         *ptr = NULL;
         return hipSuccess;
     }
+    /* Pinned memory beyond the machine's is out of memory without asking
+     * the allocator (a sanitizer's aborts on such a request). */
+    long pages = sysconf(_SC_PHYS_PAGES), pg = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && pg > 0 && size / (size_t)pg >= (size_t)pages)
+        return hw_ret(hipErrorOutOfMemory);
     void *p = NULL;
     if (posix_memalign(&p, 4096, size) != 0)
         return hw_ret(hipErrorOutOfMemory);
@@ -187,39 +193,35 @@ static int looks_device(const void *p)
 }
 
 /*
- * Resolves the kind from the memory, as ROCm does: known device memory is a
- * device side whatever the kind says (so a device pointer passed as a host
- * one is never dereferenced here), and hipMemcpyDefault is classified the
- * same way. Without device memory, pinned or registered memory named as a
- * device side is the host memory it is (in HIP it is device-accessible);
- * unknown memory named as a device side is refused. Then the device sides
- * must hold n bytes.
+ * Resolves hipMemcpyDefault by the allocation table and checks the pointers
+ * against the kind. An explicit kind is trusted otherwise: the client's and
+ * the worker's address spaces are separate, so a client buffer can have the
+ * same address as a device allocation (the CPU device's memory is the
+ * worker's heap). Pinned or registered memory named as a device side is the
+ * host memory it is (in HIP it is device-accessible).
  */
 static hipError_t classify(const void *dst, const void *src, size_t n, hipMemcpyKind *kind)
 {
     if (*kind < hipMemcpyHostToHost || *kind > hipMemcpyDefault)
         return hipErrorInvalidMemcpyDirection;
-    int d = looks_device(dst), s = looks_device(src);
-    if (*kind == hipMemcpyDefault || d || s) {
+    if (*kind == hipMemcpyDefault) {
+        int d = looks_device(dst), s = looks_device(src);
         *kind = d ? (s ? hipMemcpyDeviceToDevice : hipMemcpyHostToDevice)
                   : (s ? hipMemcpyDeviceToHost : hipMemcpyHostToHost);
-    } else if (*kind != hipMemcpyHostToHost) {
-        int dev_dst = *kind == hipMemcpyHostToDevice || *kind == hipMemcpyDeviceToDevice;
-        int dev_src = *kind == hipMemcpyDeviceToHost || *kind == hipMemcpyDeviceToDevice;
-        if ((dev_dst && !is_host_known(dst, n)) || (dev_src && !is_host_known(src, n)))
-            return hipErrorInvalidValue;
-        *kind = hipMemcpyHostToHost;
     }
-    switch (*kind) {
-    case hipMemcpyHostToDevice:
-        return is_device(dst, n) ? hipSuccess : hipErrorInvalidValue;
-    case hipMemcpyDeviceToHost:
-        return is_device(src, n) ? hipSuccess : hipErrorInvalidValue;
-    case hipMemcpyDeviceToDevice:
-        return is_device(dst, n) && is_device(src, n) ? hipSuccess : hipErrorInvalidValue;
-    default:
-        return hipSuccess;
+    int dev_dst = *kind == hipMemcpyHostToDevice || *kind == hipMemcpyDeviceToDevice;
+    int dev_src = *kind == hipMemcpyDeviceToHost || *kind == hipMemcpyDeviceToDevice;
+    int pin_dst = dev_dst && !is_device(dst, n) && is_host_known(dst, n);
+    int pin_src = dev_src && !is_device(src, n) && is_host_known(src, n);
+    if (pin_dst || pin_src) {
+        dev_dst &= !pin_dst;
+        dev_src &= !pin_src;
+        *kind = dev_dst ? hipMemcpyHostToDevice
+                        : dev_src ? hipMemcpyDeviceToHost : hipMemcpyHostToHost;
     }
+    if ((dev_dst && !is_device(dst, n)) || (dev_src && !is_device(src, n)))
+        return hipErrorInvalidValue;
+    return hipSuccess;
 }
 
 /* The device of the allocation holding p, or -1 for client memory. */

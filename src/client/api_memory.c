@@ -608,8 +608,9 @@ hipError_t hw_fill_box(void *dst, uint32_t value, uint32_t elem, size_t count, s
         (depth > 1 && depth - 1 > (SIZE_MAX - row - (height - 1) * pitch) / slice))
         return hw_ret(hipErrorInvalidValue);
     size_t span = (depth - 1) * slice + (height - 1) * pitch + row;
-    int host = is_host_known(dst, span);
-    if (!host && !is_device(dst, span))
+    /* Device memory first: a client address can equal a worker's one. */
+    int host = !is_device(dst, span);
+    if (host && !is_host_known(dst, span))
         return hw_ret(hipErrorInvalidValue);
     struct box b = { dst, pitch, height, slice, depth, 0, 0 };
     uint8_t *r;

@@ -90,17 +90,18 @@ HW_EXPORT hipError_t hipHostGetFlags(unsigned int *flagsPtr, void *hostPtr)
     return hipSuccess;
 }
 
-/* Any allocation HIP knows, device or host (ROCm answers both). */
+/* Any allocation HIP knows, device or host (ROCm answers both); either
+ * out-parameter may be NULL, as in CUDA. */
 HW_EXPORT hipError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize,
                                            hipDeviceptr_t dptr)
 {
     struct hw_mem_range r;
-    if (!pbase || !psize)
-        return hw_ret(hipErrorInvalidValue);
     if (!dptr || hw_mem_find((uint64_t)(uintptr_t)dptr, &r) < 0)
         return hw_ret(hipErrorNotFound);
-    *pbase = (hipDeviceptr_t)(uintptr_t)r.base;
-    *psize = (size_t)r.size;
+    if (pbase)
+        *pbase = (hipDeviceptr_t)(uintptr_t)r.base;
+    if (psize)
+        *psize = (size_t)r.size;
     return hipSuccess;
 }
 

@@ -311,6 +311,10 @@ static void registered(void)
     size_t size;
     HIP_CHECK(hipMemGetAddressRange(&base, &size, (hipDeviceptr_t)(mem + 100)));
     CHECK(base == (hipDeviceptr_t)mem && size == N);
+    size = 0;
+    HIP_CHECK(hipMemGetAddressRange(NULL, &size, (hipDeviceptr_t)(mem + N - 1)));
+    CHECK_EQ(size, N);
+    HIP_EXPECT(hipMemGetAddressRange(&base, &size, (hipDeviceptr_t)(mem + N)), hipErrorNotFound);
 
     /* Copies and fills through it. */
     HIP_CHECK(hipMalloc((void **)&d, N));

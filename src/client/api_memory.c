@@ -1,12 +1,14 @@
 /*
  * api_memory.c - allocation, copies and fills.
  *
- * Device pointers are the worker's real device addresses. H2D and D2D
- * copies and fills are fire-and-forget (an H2D copy's bytes are on their way
- * to the worker before the call returns, so the caller may reuse its buffer);
+ * Device pointers are the worker's real device addresses. Asynchronous H2D
+ * and D2D copies and fills are fire-and-forget (an H2D copy's bytes are on
+ * their way to the worker before the call returns, so the caller may reuse
+ * its buffer); synchronous ones then wait for their stream (sync_finish).
  * D2H copies wait for their data, which the reply writes straight into the
  * caller's buffer. hipHostMalloc memory is client memory: the worker cannot
- * reach it, so copies from it are ordinary H2D copies.
+ * reach it, so copies from it are ordinary H2D copies and fills of it are
+ * done here.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -602,12 +604,13 @@ hipError_t hw_fill_box(void *dst, uint32_t value, uint32_t elem, size_t count, s
             height = 1;
         }
     }
-    if ((height > 1 && pitch < row) || (depth > 1 && slice < pitch * (height - 1) + row))
+    /* Rows and slices may not overlap, nor the span overflow. */
+    if (height > 1 && (pitch < row || height - 1 > (SIZE_MAX - row) / pitch))
         return hw_ret(hipErrorInvalidValue);
-    if ((height > 1 && height - 1 > (SIZE_MAX - row) / pitch) ||
-        (depth > 1 && depth - 1 > (SIZE_MAX - row - (height - 1) * pitch) / slice))
+    size_t plane = (height - 1) * pitch + row;
+    if (depth > 1 && (slice < plane || depth - 1 > (SIZE_MAX - plane) / slice))
         return hw_ret(hipErrorInvalidValue);
-    size_t span = (depth - 1) * slice + (height - 1) * pitch + row;
+    size_t span = (depth - 1) * slice + plane;
     /* Device memory first: a client address can equal a worker's one. */
     int host = !is_device(dst, span);
     if (host && !is_host_known(dst, span))

@@ -45,7 +45,7 @@ HW_EXPORT hipError_t hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned i
     if (!hostPtr || sizeBytes == 0 || (flags & ~REGISTER_FLAGS) || !mapped(hostPtr, sizeBytes))
         return hw_ret(hipErrorInvalidValue);
     uint64_t a = (uint64_t)(uintptr_t)hostPtr;
-    if (hw_mem_find(a, &r) == 0 || hw_mem_find(a + sizeBytes - 1, &r) == 0)
+    if (hw_mem_host_overlap(a, sizeBytes, &r))
         return hw_ret(r.kind == HW_MEM_REGISTERED ? hipErrorHostMemoryAlreadyRegistered
                                                   : hipErrorInvalidValue);
     struct hw_mem_range nr = { a, sizeBytes, hw_current_device(), HW_MEM_REGISTERED, flags };

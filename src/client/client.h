@@ -264,6 +264,9 @@ int hw_mem_remove(uint64_t base, struct hw_mem_range *out);
 int hw_mem_find(uint64_t ptr, struct hw_mem_range *out);
 /* Base of some device allocation on dev; 1 when there is one. */
 int hw_mem_first_of_device(int dev, uint64_t *base);
+/* A client (pinned or registered) range overlapping [base, base+size), copied
+ * to *out; 1 when there is one. */
+int hw_mem_host_overlap(uint64_t base, uint64_t size, struct hw_mem_range *out);
 
 /* ---- stream capture (capture.c; graph.h) ------------------------------------- */
 

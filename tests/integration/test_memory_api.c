@@ -299,6 +299,15 @@ static void registered(void)
     HIP_EXPECT(hipHostUnregister(mem), hipErrorHostMemoryNotRegistered);
     HIP_CHECK(hipHostRegister(mem, N, hipHostRegisterPortable | hipHostRegisterMapped));
     HIP_EXPECT(hipHostRegister(mem, N, 0), hipErrorHostMemoryAlreadyRegistered);
+    HIP_EXPECT(hipHostRegister(mem + N - 1, 1, 0), hipErrorHostMemoryAlreadyRegistered);
+    uint8_t *around = malloc(3 * N);
+    CHECK(around);
+    HIP_CHECK(hipHostRegister(around + N, 16, 0));
+    HIP_EXPECT(hipHostRegister(around, 3 * N, 0), hipErrorHostMemoryAlreadyRegistered);
+    HIP_CHECK(hipHostUnregister(around + N));
+    HIP_CHECK(hipHostRegister(around, 3 * N, 0));
+    HIP_CHECK(hipHostUnregister(around));
+    free(around);
     unsigned flags = 0;
     HIP_CHECK(hipHostGetFlags(&flags, mem));
     CHECK_EQ(flags, hipHostRegisterPortable | hipHostRegisterMapped);

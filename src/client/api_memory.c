@@ -19,7 +19,7 @@
 
 #define CHUNK HIPR_CAP_COPY_CHUNK
 
-static hipError_t malloc_on(void **ptr, size_t size, int dev)
+hipError_t hw_malloc_on(void **ptr, size_t size, int dev)
 {
     hipError_t err;
     struct hw_conn *c = hw_conn_get(&err);
@@ -54,7 +54,7 @@ static hipError_t malloc_on(void **ptr, size_t size, int dev)
 
 HW_EXPORT hipError_t hipMalloc(void **ptr, size_t size)
 {
-    return malloc_on(ptr, size, hw_current_device());
+    return hw_malloc_on(ptr, size, hw_current_device());
 }
 
 /* Fine-grained (coherent) device memory is ordinary device memory here: the
@@ -69,13 +69,13 @@ HW_EXPORT hipError_t hipExtMallocWithFlags(void **ptr, size_t sizeBytes, unsigne
     return hipMalloc(ptr, sizeBytes);
 }
 
-/* Allocated at once on the stream's device: usable earlier than stream order
- * requires, never later. */
+/* From the current pool of the stream's device (api_mem_pool.c), allocated
+ * at once: usable earlier than stream order requires, never later. */
 HW_EXPORT hipError_t hipMallocAsync(void **dev_ptr, size_t size, hipStream_t stream)
 {
     int dev;
     hw_stream_wire_id(stream, &dev);
-    return malloc_on(dev_ptr, size, dev);
+    return hw_pool_malloc(dev_ptr, size, dev);
 }
 
 /* The worker frees after draining every stream of the session (FREE), and
@@ -103,6 +103,7 @@ HW_EXPORT hipError_t hipFree(void *ptr)
         r.kind != HW_MEM_DEVICE)
         return hw_ret(hipErrorInvalidValue);
     hw_mem_remove(r.base, &r);
+    hw_pool_forget(ptr);
     struct hipr_ptr m = { .ptr = r.base };
     uint8_t buf[HIPR_ptr_SIZE];
     hipr_ptr_encode(buf, &m);

@@ -296,6 +296,12 @@ hipError_t hw_copy(void *dst, const void *src, size_t n, hipMemcpyKind kind, hip
                    int sync);
 hipError_t hw_fill(void *dst, uint32_t value, uint32_t elem, size_t count, hipStream_t stream,
                    int sync);
+/* hipMalloc on device dev. */
+hipError_t hw_malloc_on(void **ptr, size_t size, int dev);
+/* hipMallocAsync: from the current memory pool of device dev. */
+hipError_t hw_pool_malloc(void **dev_ptr, size_t size, int device);
+/* Drops a freed allocation from its pool's accounting, if a pool's. */
+void hw_pool_forget(const void *base);
 /* A fill of depth slices (slice bytes apart) of height rows (pitch bytes
  * apart) of count elements: hipMemset2D/3D, and hw_fill's one row. */
 hipError_t hw_fill_box(void *dst, uint32_t value, uint32_t elem, size_t count, size_t pitch,

@@ -371,6 +371,107 @@ static void stream_ordered(hipStream_t s, int sdev)
     free(back);
 }
 
+static uint64_t pool_attr(hipMemPool_t p, hipMemPoolAttr a)
+{
+    uint64_t v = 12345;
+    HIP_CHECK(hipMemPoolGetAttribute(p, a, &v));
+    return v;
+}
+
+/* Pools keep nothing: their counters follow what is allocated from them. */
+static void pools(hipStream_t s, int ndev)
+{
+    hipMemPool_t def = NULL, cur = NULL, p = NULL;
+    HIP_EXPECT(hipDeviceGetDefaultMemPool(NULL, 0), hipErrorInvalidValue);
+    HIP_EXPECT(hipDeviceGetDefaultMemPool(&def, ndev), hipErrorInvalidDevice);
+    HIP_CHECK(hipDeviceGetDefaultMemPool(&def, 0));
+    HIP_CHECK(hipDeviceGetMemPool(&cur, 0));
+    CHECK(def && cur == def);
+    HIP_EXPECT(hipMemPoolDestroy(def), hipErrorInvalidValue);
+
+    hipMemPoolProps props = { 0 };
+    props.allocType = hipMemAllocationTypePinned;
+    props.location.type = hipMemLocationTypeDevice;
+    props.location.id = 0;
+    HIP_EXPECT(hipMemPoolCreate(NULL, &props), hipErrorInvalidValue);
+    HIP_EXPECT(hipMemPoolCreate(&p, NULL), hipErrorInvalidValue);
+    props.allocType = hipMemAllocationTypeInvalid;
+    HIP_EXPECT(hipMemPoolCreate(&p, &props), hipErrorInvalidValue);
+    props.allocType = hipMemAllocationTypePinned;
+    props.location.id = ndev;
+    HIP_EXPECT(hipMemPoolCreate(&p, &props), hipErrorInvalidValue);
+    props.location.id = 0;
+    HIP_CHECK(hipMemPoolCreate(&p, &props));
+
+    /* Attributes: CUDA's defaults, resets of the high marks only to 0. */
+    int on = -1;
+    HIP_CHECK(hipMemPoolGetAttribute(p, hipMemPoolReuseAllowOpportunistic, &on));
+    CHECK_EQ(on, 1);
+    CHECK_EQ(pool_attr(p, hipMemPoolAttrReleaseThreshold), 0);
+    uint64_t v = 1;
+    HIP_EXPECT(hipMemPoolSetAttribute(p, hipMemPoolAttrUsedMemHigh, &v), hipErrorInvalidValue);
+    HIP_EXPECT(hipMemPoolSetAttribute(p, hipMemPoolAttrUsedMemCurrent, &v),
+               hipErrorInvalidValue);
+    HIP_EXPECT(hipMemPoolSetAttribute(p, (hipMemPoolAttr)9, &v), hipErrorInvalidValue);
+    HIP_EXPECT(hipMemPoolGetAttribute(p, hipMemPoolAttrUsedMemHigh, NULL), hipErrorInvalidValue);
+    v = 1 << 20;
+    HIP_CHECK(hipMemPoolSetAttribute(p, hipMemPoolAttrReleaseThreshold, &v));
+    CHECK_EQ(pool_attr(p, hipMemPoolAttrReleaseThreshold), 1 << 20);
+
+    void *a = NULL, *b = NULL;
+    HIP_EXPECT(hipMallocFromPoolAsync(NULL, 64, p, s), hipErrorInvalidValue);
+    HIP_EXPECT(hipMallocFromPoolAsync(&a, 64, NULL, s), hipErrorInvalidValue);
+    HIP_CHECK(hipMallocFromPoolAsync(&a, 4096, p, s));
+    HIP_CHECK(hipMallocFromPoolAsync(&b, 1000, p, s));
+    CHECK_EQ(pool_attr(p, hipMemPoolAttrUsedMemCurrent), 5096);
+    CHECK_EQ(pool_attr(p, hipMemPoolAttrReservedMemCurrent), 5096);
+    HIP_CHECK(hipMemsetAsync(a, 3, 4096, s));
+    uint8_t back[4096];
+    HIP_CHECK(hipMemcpyDtoHAsync(back, (hipDeviceptr_t)a, sizeof back, s));
+    HIP_CHECK(hipFreeAsync(a, s));
+    HIP_CHECK(hipStreamSynchronize(s));
+    CHECK_EQ(back[4095], 3);
+    CHECK_EQ(pool_attr(p, hipMemPoolAttrUsedMemCurrent), 1000);
+    CHECK_EQ(pool_attr(p, hipMemPoolAttrUsedMemHigh), 5096);
+    v = 0;
+    HIP_CHECK(hipMemPoolSetAttribute(p, hipMemPoolAttrUsedMemHigh, &v));
+    CHECK_EQ(pool_attr(p, hipMemPoolAttrUsedMemHigh), 1000);
+    HIP_CHECK(hipMemPoolTrimTo(p, 0));
+
+    /* Access: read-write on its own device, nothing elsewhere (no peers). */
+    hipMemAccessDesc desc = { { hipMemLocationTypeDevice, 0 }, hipMemAccessFlagsProtReadWrite };
+    HIP_CHECK(hipMemPoolSetAccess(p, &desc, 1));
+    desc.flags = hipMemAccessFlagsProtNone;
+    HIP_EXPECT(hipMemPoolSetAccess(p, &desc, 1), hipErrorInvalidDevice);
+    desc.location.id = ndev;
+    HIP_EXPECT(hipMemPoolSetAccess(p, &desc, 1), hipErrorInvalidDevice);
+    HIP_EXPECT(hipMemPoolSetAccess(p, &desc, (size_t)ndev + 1), hipErrorInvalidDevice);
+    HIP_EXPECT(hipMemPoolSetAccess(NULL, &desc, 1), hipErrorInvalidValue);
+    hipMemAccessFlags fl = hipMemAccessFlagsProtNone;
+    hipMemLocation loc = { hipMemLocationTypeDevice, 0 };
+    HIP_CHECK(hipMemPoolGetAccess(&fl, p, &loc));
+    CHECK_EQ(fl, hipMemAccessFlagsProtReadWrite);
+
+    /* A created pool as the device's current one: hipMallocAsync uses it. */
+    HIP_CHECK(hipDeviceSetMemPool(0, p));
+    HIP_CHECK(hipDeviceGetMemPool(&cur, 0));
+    CHECK(cur == p);
+    void *c2 = NULL;
+    HIP_CHECK(hipMallocAsync(&c2, 24, s));
+    CHECK_EQ(pool_attr(p, hipMemPoolAttrUsedMemCurrent), 1024);
+    HIP_CHECK(hipFree(c2)); /* hipFree of pool memory counts too */
+    CHECK_EQ(pool_attr(p, hipMemPoolAttrUsedMemCurrent), 1000);
+
+    /* Destroyed with an allocation outstanding: the memory stays valid. */
+    HIP_CHECK(hipMemPoolDestroy(p));
+    HIP_EXPECT(hipMemPoolDestroy(p), hipErrorInvalidValue);
+    HIP_CHECK(hipDeviceGetMemPool(&cur, 0));
+    CHECK(cur == def);
+    HIP_CHECK(hipMemset(b, 1, 1000));
+    HIP_CHECK(hipFreeAsync(b, s));
+    HIP_CHECK(hipStreamSynchronize(s));
+}
+
 int main(void)
 {
     int n = 0;
@@ -388,6 +489,7 @@ int main(void)
     HIP_CHECK(hipStreamCreate(&s1));
     HIP_CHECK(hipSetDevice(0));
     stream_ordered(s1, other);
+    pools(s, n);
     HIP_CHECK(hipStreamDestroy(s1));
     HIP_CHECK(hipStreamDestroy(s));
     printf("memory api: ok\n");

@@ -262,19 +262,9 @@ HW_EXPORT hipError_t hipDeviceGetCacheConfig(hipFuncCache_t *cacheConfig)
     return hw_api_unsupported("hipDeviceGetCacheConfig");
 }
 
-HW_EXPORT hipError_t hipDeviceGetDefaultMemPool(hipMemPool_t *mem_pool, int device)
-{
-    return hw_api_unsupported("hipDeviceGetDefaultMemPool");
-}
-
 HW_EXPORT hipError_t hipDeviceGetLimit(size_t *pValue, enum hipLimit_t limit)
 {
     return hw_api_unsupported("hipDeviceGetLimit");
-}
-
-HW_EXPORT hipError_t hipDeviceGetMemPool(hipMemPool_t *mem_pool, int device)
-{
-    return hw_api_unsupported("hipDeviceGetMemPool");
 }
 
 HW_EXPORT hipError_t hipDeviceGetP2PAttribute(int *value, hipDeviceP2PAttr attr, int srcDevice, int dstDevice)
@@ -325,11 +315,6 @@ HW_EXPORT hipError_t hipDevicePrimaryCtxSetFlags(hipDevice_t dev, unsigned int f
 HW_EXPORT hipError_t hipDeviceSetCacheConfig(hipFuncCache_t cacheConfig)
 {
     return hw_api_unsupported("hipDeviceSetCacheConfig");
-}
-
-HW_EXPORT hipError_t hipDeviceSetMemPool(int device, hipMemPool_t mem_pool)
-{
-    return hw_api_unsupported("hipDeviceSetMemPool");
 }
 
 HW_EXPORT hipError_t hipDeviceSetSharedMemConfig(hipSharedMemConfig config)
@@ -803,11 +788,6 @@ HW_EXPORT hipError_t hipMallocArray(hipArray **array, const hipChannelFormatDesc
     return hw_api_unsupported("hipMallocArray");
 }
 
-HW_EXPORT hipError_t hipMallocFromPoolAsync(void **dev_ptr, size_t size, hipMemPool_t mem_pool, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMallocFromPoolAsync");
-}
-
 HW_EXPORT hipError_t hipMallocManaged(void **dev_ptr, size_t size, unsigned int flags)
 {
     return hw_api_unsupported("hipMallocManaged");
@@ -873,16 +853,6 @@ HW_EXPORT hipError_t hipMemMapArrayAsync(hipArrayMapInfo *mapInfoList, unsigned 
     return hw_api_unsupported("hipMemMapArrayAsync");
 }
 
-HW_EXPORT hipError_t hipMemPoolCreate(hipMemPool_t *mem_pool, const hipMemPoolProps *pool_props)
-{
-    return hw_api_unsupported("hipMemPoolCreate");
-}
-
-HW_EXPORT hipError_t hipMemPoolDestroy(hipMemPool_t mem_pool)
-{
-    return hw_api_unsupported("hipMemPoolDestroy");
-}
-
 HW_EXPORT hipError_t hipMemPoolExportPointer(hipMemPoolPtrExportData *export_data, void *dev_ptr)
 {
     return hw_api_unsupported("hipMemPoolExportPointer");
@@ -893,16 +863,6 @@ HW_EXPORT hipError_t hipMemPoolExportToShareableHandle(void *shared_handle, hipM
     return hw_api_unsupported("hipMemPoolExportToShareableHandle");
 }
 
-HW_EXPORT hipError_t hipMemPoolGetAccess(hipMemAccessFlags *flags, hipMemPool_t mem_pool, hipMemLocation *location)
-{
-    return hw_api_unsupported("hipMemPoolGetAccess");
-}
-
-HW_EXPORT hipError_t hipMemPoolGetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)
-{
-    return hw_api_unsupported("hipMemPoolGetAttribute");
-}
-
 HW_EXPORT hipError_t hipMemPoolImportFromShareableHandle(hipMemPool_t *mem_pool, void *shared_handle, hipMemAllocationHandleType handle_type, unsigned int flags)
 {
     return hw_api_unsupported("hipMemPoolImportFromShareableHandle");
@@ -911,21 +871,6 @@ HW_EXPORT hipError_t hipMemPoolImportFromShareableHandle(hipMemPool_t *mem_pool,
 HW_EXPORT hipError_t hipMemPoolImportPointer(void **dev_ptr, hipMemPool_t mem_pool, hipMemPoolPtrExportData *export_data)
 {
     return hw_api_unsupported("hipMemPoolImportPointer");
-}
-
-HW_EXPORT hipError_t hipMemPoolSetAccess(hipMemPool_t mem_pool, const hipMemAccessDesc *desc_list, size_t count)
-{
-    return hw_api_unsupported("hipMemPoolSetAccess");
-}
-
-HW_EXPORT hipError_t hipMemPoolSetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)
-{
-    return hw_api_unsupported("hipMemPoolSetAttribute");
-}
-
-HW_EXPORT hipError_t hipMemPoolTrimTo(hipMemPool_t mem_pool, size_t min_bytes_to_hold)
-{
-    return hw_api_unsupported("hipMemPoolTrimTo");
 }
 
 HW_EXPORT hipError_t hipMemPrefetchAsync(const void *dev_ptr, size_t count, int device, hipStream_t stream)

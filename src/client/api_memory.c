@@ -1,22 +1,25 @@
 /*
  * api_memory.c - allocation, copies and fills.
  *
- * Device pointers are the worker's real device addresses. H2D and D2D
- * copies and fills are fire-and-forget (an H2D copy's bytes are on their way
- * to the worker before the call returns, so the caller may reuse its buffer);
+ * Device pointers are the worker's real device addresses. Asynchronous H2D
+ * and D2D copies and fills are fire-and-forget (an H2D copy's bytes are on
+ * their way to the worker before the call returns, so the caller may reuse
+ * its buffer); synchronous ones then wait for their stream (sync_finish).
  * D2H copies wait for their data, which the reply writes straight into the
  * caller's buffer. hipHostMalloc memory is client memory: the worker cannot
- * reach it, so copies from it are ordinary H2D copies.
+ * reach it, so copies from it are ordinary H2D copies and fills of it are
+ * done here.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "client.h"
 #include "graph.h"
 
 #define CHUNK HIPR_CAP_COPY_CHUNK
 
-HW_EXPORT hipError_t hipMalloc(void **ptr, size_t size)
+hipError_t hw_malloc_on(void **ptr, size_t size, int dev)
 {
     hipError_t err;
     struct hw_conn *c = hw_conn_get(&err);
@@ -30,7 +33,6 @@ HW_EXPORT hipError_t hipMalloc(void **ptr, size_t size)
         *ptr = NULL;
         return hipSuccess;
     }
-    int dev = hw_current_device();
     struct hipr_malloc_req m = { .device = hw_wire_device(dev), .size = size };
     uint8_t buf[HIPR_malloc_req_SIZE], body[HIPR_ptr_SIZE];
     hipr_malloc_req_encode(buf, &m);
@@ -50,6 +52,34 @@ HW_EXPORT hipError_t hipMalloc(void **ptr, size_t size)
     return hipSuccess;
 }
 
+HW_EXPORT hipError_t hipMalloc(void **ptr, size_t size)
+{
+    return hw_malloc_on(ptr, size, hw_current_device());
+}
+
+
+/* From the current pool of the stream's device (api_mem_pool.c), allocated
+ * at once: usable earlier than stream order requires, never later. */
+HW_EXPORT hipError_t hipMallocAsync(void **dev_ptr, size_t size, hipStream_t stream)
+{
+    int dev;
+    if (hw_stream_check(stream) != hipSuccess)
+        return hw_ret(hipErrorInvalidHandle); /* AMD's code here; never read */
+    hw_stream_wire_id(stream, &dev);
+    return hw_pool_malloc(dev_ptr, size, dev);
+}
+
+/* The worker frees after draining every stream of the session (FREE), and
+ * requests run in order, so the memory outlives the stream's earlier work. */
+HW_EXPORT hipError_t hipFreeAsync(void *dev_ptr, hipStream_t stream)
+{
+    if (!dev_ptr)
+        return hw_ret(hipErrorInvalidValue);
+    if (hw_stream_check(stream) != hipSuccess)
+        return hw_ret(hipErrorInvalidHandle);
+    return hipFree(dev_ptr);
+}
+
 HW_EXPORT hipError_t hipFree(void *ptr)
 {
     hipError_t err;
@@ -65,24 +95,36 @@ HW_EXPORT hipError_t hipFree(void *ptr)
         r.kind != HW_MEM_DEVICE)
         return hw_ret(hipErrorInvalidValue);
     hw_mem_remove(r.base, &r);
+    hw_pool_forget(ptr);
     struct hipr_ptr m = { .ptr = r.base };
     uint8_t buf[HIPR_ptr_SIZE];
     hipr_ptr_encode(buf, &m);
     return hw_ret(hw_post(c, HIPR_OP_FREE, buf, sizeof buf, NULL, 0));
 }
 
+#define HOST_MALLOC_FLAGS                                                                      \
+    (hipHostMallocPortable | hipHostMallocMapped | hipHostMallocWriteCombined |                \
+     hipHostMallocNumaUser | hipHostMallocCoherent | hipHostMallocNonCoherent)
+
 HW_EXPORT hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags)
 {
-    if (!ptr)
+    const unsigned both = hipHostMallocCoherent | hipHostMallocNonCoherent;
+    if (!ptr || (flags & ~HOST_MALLOC_FLAGS) || (flags & both) == both)
         return hw_ret(hipErrorInvalidValue);
     if (size == 0) {
         *ptr = NULL;
         return hipSuccess;
     }
+    /* Pinned memory beyond the machine's is out of memory without asking
+     * the allocator (a sanitizer's aborts on such a request). */
+    long pages = sysconf(_SC_PHYS_PAGES), pg = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && pg > 0 && size / (size_t)pg >= (size_t)pages)
+        return hw_ret(hipErrorOutOfMemory);
     void *p = NULL;
     if (posix_memalign(&p, 4096, size) != 0)
         return hw_ret(hipErrorOutOfMemory);
-    struct hw_mem_range r = { (uint64_t)(uintptr_t)p, size, 0, HW_MEM_HOST, flags };
+    struct hw_mem_range r = { (uint64_t)(uintptr_t)p, size, hw_current_device(), HW_MEM_HOST,
+                              flags };
     if (hw_mem_add(&r) < 0) {
         free(p);
         return hw_ret(hipErrorOutOfMemory);
@@ -96,6 +138,11 @@ HW_EXPORT hipError_t hipHostAlloc(void **ptr, size_t size, unsigned int flags)
     return hipHostMalloc(ptr, size, flags);
 }
 
+HW_EXPORT hipError_t hipMemAllocHost(void **ptr, size_t size)
+{
+    return hipHostMalloc(ptr, size, 0);
+}
+
 HW_EXPORT hipError_t hipMallocHost(void **ptr, size_t size)
 {
     return hipHostMalloc(ptr, size, 0);
@@ -106,7 +153,8 @@ HW_EXPORT hipError_t hipHostFree(void *ptr)
     struct hw_mem_range r;
     if (!ptr)
         return hipSuccess;
-    if (hw_mem_remove((uint64_t)(uintptr_t)ptr, &r) < 0 || r.kind != HW_MEM_HOST)
+    if (hw_mem_find((uint64_t)(uintptr_t)ptr, &r) < 0 || r.base != (uint64_t)(uintptr_t)ptr ||
+        r.kind != HW_MEM_HOST || hw_mem_remove(r.base, &r) < 0)
         return hw_ret(hipErrorInvalidValue);
     free(ptr);
     return hipSuccess;
@@ -124,32 +172,103 @@ static int is_device(const void *p, uint64_t n)
     return hw_mem_find(a, &r) == 0 && r.kind == HW_MEM_DEVICE && n <= r.size - (a - r.base);
 }
 
+/* Client memory the HIP API knows (hipHostMalloc'ed or registered) holding
+ * n bytes at p. */
+static int is_host_known(const void *p, uint64_t n)
+{
+    struct hw_mem_range r;
+    uint64_t a = (uint64_t)(uintptr_t)p;
+    return hw_mem_find(a, &r) == 0 && r.kind != HW_MEM_DEVICE && n <= r.size - (a - r.base);
+}
+
 static int looks_device(const void *p)
 {
     struct hw_mem_range r;
     return hw_mem_find((uint64_t)(uintptr_t)p, &r) == 0 && r.kind == HW_MEM_DEVICE;
 }
 
-/* Resolves hipMemcpyDefault and checks the pointers against the kind. */
+/*
+ * Resolves hipMemcpyDefault by the allocation table and checks the pointers
+ * against the kind. An explicit kind is trusted otherwise: the client's and
+ * the worker's address spaces are separate, so a client buffer can have the
+ * same address as a device allocation (the CPU device's memory is the
+ * worker's heap). Pinned or registered memory named as a device side is the
+ * host memory it is (in HIP it is device-accessible).
+ */
 static hipError_t classify(const void *dst, const void *src, size_t n, hipMemcpyKind *kind)
 {
+    if (*kind < hipMemcpyHostToHost || *kind > hipMemcpyDefault)
+        return hipErrorInvalidMemcpyDirection;
     if (*kind == hipMemcpyDefault) {
         int d = looks_device(dst), s = looks_device(src);
         *kind = d ? (s ? hipMemcpyDeviceToDevice : hipMemcpyHostToDevice)
                   : (s ? hipMemcpyDeviceToHost : hipMemcpyHostToHost);
     }
-    switch (*kind) {
-    case hipMemcpyHostToDevice:
-        return is_device(dst, n) ? hipSuccess : hipErrorInvalidValue;
-    case hipMemcpyDeviceToHost:
-        return is_device(src, n) ? hipSuccess : hipErrorInvalidValue;
-    case hipMemcpyDeviceToDevice:
-        return is_device(dst, n) && is_device(src, n) ? hipSuccess : hipErrorInvalidValue;
-    case hipMemcpyHostToHost:
-        return hipSuccess;
-    default:
-        return hipErrorInvalidMemcpyDirection;
+    int dev_dst = *kind == hipMemcpyHostToDevice || *kind == hipMemcpyDeviceToDevice;
+    int dev_src = *kind == hipMemcpyDeviceToHost || *kind == hipMemcpyDeviceToDevice;
+    int pin_dst = dev_dst && !is_device(dst, n) && is_host_known(dst, n);
+    int pin_src = dev_src && !is_device(src, n) && is_host_known(src, n);
+    if (pin_dst || pin_src) {
+        dev_dst &= !pin_dst;
+        dev_src &= !pin_src;
+        *kind = dev_dst ? hipMemcpyHostToDevice
+                        : dev_src ? hipMemcpyDeviceToHost : hipMemcpyHostToHost;
     }
+    if ((dev_dst && !is_device(dst, n)) || (dev_src && !is_device(src, n)))
+        return hipErrorInvalidValue;
+    return hipSuccess;
+}
+
+/* The device of the allocation holding p, or -1 for client memory. */
+static int mem_device(const void *p)
+{
+    struct hw_mem_range r;
+    return hw_mem_find((uint64_t)(uintptr_t)p, &r) == 0 && r.kind == HW_MEM_DEVICE ? r.device
+                                                                                  : -1;
+}
+
+static hipError_t stream_wait(struct hw_conn *c, uint64_t sid)
+{
+    struct hipr_stream m = { sid };
+    uint8_t buf[HIPR_stream_SIZE];
+    hipr_stream_encode(buf, &m);
+    return hw_call(c, HIPR_OP_STREAM_SYNCHRONIZE, buf, sizeof buf, NULL, 0, NULL, 0, NULL, 0,
+                   NULL);
+}
+
+/*
+ * The stream a synchronous call's work goes on. Work on another device's
+ * memory moves, as in HIP, to that device's null stream (ordered after its
+ * blocking streams), once the stream it was called on (the current device's
+ * null stream, usually) and the device of a D2D copy's source have finished
+ * their work. mem_dev -1: the call's own stream.
+ */
+static hipError_t sync_stream(struct hw_conn *c, hipStream_t stream, int mem_dev, int src_dev,
+                              uint64_t *sid)
+{
+    hipError_t err = hipSuccess;
+    int dev;
+    uint64_t own = hw_stream_wire_id(stream, &dev);
+    if (mem_dev < 0 || mem_dev == dev) {
+        *sid = own;
+    } else {
+        err = stream_wait(c, own);
+        *sid = (uint64_t)hw_wire_device(mem_dev); /* that device's null stream */
+    }
+    if (err == hipSuccess && src_dev >= 0 && src_dev != dev && src_dev != mem_dev)
+        err = stream_wait(c, (uint64_t)hw_wire_device(src_dev));
+    return err;
+}
+
+/* A synchronous call returns once its work is done: fire-and-forget work on
+ * one stream would otherwise race later work on any other. */
+static hipError_t sync_finish(struct hw_conn *c, uint64_t sid, hipError_t err)
+{
+    if (err == hipSuccess)
+        err = stream_wait(c, sid);
+    if (err == hipSuccess)
+        err = hw_take_async_error(c);
+    return err;
 }
 
 /* During a capture, a synchronous call is refused and an asynchronous one
@@ -179,12 +298,19 @@ hipError_t hw_copy(void *dst, const void *src, size_t n, hipMemcpyKind kind, hip
     if ((err = classify(dst, src, n, &kind)) != hipSuccess)
         return hw_ret(err);
     struct hipGraphNode node = { .kind = HW_NODE_MEMCPY, .u.copy = { dst, src, n, kind } };
+    /* A destroyed or made-up stream is refused before anything reads it. */
+    if ((err = hw_stream_check(stream)) != hipSuccess)
+        return hw_ret(err);
     int cap = captured(stream, sync, &node, &err);
     if (cap)
         return cap < 0 ? hw_ret(err) : hipSuccess;
-    uint64_t sid;
-    if ((err = hw_stream_resolve(stream, &sid, &dev)) != hipSuccess)
-        return hw_ret(err);
+    uint64_t sid = hw_stream_wire_id(stream, &dev);
+    if (sync && kind != hipMemcpyHostToHost) {
+        int mem = kind == hipMemcpyDeviceToHost ? mem_device(src) : mem_device(dst);
+        int from = kind == hipMemcpyDeviceToDevice ? mem_device(src) : -1;
+        if ((err = sync_stream(c, stream, mem, from, &sid)) != hipSuccess)
+            return hw_ret(err);
+    }
     switch (kind) {
     case hipMemcpyHostToDevice:
         for (size_t off = 0; off < n && err == hipSuccess; off += CHUNK) {
@@ -211,7 +337,7 @@ hipError_t hw_copy(void *dst, const void *src, size_t n, hipMemcpyKind kind, hip
         /* The data is here: like HIP, a D2H copy reports earlier async errors. */
         if (err == hipSuccess && sync)
             err = hw_take_async_error(c);
-        break;
+        return hw_ret(err);
     case hipMemcpyDeviceToDevice: {
         struct hipr_memcpy_d2d m = { .dst = (uint64_t)(uintptr_t)dst,
                                      .src = (uint64_t)(uintptr_t)src, .size = n, .stream = sid };
@@ -222,9 +348,9 @@ hipError_t hw_copy(void *dst, const void *src, size_t n, hipMemcpyKind kind, hip
     }
     default:
         memmove(dst, src, n);
-        break;
+        return hipSuccess;
     }
-    return hw_ret(err);
+    return hw_ret(sync ? sync_finish(c, sid, err) : err);
 }
 
 HW_EXPORT hipError_t hipMemcpy(void *dst, const void *src, size_t n, hipMemcpyKind kind)
@@ -335,16 +461,23 @@ hipError_t hw_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, 
         return hw_ret(hipErrorInvalidValue);
     struct hipGraphNode node = { .kind = HW_NODE_MEMCPY_2D,
                                  .u.copy2d = { dst, src, dpitch, spitch, width, height, kind } };
+    /* A destroyed or made-up stream is refused before anything reads it. */
+    if ((err = hw_stream_check(stream)) != hipSuccess)
+        return hw_ret(err);
     int cap = captured(stream, sync, &node, &err);
     if (cap)
         return cap < 0 ? hw_ret(err) : hipSuccess;
-    uint64_t sid;
-    if ((err = hw_stream_resolve(stream, &sid, &dev)) != hipSuccess)
-        return hw_ret(err);
     /* Rows travel packed; a copy larger than one message goes in row bands. */
     size_t band = CHUNK / width ? CHUNK / width : 1;
     if (width > CHUNK)
         return hw_ret(hipErrorInvalidValue);
+    uint64_t sid = hw_stream_wire_id(stream, &dev);
+    if (sync && kind != hipMemcpyHostToHost) {
+        int mem = kind == hipMemcpyDeviceToHost ? mem_device(src) : mem_device(dst);
+        int from = kind == hipMemcpyDeviceToDevice ? mem_device(src) : -1;
+        if ((err = sync_stream(c, stream, mem, from, &sid)) != hipSuccess)
+            return hw_ret(err);
+    }
     for (size_t row = 0; row < height && err == hipSuccess; row += band) {
         size_t rows = height - row < band ? height - row : band;
         uint8_t *d = (uint8_t *)dst + row * dpitch;
@@ -389,8 +522,10 @@ hipError_t hw_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, 
                 memmove(d + i * dpitch, s + i * spitch, width);
         }
     }
-    if (err == hipSuccess && sync && kind == hipMemcpyDeviceToHost)
+    if (sync && kind == hipMemcpyDeviceToHost && err == hipSuccess)
         err = hw_take_async_error(c);
+    else if (sync && kind != hipMemcpyHostToHost)
+        err = sync_finish(c, sid, err);
     return hw_ret(err);
 }
 
@@ -407,30 +542,129 @@ HW_EXPORT hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
     return hw_copy_2d(dst, dpitch, src, spitch, width, height, kind, stream, 0);
 }
 
-hipError_t hw_fill(void *dst, uint32_t value, uint32_t elem, size_t count, hipStream_t stream,
-                   int sync)
+static void fill_row(uint8_t *p, uint32_t value, uint32_t elem, size_t count)
+{
+    if (elem == 1) {
+        memset(p, (int)(value & 0xff), count);
+        return;
+    }
+    uint16_t v16 = (uint16_t)value;
+    for (size_t i = 0; i < count; i++)
+        memcpy(p + i * elem, elem == 2 ? (const void *)&v16 : (const void *)&value, elem);
+}
+
+/* The rows of a box, in order: *row advances; 0 when done. */
+struct box {
+    uint8_t *base;
+    size_t pitch, height, slice, depth, y, z;
+};
+
+static int box_next(struct box *b, uint8_t **row)
+{
+    if (b->z == b->depth)
+        return 0;
+    *row = b->base + b->z * b->slice + b->y * b->pitch;
+    if (++b->y == b->height) {
+        b->y = 0;
+        b->z++;
+    }
+    return 1;
+}
+
+hipError_t hw_fill_box(void *dst, uint32_t value, uint32_t elem, size_t count, size_t pitch,
+                       size_t height, size_t slice, size_t depth, hipStream_t stream, int sync)
 {
     hipError_t err;
     struct hw_conn *c = hw_conn_get(&err);
     int dev;
     if (!c)
         return hw_ret(err);
-    if (count == 0)
+    if (count == 0 || height == 0 || depth == 0)
         return hipSuccess;
-    if (count > SIZE_MAX / elem || !is_device(dst, count * elem))
+    if (!dst || count > SIZE_MAX / elem)
         return hw_ret(hipErrorInvalidValue);
-    struct hipGraphNode node = { .kind = HW_NODE_MEMSET, .u.memset = { dst, value, elem, count } };
-    int cap = captured(stream, sync, &node, &err);
-    if (cap)
-        return cap < 0 ? hw_ret(err) : hipSuccess;
-    uint64_t sid;
-    if ((err = hw_stream_resolve(stream, &sid, &dev)) != hipSuccess)
+    size_t row = count * elem;
+    /* Contiguous rows and slices are one fill. */
+    if (height == 1 || pitch == row) {
+        if (height > SIZE_MAX / row)
+            return hw_ret(hipErrorInvalidValue);
+        count *= height;
+        row *= height;
+        pitch = slice;
+        height = depth;
+        slice = row;
+        depth = 1;
+        if (height == 1 || pitch == row) {
+            if (height > SIZE_MAX / row)
+                return hw_ret(hipErrorInvalidValue);
+            count *= height;
+            row *= height;
+            pitch = row;
+            height = 1;
+        }
+    }
+    /* Rows and slices may not overlap, nor the span overflow. */
+    if (height > 1 && (pitch < row || height - 1 > (SIZE_MAX - row) / pitch))
+        return hw_ret(hipErrorInvalidValue);
+    size_t plane = (height - 1) * pitch + row;
+    if (depth > 1 && (slice < plane || depth - 1 > (SIZE_MAX - plane) / slice))
+        return hw_ret(hipErrorInvalidValue);
+    size_t span = (depth - 1) * slice + plane;
+    /* Device memory first: a client address can equal a worker's one. */
+    int host = !is_device(dst, span);
+    if (host && !is_host_known(dst, span))
+        return hw_ret(hipErrorInvalidValue);
+    struct box b = { dst, pitch, height, slice, depth, 0, 0 };
+    uint8_t *r;
+    /* A destroyed or made-up stream is refused before anything reads it. */
+    if ((err = hw_stream_check(stream)) != hipSuccess)
         return hw_ret(err);
-    struct hipr_memset m = { .dst = (uint64_t)(uintptr_t)dst, .count = count, .stream = sid,
-                             .value = value, .elem_size = elem };
-    uint8_t buf[HIPR_memset_SIZE];
-    hipr_memset_encode(buf, &m);
-    return hw_ret(hw_post(c, HIPR_OP_MEMSET, buf, sizeof buf, NULL, 0));
+    if (hw_capture_any()) {
+        struct hipGraphNode node = { .kind = HW_NODE_MEMSET,
+                                     .u.memset = { dst, value, elem, count } };
+        int cap = captured(stream, sync, &node, &err);
+        if (cap < 0)
+            return hw_ret(err);
+        if (cap) { /* a capturing stream: one node a row */
+            box_next(&b, &r);
+            while (box_next(&b, &r)) {
+                node.u.memset.dst = r;
+                if (captured(stream, sync, &node, &err) < 0)
+                    return hw_ret(err);
+            }
+            return hipSuccess;
+        }
+    }
+    if (host) {
+        /* Client memory is filled here, in stream order: after the stream's
+         * earlier work (a synchronous fill: the null stream's, which follows
+         * the device's blocking streams), so a host callback or a later-built
+         * path that reads this memory in stream order cannot see it early. */
+        err = stream_wait(c, hw_stream_wire_id(stream, &dev));
+        if (err == hipSuccess && sync)
+            err = hw_take_async_error(c);
+        while (err == hipSuccess && box_next(&b, &r))
+            fill_row(r, value, elem, count);
+        return hw_ret(err);
+    }
+    uint64_t sid = hw_stream_wire_id(stream, &dev);
+    err = sync ? sync_stream(c, stream, mem_device(dst), -1, &sid) : hipSuccess;
+    if (err != hipSuccess)
+        return hw_ret(err);
+    while (err == hipSuccess && box_next(&b, &r)) {
+        struct hipr_memset m = { .dst = (uint64_t)(uintptr_t)r, .count = count, .stream = sid,
+                                 .value = value, .elem_size = elem };
+        uint8_t buf[HIPR_memset_SIZE];
+        hipr_memset_encode(buf, &m);
+        err = hw_post(c, HIPR_OP_MEMSET, buf, sizeof buf, NULL, 0);
+    }
+    return hw_ret(sync ? sync_finish(c, sid, err) : err);
+}
+
+hipError_t hw_fill(void *dst, uint32_t value, uint32_t elem, size_t count, hipStream_t stream,
+                   int sync)
+{
+    return hw_fill_box(dst, value, elem, count, 0, 1, 0, 1, stream, sync);
 }
 
 HW_EXPORT hipError_t hipMemset(void *dst, int value, size_t n)
@@ -497,9 +731,65 @@ HW_EXPORT hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attr, const 
     } else {
         attr->HW_ATTR_TYPE = hipMemoryTypeHost;
         attr->hostPointer = (void *)ptr;
+        attr->devicePointer = (void *)ptr; /* as hipHostGetDevicePointer says */
     }
 #undef HW_ATTR_TYPE
     return hipSuccess;
+}
+
+/*
+ * One attribute of ptr into data, sized as AMD's runtime writes it. An
+ * address hipwire did not hand out gets the value AMD writes for unknown
+ * memory (0, NULL, false; -2 for the device ordinal) and an error.
+ */
+hipError_t hw_pointer_attribute(void *data, hipPointer_attribute attr, const void *ptr)
+{
+    struct hw_mem_range r;
+    int known = hw_mem_find((uint64_t)(uintptr_t)ptr, &r) == 0;
+    int device = known && r.kind == HW_MEM_DEVICE;
+    switch (attr) {
+    case HIP_POINTER_ATTRIBUTE_MEMORY_TYPE:
+        *(uint32_t *)data = !known ? 0 : device ? hipMemoryTypeDevice : hipMemoryTypeHost;
+        return known ? hipSuccess : hipErrorInvalidValue;
+    case HIP_POINTER_ATTRIBUTE_DEVICE_POINTER:
+        *(void **)data = known ? (void *)ptr : NULL;
+        return known ? hipSuccess : hipErrorInvalidValue;
+    case HIP_POINTER_ATTRIBUTE_HOST_POINTER:
+        *(void **)data = known && !device ? (void *)ptr : NULL;
+        return known && !device ? hipSuccess : hipErrorInvalidValue;
+    case HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS:
+        *(bool *)data = false;
+        return known ? hipSuccess : hipErrorInvalidValue;
+    case HIP_POINTER_ATTRIBUTE_BUFFER_ID:
+        *(uint32_t *)data = known ? (uint32_t)(r.base >> 12) : 0; /* unique per live range */
+        return known ? hipSuccess : hipErrorInvalidValue;
+    case HIP_POINTER_ATTRIBUTE_IS_MANAGED:
+        *(bool *)data = false;
+        return known ? hipSuccess : hipErrorInvalidValue;
+    case HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+        *(int *)data = known ? r.device : -2;
+        return known ? hipSuccess : hipErrorInvalidValue;
+    case HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+        *(void **)data = known ? (void *)(uintptr_t)r.base : NULL;
+        return known ? hipSuccess : hipErrorInvalidValue;
+    case HIP_POINTER_ATTRIBUTE_RANGE_SIZE:
+        *(uint32_t *)data = known ? (uint32_t)r.size : 0;
+        return known ? hipSuccess : hipErrorInvalidValue;
+    case HIP_POINTER_ATTRIBUTE_MAPPED:
+        *(bool *)data = known;
+        return known ? hipSuccess : hipErrorInvalidValue;
+    case HIP_POINTER_ATTRIBUTE_ACCESS_FLAGS:
+        *(uint32_t *)data = known ? r.flags : 0;
+        return hipSuccess;
+    case HIP_POINTER_ATTRIBUTE_CONTEXT:
+    case HIP_POINTER_ATTRIBUTE_P2P_TOKENS:
+    case HIP_POINTER_ATTRIBUTE_IS_LEGACY_HIP_IPC_CAPABLE:
+    case HIP_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
+    case HIP_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
+    case HIP_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+        return hipErrorNotSupported;
+    }
+    return hipErrorInvalidValue;
 }
 
 HW_EXPORT hipError_t hipPointerGetAttribute(void *data, hipPointer_attribute attribute,
@@ -509,36 +799,7 @@ HW_EXPORT hipError_t hipPointerGetAttribute(void *data, hipPointer_attribute att
     if (!data || !ptr)
         return hw_ret(hipErrorInvalidValue);
     if (hw_mem_find((uint64_t)(uintptr_t)ptr, &r) < 0)
-        return hw_ret(hipErrorInvalidValue);
-    int device = r.kind == HW_MEM_DEVICE;
-    switch (attribute) {
-    case HIP_POINTER_ATTRIBUTE_MEMORY_TYPE:
-        *(unsigned *)data = device ? hipMemoryTypeDevice : hipMemoryTypeHost;
-        break;
-    case HIP_POINTER_ATTRIBUTE_DEVICE_POINTER:
-        *(void **)data = device ? ptr : NULL;
-        break;
-    case HIP_POINTER_ATTRIBUTE_HOST_POINTER:
-        *(void **)data = device ? NULL : ptr;
-        break;
-    case HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
-        *(int *)data = r.device;
-        break;
-    case HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR:
-        *(void **)data = (void *)(uintptr_t)r.base;
-        break;
-    case HIP_POINTER_ATTRIBUTE_RANGE_SIZE:
-        *(size_t *)data = (size_t)r.size;
-        break;
-    case HIP_POINTER_ATTRIBUTE_IS_MANAGED:
-    case HIP_POINTER_ATTRIBUTE_MAPPED:
-        *(int *)data = 0;
-        break;
-    case HIP_POINTER_ATTRIBUTE_BUFFER_ID:
-        *(unsigned long long *)data = r.base;
-        break;
-    default:
-        return hw_ret(hipErrorInvalidValue);
-    }
-    return hipSuccess;
+        return hw_ret(hipErrorInvalidValue); /* *data untouched */
+    return hw_ret(hw_pointer_attribute(data, attribute, ptr));
 }
+

@@ -127,68 +127,9 @@ HW_EXPORT hipError_t hipExtMallocWithFlags(void **ptr, size_t sizeBytes, unsigne
     return hipSuccess;
 }
 
-/* AMD's hipMemAllocHost is hipHostMalloc with no flags. */
-HW_EXPORT hipError_t hipMemAllocHost(void **ptr, size_t size)
-{
-    return hipHostMalloc(ptr, size, 0);
-}
 
 /* ---- pointer attributes ---------------------------------------------------- */
 
-/*
- * One attribute of ptr into data, sized as AMD's runtime writes it. An
- * address hipwire did not hand out gets the value AMD writes for unknown
- * memory (0, NULL, false; -2 for the device ordinal) and an error.
- */
-static hipError_t pointer_attribute(void *data, hipPointer_attribute attr, const void *ptr)
-{
-    struct hw_mem_range r;
-    int known = hw_mem_find((uint64_t)(uintptr_t)ptr, &r) == 0;
-    int device = known && r.kind == HW_MEM_DEVICE;
-    switch (attr) {
-    case HIP_POINTER_ATTRIBUTE_MEMORY_TYPE:
-        *(uint32_t *)data = !known ? 0 : device ? hipMemoryTypeDevice : hipMemoryTypeHost;
-        return known ? hipSuccess : hipErrorInvalidValue;
-    case HIP_POINTER_ATTRIBUTE_DEVICE_POINTER:
-        *(void **)data = known ? (void *)ptr : NULL;
-        return known ? hipSuccess : hipErrorInvalidValue;
-    case HIP_POINTER_ATTRIBUTE_HOST_POINTER:
-        *(void **)data = known && !device ? (void *)ptr : NULL;
-        return known && !device ? hipSuccess : hipErrorInvalidValue;
-    case HIP_POINTER_ATTRIBUTE_SYNC_MEMOPS:
-        *(bool *)data = false;
-        return known ? hipSuccess : hipErrorInvalidValue;
-    case HIP_POINTER_ATTRIBUTE_BUFFER_ID:
-        *(uint32_t *)data = known ? (uint32_t)(r.base >> 12) : 0; /* unique per live range */
-        return known ? hipSuccess : hipErrorInvalidValue;
-    case HIP_POINTER_ATTRIBUTE_IS_MANAGED:
-        *(bool *)data = false;
-        return known ? hipSuccess : hipErrorInvalidValue;
-    case HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
-        *(int *)data = known ? r.device : -2;
-        return known ? hipSuccess : hipErrorInvalidValue;
-    case HIP_POINTER_ATTRIBUTE_RANGE_START_ADDR:
-        *(void **)data = known ? (void *)(uintptr_t)r.base : NULL;
-        return known ? hipSuccess : hipErrorInvalidValue;
-    case HIP_POINTER_ATTRIBUTE_RANGE_SIZE:
-        *(uint32_t *)data = known ? (uint32_t)r.size : 0;
-        return known ? hipSuccess : hipErrorInvalidValue;
-    case HIP_POINTER_ATTRIBUTE_MAPPED:
-        *(bool *)data = known;
-        return known ? hipSuccess : hipErrorInvalidValue;
-    case HIP_POINTER_ATTRIBUTE_ACCESS_FLAGS:
-        *(uint32_t *)data = known ? r.flags : 0;
-        return hipSuccess;
-    case HIP_POINTER_ATTRIBUTE_CONTEXT:
-    case HIP_POINTER_ATTRIBUTE_P2P_TOKENS:
-    case HIP_POINTER_ATTRIBUTE_IS_LEGACY_HIP_IPC_CAPABLE:
-    case HIP_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
-    case HIP_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
-    case HIP_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
-        return hipErrorNotSupported;
-    }
-    return hipErrorInvalidValue;
-}
 
 /* AMD answers every attribute it can and succeeds whatever each one gave:
  * an unknown pointer yields the default values, not an error. */
@@ -200,6 +141,6 @@ HW_EXPORT hipError_t hipDrvPointerGetAttributes(unsigned int numAttributes,
         return hw_ret(hipErrorInvalidValue);
     for (unsigned i = 0; i < numAttributes; i++)
         if (data[i])
-            (void)pointer_attribute(data[i], attributes[i], ptr);
+            (void)hw_pointer_attribute(data[i], attributes[i], ptr);
     return hipSuccess;
 }

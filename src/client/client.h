@@ -295,7 +295,14 @@ hipError_t hw_fatbin_global(const void *host_var, int dev, uint64_t *ptr, uint64
 
 /* ---- client allocation table (hipMemcpyDefault, pointer attributes) --------- */
 
-enum hw_mem_kind { HW_MEM_DEVICE = 1, HW_MEM_HOST = 2 };
+/* One pointer attribute, written at the width AMD's runtime writes it; an
+ * address hipwire did not hand out gets AMD's default value and an error
+ * (api_memory.c; hipPointerGetAttribute, hipDrvPointerGetAttributes). */
+hipError_t hw_pointer_attribute(void *data, hipPointer_attribute attr, const void *ptr);
+
+/* HOST: hipHostMalloc memory (the client's); REGISTERED: the application's,
+ * hipHostRegister'ed. Neither is reachable from the worker. */
+enum hw_mem_kind { HW_MEM_DEVICE = 1, HW_MEM_HOST = 2, HW_MEM_REGISTERED = 3 };
 
 struct hw_mem_range {
     uint64_t base, size;
@@ -310,6 +317,9 @@ int hw_mem_remove(uint64_t base, struct hw_mem_range *out);
 int hw_mem_find(uint64_t ptr, struct hw_mem_range *out);
 /* Base of some device allocation on dev; 1 when there is one. */
 int hw_mem_first_of_device(int dev, uint64_t *base);
+/* A client (pinned or registered) range overlapping [base, base+size), copied
+ * to *out; 1 when there is one. */
+int hw_mem_host_overlap(uint64_t base, uint64_t size, struct hw_mem_range *out);
 
 /* ---- stream capture (capture.c; graph.h) ------------------------------------- */
 
@@ -339,6 +349,16 @@ hipError_t hw_copy(void *dst, const void *src, size_t n, hipMemcpyKind kind, hip
                    int sync);
 hipError_t hw_fill(void *dst, uint32_t value, uint32_t elem, size_t count, hipStream_t stream,
                    int sync);
+/* hipMalloc on device dev. */
+hipError_t hw_malloc_on(void **ptr, size_t size, int dev);
+/* hipMallocAsync: from the current memory pool of device dev. */
+hipError_t hw_pool_malloc(void **dev_ptr, size_t size, int device);
+/* Drops a freed allocation from its pool's accounting, if a pool's. */
+void hw_pool_forget(const void *base);
+/* A fill of depth slices (slice bytes apart) of height rows (pitch bytes
+ * apart) of count elements: hipMemset2D/3D, and hw_fill's one row. */
+hipError_t hw_fill_box(void *dst, uint32_t value, uint32_t elem, size_t count, size_t pitch,
+                       size_t height, size_t slice, size_t depth, hipStream_t stream, int sync);
 
 /* ---- misc -------------------------------------------------------------------- */
 

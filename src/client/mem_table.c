@@ -88,3 +88,19 @@ int hw_mem_first_of_device(int dev, uint64_t *base)
     pthread_rwlock_unlock(&lock);
     return found;
 }
+
+int hw_mem_host_overlap(uint64_t base, uint64_t size, struct hw_mem_range *out)
+{
+    int found = 0;
+    pthread_rwlock_rdlock(&lock);
+    /* Linear: registration is rare, and device ranges (another address
+     * space) may sit between client ones in the order. */
+    for (size_t i = 0; i < len && !found; i++)
+        if (ranges[i].kind != HW_MEM_DEVICE && ranges[i].base < base + size &&
+            base < ranges[i].base + ranges[i].size) {
+            *out = ranges[i];
+            found = 1;
+        }
+    pthread_rwlock_unlock(&lock);
+    return found;
+}

@@ -148,21 +148,6 @@ HW_EXPORT hipError_t hipDestroyTextureObject(hipTextureObject_t textureObject)
     return hw_api_unsupported("hipDestroyTextureObject");
 }
 
-HW_EXPORT hipError_t hipDeviceGetDefaultMemPool(hipMemPool_t *mem_pool, int device)
-{
-    return hw_api_unsupported("hipDeviceGetDefaultMemPool");
-}
-
-HW_EXPORT hipError_t hipDeviceGetMemPool(hipMemPool_t *mem_pool, int device)
-{
-    return hw_api_unsupported("hipDeviceGetMemPool");
-}
-
-HW_EXPORT hipError_t hipDeviceSetMemPool(int device, hipMemPool_t mem_pool)
-{
-    return hw_api_unsupported("hipDeviceSetMemPool");
-}
-
 HW_EXPORT bool hipEnableActivityCallback(uint32_t op, bool enable)
 {
     bool hw_r;
@@ -184,11 +169,6 @@ HW_EXPORT hipError_t hipExtStreamGetCUMask(hipStream_t stream, uint32_t cuMaskSi
 HW_EXPORT hipError_t hipExternalMemoryGetMappedBuffer(void **devPtr, hipExternalMemory_t extMem, const hipExternalMemoryBufferDesc *bufferDesc)
 {
     return hw_api_unsupported("hipExternalMemoryGetMappedBuffer");
-}
-
-HW_EXPORT hipError_t hipFreeAsync(void *dev_ptr, hipStream_t stream)
-{
-    return hw_api_unsupported("hipFreeAsync");
 }
 
 HW_EXPORT hipError_t hipFreeMipmappedArray(hipMipmappedArray_t mipmappedArray)
@@ -276,26 +256,6 @@ HW_EXPORT hipError_t hipGraphicsUnregisterResource(hipGraphicsResource_t resourc
     return hw_api_unsupported("hipGraphicsUnregisterResource");
 }
 
-HW_EXPORT hipError_t hipHostGetDevicePointer(void **devPtr, void *hstPtr, unsigned int flags)
-{
-    return hw_api_unsupported("hipHostGetDevicePointer");
-}
-
-HW_EXPORT hipError_t hipHostGetFlags(unsigned int *flagsPtr, void *hostPtr)
-{
-    return hw_api_unsupported("hipHostGetFlags");
-}
-
-HW_EXPORT hipError_t hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned int flags)
-{
-    return hw_api_unsupported("hipHostRegister");
-}
-
-HW_EXPORT hipError_t hipHostUnregister(void *hostPtr)
-{
-    return hw_api_unsupported("hipHostUnregister");
-}
-
 HW_EXPORT hipError_t hipImportExternalMemory(hipExternalMemory_t *extMem_out, const hipExternalMemoryHandleDesc *memHandleDesc)
 {
     return hw_api_unsupported("hipImportExternalMemory");
@@ -336,21 +296,6 @@ HW_EXPORT hipError_t hipIpcOpenMemHandle(void **devPtr, hipIpcMemHandle_t handle
     return hw_api_unsupported("hipIpcOpenMemHandle");
 }
 
-HW_EXPORT hipError_t hipMalloc3D(hipPitchedPtr *pitchedDevPtr, hipExtent extent)
-{
-    return hw_api_unsupported("hipMalloc3D");
-}
-
-HW_EXPORT hipError_t hipMallocAsync(void **dev_ptr, size_t size, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMallocAsync");
-}
-
-HW_EXPORT hipError_t hipMallocFromPoolAsync(void **dev_ptr, size_t size, hipMemPool_t mem_pool, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMallocFromPoolAsync");
-}
-
 HW_EXPORT hipError_t hipMallocManaged(void **dev_ptr, size_t size, unsigned int flags)
 {
     return hw_api_unsupported("hipMallocManaged");
@@ -359,11 +304,6 @@ HW_EXPORT hipError_t hipMallocManaged(void **dev_ptr, size_t size, unsigned int 
 HW_EXPORT hipError_t hipMallocMipmappedArray(hipMipmappedArray_t *mipmappedArray, const struct hipChannelFormatDesc *desc, struct hipExtent extent, unsigned int numLevels, unsigned int flags)
 {
     return hw_api_unsupported("hipMallocMipmappedArray");
-}
-
-HW_EXPORT hipError_t hipMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height)
-{
-    return hw_api_unsupported("hipMallocPitch");
 }
 
 HW_EXPORT hipError_t hipMemAddressFree(void *devPtr, size_t size)
@@ -381,11 +321,6 @@ HW_EXPORT hipError_t hipMemAdvise(const void *dev_ptr, size_t count, hipMemoryAd
     return hw_api_unsupported("hipMemAdvise");
 }
 
-HW_EXPORT hipError_t hipMemAllocPitch(hipDeviceptr_t *dptr, size_t *pitch, size_t widthInBytes, size_t height, unsigned int elementSizeBytes)
-{
-    return hw_api_unsupported("hipMemAllocPitch");
-}
-
 HW_EXPORT hipError_t hipMemCreate(hipMemGenericAllocationHandle_t *handle, size_t size, const hipMemAllocationProp *prop, unsigned long long flags)
 {
     return hw_api_unsupported("hipMemCreate");
@@ -399,11 +334,6 @@ HW_EXPORT hipError_t hipMemExportToShareableHandle(void *shareableHandle, hipMem
 HW_EXPORT hipError_t hipMemGetAccess(unsigned long long *flags, const hipMemLocation *location, void *ptr)
 {
     return hw_api_unsupported("hipMemGetAccess");
-}
-
-HW_EXPORT hipError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize, hipDeviceptr_t dptr)
-{
-    return hw_api_unsupported("hipMemGetAddressRange");
 }
 
 HW_EXPORT hipError_t hipMemGetAllocationGranularity(size_t *granularity, const hipMemAllocationProp *prop, hipMemAllocationGranularity_flags option)
@@ -431,16 +361,6 @@ HW_EXPORT hipError_t hipMemMapArrayAsync(hipArrayMapInfo *mapInfoList, unsigned 
     return hw_api_unsupported("hipMemMapArrayAsync");
 }
 
-HW_EXPORT hipError_t hipMemPoolCreate(hipMemPool_t *mem_pool, const hipMemPoolProps *pool_props)
-{
-    return hw_api_unsupported("hipMemPoolCreate");
-}
-
-HW_EXPORT hipError_t hipMemPoolDestroy(hipMemPool_t mem_pool)
-{
-    return hw_api_unsupported("hipMemPoolDestroy");
-}
-
 HW_EXPORT hipError_t hipMemPoolExportPointer(hipMemPoolPtrExportData *export_data, void *dev_ptr)
 {
     return hw_api_unsupported("hipMemPoolExportPointer");
@@ -449,16 +369,6 @@ HW_EXPORT hipError_t hipMemPoolExportPointer(hipMemPoolPtrExportData *export_dat
 HW_EXPORT hipError_t hipMemPoolExportToShareableHandle(void *shared_handle, hipMemPool_t mem_pool, hipMemAllocationHandleType handle_type, unsigned int flags)
 {
     return hw_api_unsupported("hipMemPoolExportToShareableHandle");
-}
-
-HW_EXPORT hipError_t hipMemPoolGetAccess(hipMemAccessFlags *flags, hipMemPool_t mem_pool, hipMemLocation *location)
-{
-    return hw_api_unsupported("hipMemPoolGetAccess");
-}
-
-HW_EXPORT hipError_t hipMemPoolGetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)
-{
-    return hw_api_unsupported("hipMemPoolGetAttribute");
 }
 
 HW_EXPORT hipError_t hipMemPoolImportFromShareableHandle(hipMemPool_t *mem_pool, void *shared_handle, hipMemAllocationHandleType handle_type, unsigned int flags)
@@ -471,29 +381,9 @@ HW_EXPORT hipError_t hipMemPoolImportPointer(void **dev_ptr, hipMemPool_t mem_po
     return hw_api_unsupported("hipMemPoolImportPointer");
 }
 
-HW_EXPORT hipError_t hipMemPoolSetAccess(hipMemPool_t mem_pool, const hipMemAccessDesc *desc_list, size_t count)
-{
-    return hw_api_unsupported("hipMemPoolSetAccess");
-}
-
-HW_EXPORT hipError_t hipMemPoolSetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)
-{
-    return hw_api_unsupported("hipMemPoolSetAttribute");
-}
-
-HW_EXPORT hipError_t hipMemPoolTrimTo(hipMemPool_t mem_pool, size_t min_bytes_to_hold)
-{
-    return hw_api_unsupported("hipMemPoolTrimTo");
-}
-
 HW_EXPORT hipError_t hipMemPrefetchAsync(const void *dev_ptr, size_t count, int device, hipStream_t stream)
 {
     return hw_api_unsupported("hipMemPrefetchAsync");
-}
-
-HW_EXPORT hipError_t hipMemPtrGetInfo(void *ptr, size_t *size)
-{
-    return hw_api_unsupported("hipMemPtrGetInfo");
 }
 
 HW_EXPORT hipError_t hipMemRangeGetAttribute(void *data, size_t data_size, hipMemRangeAttribute attribute, const void *dev_ptr, size_t count)
@@ -524,26 +414,6 @@ HW_EXPORT hipError_t hipMemSetAccess(void *ptr, size_t size, const hipMemAccessD
 HW_EXPORT hipError_t hipMemUnmap(void *ptr, size_t size)
 {
     return hw_api_unsupported("hipMemUnmap");
-}
-
-HW_EXPORT hipError_t hipMemset2D(void *dst, size_t pitch, int value, size_t width, size_t height)
-{
-    return hw_api_unsupported("hipMemset2D");
-}
-
-HW_EXPORT hipError_t hipMemset2DAsync(void *dst, size_t pitch, int value, size_t width, size_t height, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemset2DAsync");
-}
-
-HW_EXPORT hipError_t hipMemset3D(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent)
-{
-    return hw_api_unsupported("hipMemset3D");
-}
-
-HW_EXPORT hipError_t hipMemset3DAsync(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemset3DAsync");
 }
 
 HW_EXPORT hipError_t hipMipmappedArrayCreate(hipMipmappedArray_t *pHandle, HIP_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)

@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""Classify the cases of a tools/conformance/run.sh results dir and write
+cases.tsv, unimplemented.tsv and summary.md into it.
+
+Classes, in the order they are decided:
+  crash         the case died of a signal (Catch2's "fatal error condition",
+                or an exit status above 128 without a Catch2 summary), or the
+                worker died while it ran
+  timeout       it ran past the time limit
+  notrun        the name did not select exactly one case (a runner bug)
+  pass          exit status 0 and no skip marker
+  skip          exit status 0 and hip-tests' HIP_SKIP_THIS_TEST marker
+  needs-kernel  it failed after trying to run a kernel (the launch probe saw a
+                launch or a kernel node), or with hipErrorNoBinaryForGpu
+  unimplemented it failed after calling a function the proxy does not forward
+                ("hipwire: NAME is not supported yet" under TF_DEBUG=1); the
+                first such NAME is the one it "stops at"
+  wrong         any other failure: an assertion on a value or an error code
+"""
+import argparse
+import collections
+import os
+import re
+import sys
+
+AREAS = ["errorHandling", "event", "device", "stream", "memory", "graph", "module"]
+CLASSES = ["pass", "skip", "needs-kernel", "unimplemented", "wrong", "crash", "timeout",
+           "notrun"]
+
+UNSUP = re.compile(r"hipwire: (\S+) is not supported yet")
+PROBE = re.compile(r"hipwire-probe: kernel use (\S+) -> (-?\d+)")
+SUMMARY = re.compile(r"^(All tests passed|test cases:)", re.M)
+NOMATCH = re.compile(r"No test cases matched|No tests ran")
+
+
+def read(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+CATCH_FAILED = re.compile(r"^(\S.*?):(\d+): FAILED:\s*$")
+
+
+def failure_blocks(text, limit=12):
+    """Catch2's FAILED blocks as (is_fatal_signal, one-line message)."""
+    lines = text.splitlines()
+    blocks = []
+    for i, line in enumerate(lines):
+        m = CATCH_FAILED.match(line)
+        if not m:
+            continue
+        body = []
+        for nxt in lines[i + 1:i + 1 + limit]:
+            if nxt.startswith("---") or nxt.startswith("===") or CATCH_FAILED.match(nxt):
+                break
+            s = nxt.strip()
+            if s and not s.startswith("In File:"):
+                body.append(s)
+        fatal = bool(body) and body[0].startswith("due to a fatal error condition")
+        blocks.append((fatal, "%s:%s: %s" % (os.path.basename(m.group(1)), m.group(2),
+                                             " | ".join(body))))
+    return blocks
+
+
+def failure_message(text):
+    """The first Catch2 FAILED block, or the end of the output."""
+    blocks = failure_blocks(text)
+    if blocks:
+        return blocks[0][1]
+    tail = [l.strip() for l in text.splitlines()
+            if l.strip() and not l.startswith("hipwire[")]
+    return " | ".join(tail[-4:])
+
+
+def classify(rc, secs, text, timeout):
+    unsup = UNSUP.findall(text)
+    probes = PROBE.findall(text)
+    fatal = "due to a fatal error condition" in text
+    has_summary = bool(SUMMARY.search(text))
+    if rc == "worker":
+        return "crash", "the worker died during the case; " + failure_message(text)
+    if rc == "-":
+        return "notrun", "area not built"
+    rc = int(rc)
+    if rc in (124, 137) and secs >= timeout - 1:
+        return "timeout", "ran past %ss" % timeout
+    if fatal or (rc > 128 and not has_summary):
+        sig = rc - 128 if rc > 128 else 0
+        blocks = failure_blocks(text)
+        # An abort after an ordinary failed assertion is Catch2's REQUIRE
+        # failing outside the main thread (std::terminate), not a crash: the
+        # case is classified by that first failure.
+        if not (sig == 6 and blocks and not blocks[0][0]):
+            pre = [l for l in text.splitlines() if "double free" in l or "corrupt" in l
+                   or "Assertion" in l or "terminate called" in l]
+            return "crash", ("signal %d; " % sig if sig else "") + \
+                (pre[0].strip() + "; " if pre else "") + failure_message(text)
+    if NOMATCH.search(text):
+        return "notrun", "the name selected no case"
+    if rc == 0:
+        if "HIP_SKIP_THIS_TEST" in text:
+            m = re.search(r"Skipping test\. Reason: (.*)", text)
+            return "skip", m.group(1).strip() if m else "HIP_SKIP_THIS_TEST"
+        return "pass", ""
+    msg = failure_message(text)
+    if probes or "hipErrorNoBinaryForGpu" in text or \
+            "no kernel image is available" in text:
+        used = sorted({p[0] for p in probes})
+        return "needs-kernel", ("kernel use: " + ",".join(used) + "; " if used else "") + msg
+    if unsup:
+        return "unimplemented", unsup[0] + " (" + ",".join(dict.fromkeys(unsup)) + "); " + msg
+    if not has_summary:
+        return "wrong", "exit %d without a Catch2 summary; %s" % (rc, msg)
+    return "wrong", msg
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out", help="results dir written by run.sh")
+    ap.add_argument("--timeout", type=float, default=60.0, help="per-case limit used")
+    args = ap.parse_args()
+    out = args.out
+
+    rows = []
+    for area in AREAS:
+        raw = os.path.join(out, "run", area + ".raw")
+        if not os.path.exists(raw):
+            continue
+        with open(raw, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                parts = line.rstrip("\n").split("\t")
+                if len(parts) < 6:
+                    continue
+                a, tag, idx, rc, secs, name = parts[:6]
+                text = "" if idx == "-" else read(
+                    os.path.join(out, "logs", a, "%04d.log" % int(idx)))
+                secs_f = float(secs) if secs not in ("-", "") else 0.0
+                cls, msg = classify(rc, secs_f, text, args.timeout)
+                unsup = list(dict.fromkeys(UNSUP.findall(text)))
+                rows.append(dict(area=a, tag=tag, idx=idx, name=name, rc=rc, secs=secs,
+                                 cls=cls, stop=unsup[0] if cls == "unimplemented" else "",
+                                 unsup=",".join(unsup), msg=msg[:600]))
+
+    with open(os.path.join(out, "cases.tsv"), "w") as f:
+        f.write("area\ttag\tindex\tcase\tclass\texit\tseconds\tstops_at\tunsupported_called\t"
+                "message\n")
+        for r in rows:
+            f.write("\t".join([r["area"], r["tag"], r["idx"], r["name"], r["cls"], r["rc"],
+                               r["secs"], r["stop"], r["unsup"],
+                               r["msg"].replace("\t", " ")]) + "\n")
+
+    per = collections.OrderedDict()
+    for r in rows:
+        per.setdefault(r["area"], collections.Counter())[r["cls"]] += 1
+    stops = collections.Counter(r["stop"] for r in rows if r["stop"])
+    stop_areas = collections.defaultdict(collections.Counter)
+    for r in rows:
+        if r["stop"]:
+            stop_areas[r["stop"]][r["area"]] += 1
+    called = collections.Counter()
+    for r in rows:
+        for n in filter(None, r["unsup"].split(",")):
+            called[n] += 1
+
+    with open(os.path.join(out, "unimplemented.tsv"), "w") as f:
+        f.write("function\tcases_stopping_at_it\tcases_calling_it\tareas\n")
+        for n, c in sorted(called.items(), key=lambda kv: (-stops[kv[0]], -kv[1], kv[0])):
+            f.write("%s\t%d\t%d\t%s\n" % (n, stops[n], c, ",".join(
+                "%s:%d" % kv for kv in sorted(stop_areas[n].items()))))
+
+    meta = read(os.path.join(out, "meta.txt")).strip()
+    nb = [l.split("\t") for l in read(os.path.join(out, "not-built.tsv")).splitlines() if l]
+    md = ["# hip-tests through hipwire: %s" % os.path.basename(os.path.abspath(out)), ""]
+    if meta:
+        md += ["```", meta, "```", ""]
+    hdr = ["area", "tag", "cases"] + CLASSES + ["pass % of runnable w/o kernels"]
+    md += ["| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
+    total = collections.Counter()
+    tags = {r["area"]: r["tag"] for r in rows}
+
+    def pct(c):
+        runnable = sum(c[k] for k in ("pass", "unimplemented", "wrong", "crash", "timeout"))
+        return "%.1f%% (%d/%d)" % (100.0 * c["pass"] / runnable, c["pass"], runnable) \
+            if runnable else "-"
+
+    for a, c in per.items():
+        total.update(c)
+        md.append("| " + " | ".join([a, tags[a], str(sum(c.values()))] +
+                                    [str(c[k]) for k in CLASSES] + [pct(c)]) + " |")
+    md.append("| " + " | ".join(["**total**", "", str(sum(total.values()))] +
+                                [str(total[k]) for k in CLASSES] + [pct(total)]) + " |")
+    md += ["", "Runnable without kernels = pass + unimplemented + wrong + crash + timeout.", ""]
+
+    if nb:
+        md += ["## Source files not built (the HIP 5.2 headers lack what they use)", ""]
+        md += ["- %s/%s (%s): %s" % (x[0], x[2], x[1], x[3] if len(x) > 3 else "")
+               for x in nb]
+        md.append("")
+
+    md += ["## Unimplemented functions by the number of cases that stop at them", "",
+           "| # | function | cases stopping | cases calling | areas |", "|---|---|---|---|---|"]
+    for i, (n, c) in enumerate(sorted(stops.items(), key=lambda kv: (-kv[1], kv[0])), 1):
+        md.append("| %d | %s | %d | %d | %s |" % (i, n, c, called[n], ", ".join(
+            "%s:%d" % kv for kv in sorted(stop_areas[n].items()))))
+    md.append("")
+    for cls, title in (("crash", "Crashes"), ("wrong", "Wrong results and error codes"),
+                       ("timeout", "Timeouts"), ("notrun", "Not run")):
+        sel = [r for r in rows if r["cls"] == cls]
+        md += ["## %s (%d)" % (title, len(sel)), ""]
+        md += ["- `%s` %s: %s" % (r["area"], r["name"], r["msg"]) for r in sel]
+        md.append("")
+    with open(os.path.join(out, "summary.md"), "w") as f:
+        f.write("\n".join(md))
+    sys.stdout.write("\n".join(md[:len(per) + 8]) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -12,4 +12,11 @@
 __device__ long long int wall_clock64(void);
 #endif
 
+/* Added after 5.2 as the next AMD-specific attribute (10017 in ROCm 6.x);
+ * hip-tests' delay-kernel helper asks for it.  A 5.2 runtime rejects it. */
+#if HIP_VERSION < 50300000 && !defined(hipDeviceAttributeWallClockRate)
+#define hipDeviceAttributeWallClockRate \
+    ((hipDeviceAttribute_t)(hipDeviceAttributeFineGrainSupport + 1))
+#endif
+
 #endif

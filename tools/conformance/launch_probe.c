@@ -28,9 +28,10 @@ hipError_t hipHccModuleLaunchKernel(hipFunction_t f, uint32_t gx, uint32_t gy, u
                                     hipStream_t stream, void **params, void **extra,
                                     hipEvent_t start, hipEvent_t stop);
 
-/* One line per function and outcome is enough to classify a case, and keeps
- * the log small for cases that launch in a loop. */
-static atomic_uint reported_ok, reported_err;
+/* One line per function and kind of outcome (success, no binary for the
+ * device, any other error) is enough to classify a case, and keeps the log
+ * small for cases that launch in a loop. */
+static atomic_uint reported[3];
 
 static void *next_symbol(const char *name)
 {
@@ -44,7 +45,7 @@ static void *next_symbol(const char *name)
 
 static hipError_t note(unsigned bit, const char *name, hipError_t rc)
 {
-    atomic_uint *seen = rc == hipSuccess ? &reported_ok : &reported_err;
+    atomic_uint *seen = &reported[rc == hipSuccess ? 0 : rc == hipErrorNoBinaryForGpu ? 1 : 2];
     if (!(atomic_fetch_or(seen, 1u << bit) & (1u << bit)))
         fprintf(stderr, "hipwire-probe: kernel use %s -> %d\n", name, (int)rc);
     return rc;

@@ -109,20 +109,34 @@ log() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$out/run.log" >&2; }
 # --- 1. out-of-tree copies of the two tags, with the Debian-hipcc tweaks ----
 prepare_tree() { # tag srcdir
     local tag=$1 src=$2 tree=$work/tree-${1#rocm-}
-    if [ -d "$tree/catch" ]; then return 0; fi
-    log "copying $tag into $tree"
-    mkdir -p "$tree"
-    if [ -n "$src" ]; then
-        cp -a "$src/." "$tree/"
-    elif [ -n "$gitdir" ]; then
-        git --git-dir="$(git -C "$gitdir" rev-parse --git-dir 2>/dev/null || echo "$gitdir")" \
-            archive "$tag" | tar -x -C "$tree"
-    else
-        die "no source for $tag: give --hip-tests or --src-${tag#rocm-}"
+    if [ ! -d "$tree/catch" ]; then
+        log "copying $tag into $tree"
+        mkdir -p "$tree"
+        : >"$work/not-built-${tag#rocm-}.tsv"
+        if [ -n "$src" ]; then
+            cp -a "$src/." "$tree/"
+        elif [ -n "$gitdir" ]; then
+            git --git-dir="$(git -C "$gitdir" rev-parse --absolute-git-dir 2>/dev/null || echo "$gitdir")" \
+                archive "$tag" | tar -x -C "$tree"
+        else
+            die "no source for $tag: give --hip-tests or --src-${tag#rocm-}"
+        fi
     fi
     # Tweak 1: Debian's clang 15 warns where AMD's clang did not; the tests
     # are built without -Werror.
     sed -i 's/ -Werror / /' "$tree/catch/CMakeLists.txt"
+    # Tweak 2: with --hip-path=/usr Debian's clang 15 finds no HIP runtime
+    # (it expects ROCm's layout); --rocm-path=/usr alone works (rocm-6.2.2).
+    # shellcheck disable=SC2016
+    sed -i 's/ --hip-path=${HIP_PATH}//' "$tree/catch/CMakeLists.txt"
+    # Tweak 3: the module area's code objects are built with options Debian's
+    # toolchain lacks: code object v5 (its lld 14 cannot link it) and
+    # -amdgpu-kernarg-preload-count (clang 15 has no such option).  They are
+    # built as v4 without preloading; only their contents for a GPU differ.
+    if [ -f "$tree/catch/unit/module/CMakeLists.txt" ]; then
+        sed -i -E 's/ ?-mcode-object-version=5//; s/-mllvm -amdgpu-kernarg-preload-count=[0-9]+//' \
+            "$tree/catch/unit/module/CMakeLists.txt"
+    fi
 }
 
 need_tags=()
@@ -131,15 +145,16 @@ mapfile -t need_tags < <(printf '%s\n' "${need_tags[@]}" | sort -u)
 
 configure_tree() { # tag
     local tag=$1 bdir=$work/build-${1#rocm-}
-    [ -f "$bdir/Makefile" ] && return 0
     mkdir -p "$bdir"
     log "configuring $tag in $bdir"
-    # Tweak 2: hip52_compat.h is force-included (-include) to fill gaps of
+    # Tweak 4: hip52_compat.h is force-included (-include) to fill gaps of
     # the HIP 5.2 headers that hip-tests' common headers rely on.
-    # Tweak 3: rocm-6.2.2's module tests link libhiprtc, which HIP 5.2 does
-    # not ship as a library of its own; hipwire's build has one.
-    local ldflags=""
-    [ "$tag" = rocm-6.2.2 ] && ldflags="-L$build/lib"
+    # Tweak 5: the tests link against hipwire's libamdhip64 and libhiprtc
+    # (-L BUILD/lib), not Debian's: Debian's libamdhip64 5.2 lacks functions
+    # its headers declare (hipLaunchHostFunc) and HIP 5.2 has no libhiprtc
+    # of its own, which rocm-6.2.2's module tests link.  At run time the
+    # proxy is loaded through LD_LIBRARY_PATH either way.
+    local ldflags="-L$build/lib"
     (cd "$bdir" && cmake "$work/tree-${tag#rocm-}/catch" \
         -DCMAKE_EXE_LINKER_FLAGS="$ldflags" \
         -DHIP_PLATFORM=amd -DHIP_PATH="$(dirname "$(dirname "$(command -v "$hipcc")")")" \
@@ -149,7 +164,7 @@ configure_tree() { # tag
         die "cmake failed for $tag: see $bdir/configure.log"
 }
 
-# Tweak 4: a source file the HIP 5.2 headers cannot compile (it uses API
+# Tweak 6: a source file the HIP 5.2 headers cannot compile (it uses API
 # added later) is dropped from its area's CMakeLists.txt in the copy and
 # listed in OUT/not-built.tsv; the rest of the area is built and run.
 build_area() { # area
@@ -161,7 +176,7 @@ build_area() { # area
     local extra=()
     if [ "$a" = module ]; then
         # code objects the module cases load from the working directory
-        extra=(empty_module.code copyKernel.code copiousArgKernel.code copiousArgKernel0.code
+        extra=(empty_module.code copyKernel.code copyKernel.s copiousArgKernel.code copiousArgKernel0.code
             copiousArgKernel1.code copiousArgKernel2.code copiousArgKernel3.code
             copiousArgKernel16.code copiousArgKernel17.code hipGetFuncBySymbol_exe)
     fi
@@ -180,19 +195,21 @@ build_area() { # area
             local why
             why=$(grep -m1 -E "^[^ ]*/unit/$a/$f:[0-9]+:[0-9]+: error:" "$bdir/build-$target.log" |
                 sed -E 's/^[^ ]+ error: //' || true)
-            printf '%s\t%s\t%s\t%s\n' "$a" "$tag" "$f" "$why" >>"$out/not-built.tsv"
+            printf '%s\t%s\t%s\t%s\n' "$a" "$tag" "$f" "$why" >>"$work/not-built-${tag#rocm-}.tsv"
             log "  dropping $a/$f: $why"
-            sed -i -E "s#(^|[[:space:]])${f//./\\.}([[:space:]]|\$)#\1\2#" "$cml"
+            sed -i -E "s#(^|[[:space:]])${f//./\\.}([[:space:])]|\$)#\1\2#" "$cml"
         done
     done
     if [ ${#extra[@]} -gt 0 ]; then
         make -C "$bdir" -k -j"$jobs" "${extra[@]}" >"$bdir/build-$target-extra.log" 2>&1 ||
             log "some module code objects did not build: see $bdir/build-$target-extra.log"
+        # Tweak 7: a data file a case opens from its working directory
+        cp "$work/tree-${tag#rocm-}/catch/unit/module/not_a_module.txt" \
+            "$bdir/catch_tests/unit/module/" 2>/dev/null || true
     fi
     [ -x "$bdir/catch_tests/unit/$a/$target" ]
 }
 
-: >"$out/not-built.tsv"
 if [ "$do_build" = 1 ]; then
     command -v "$hipcc" >/dev/null || die "hipcc not found"
     for t in "${need_tags[@]}"; do
@@ -203,11 +220,10 @@ if [ "$do_build" = 1 ]; then
         configure_tree "$t"
     done
     for a in "${area_list[@]}"; do build_area "$a" || log "area $a not built"; done
-else
-    # keep the drop list of the run that built the binaries
-    [ -f "$work/not-built.tsv" ] && cp "$work/not-built.tsv" "$out/not-built.tsv"
 fi
-[ "$do_build" = 1 ] && cp "$out/not-built.tsv" "$work/not-built.tsv"
+# the files dropped from the copies (tweak 6), whichever run dropped them
+for t in "${need_tags[@]}"; do cat "$work/not-built-${t#rocm-}.tsv" 2>/dev/null || true; done |
+    awk -F'\t' -v areas=",$areas," 'index(areas, "," $1 ",")' >"$out/not-built.tsv"
 
 # --- 2. the launch probe (LD_PRELOAD) ---------------------------------------
 probe=$work/launch_probe.so
@@ -248,7 +264,7 @@ run_area() { # area
     start_worker "$a"
     local env=(LD_LIBRARY_PATH="$build/lib" LD_PRELOAD="$probe" TF_WORKER_HOST=127.0.0.1
         TF_WORKER_PORT="$wport" TF_DEBUG=1)
-    env "${env[@]}" "$bin" --list-test-names-only 2>"$out/run/$a.list.err" |
+    (cd "$bdir" && env "${env[@]}" "$bin" --list-test-names-only) 2>"$out/run/$a.list.err" |
         sed -e 's/\r$//' -e '/^$/d' >"$out/run/$a.cases" || true
     if [ -n "$filter" ]; then
         grep -E -- "$filter" "$out/run/$a.cases" >"$out/run/$a.cases.f" || true
@@ -262,7 +278,8 @@ run_area() { # area
         t0=$(date +%s.%N)
         set +e
         (cd "$bdir" && exec env "${env[@]}" TF_WORKER_PORT="$wport" \
-            timeout -k 5 "$timeout_s" "$bin" "$(spec_escape "$name")") </dev/null >"$logf" 2>&1
+            timeout -k 5 "$timeout_s" stdbuf -oL -eL "$bin" "$(spec_escape "$name")") \
+            </dev/null >"$logf" 2>&1
         rc=$?
         set -e
         t1=$(date +%s.%N)

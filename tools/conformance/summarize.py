@@ -5,16 +5,20 @@ cases.tsv, unimplemented.tsv and summary.md into it.
 Classes, in the order they are decided:
   crash         the case died of a signal (Catch2's "fatal error condition",
                 or an exit status above 128 without a Catch2 summary), or the
-                worker died while it ran
+                worker died while it ran; an abort after an ordinary failed
+                assertion or after hip-tests' HIPCHECK line is not a crash
   timeout       it ran past the time limit
   notrun        the name did not select exactly one case (a runner bug)
   pass          exit status 0 and no skip marker
   skip          exit status 0 and hip-tests' HIP_SKIP_THIS_TEST marker
-  needs-kernel  it failed after trying to run a kernel (the launch probe saw a
-                launch or a kernel node), or with hipErrorNoBinaryForGpu
+  needs-kernel  it failed after a kernel launch (or kernel node) that went
+                through or was refused with hipErrorNoBinaryForGpu (the launch
+                probe's lines), unless its failure is a call's error code
+                other than that one
   unimplemented it failed after calling a function the proxy does not forward
-                ("hipwire: NAME is not supported yet" under TF_DEBUG=1); the
-                first such NAME is the one it "stops at"
+                ("hipwire: NAME is not supported yet" under TF_DEBUG=1, or the
+                loader's "undefined symbol: NAME"); the first NAME is the one
+                it "stops at"
   wrong         any other failure: an assertion on a value or an error code
 """
 import argparse
@@ -27,7 +31,15 @@ AREAS = ["errorHandling", "event", "device", "stream", "memory", "graph", "modul
 CLASSES = ["pass", "skip", "needs-kernel", "unimplemented", "wrong", "crash", "timeout",
            "notrun"]
 
-UNSUP = re.compile(r"hipwire: (\S+) is not supported yet")
+UNSUP = re.compile(r"hipwire: (\S+) is not supported yet"
+                   r"|symbol lookup error: .*undefined symbol: (\S+?)(?:,|\s|$)")
+
+
+def unsup_names(text):
+    """Functions the proxy said it does not forward, or the loader missed."""
+    return [a or b for a, b in UNSUP.findall(text)]
+
+
 PROBE = re.compile(r"hipwire-probe: kernel use (\S+) -> (-?\d+)")
 SUMMARY = re.compile(r"^(All tests passed|test cases:)", re.M)
 NOMATCH = re.compile(r"No test cases matched|No tests ran")
@@ -41,6 +53,7 @@ def read(path):
         return ""
 
 
+HIPCHECK_ABORT = re.compile(r"^error: '.*'\(-?\d+\) from .* at \S+:\d+$", re.M)
 CATCH_FAILED = re.compile(r"^(\S.*?):(\d+): FAILED:\s*$")
 
 
@@ -66,8 +79,15 @@ def failure_blocks(text, limit=12):
 
 
 def failure_message(text):
-    """The first Catch2 FAILED block, or the end of the output."""
+    """The first Catch2 FAILED block (or HIPCHECK's line before an abort),
+    else the end of the output."""
     blocks = failure_blocks(text)
+    if blocks and not blocks[0][0]:
+        return blocks[0][1]
+    m = HIPCHECK_ABORT.search(text)
+    if m:
+        line = m.group(0)
+        return re.sub(r" at \S+/", " at ", line)
     if blocks:
         return blocks[0][1]
     tail = [l.strip() for l in text.splitlines()
@@ -76,7 +96,7 @@ def failure_message(text):
 
 
 def classify(rc, secs, text, timeout):
-    unsup = UNSUP.findall(text)
+    unsup = unsup_names(text)
     probes = PROBE.findall(text)
     fatal = "due to a fatal error condition" in text
     has_summary = bool(SUMMARY.search(text))
@@ -91,9 +111,12 @@ def classify(rc, secs, text, timeout):
         sig = rc - 128 if rc > 128 else 0
         blocks = failure_blocks(text)
         # An abort after an ordinary failed assertion is Catch2's REQUIRE
-        # failing outside the main thread (std::terminate), not a crash: the
-        # case is classified by that first failure.
-        if not (sig == 6 and blocks and not blocks[0][0]):
+        # failing outside the main thread (std::terminate), and one after
+        # "error: '...'(N) from CALL" is hip-tests' old HIPCHECK macro, which
+        # calls abort(): neither is a crash; the case is classified by that
+        # failure.
+        hipcheck = HIPCHECK_ABORT.search(text)
+        if not (sig == 6 and ((blocks and not blocks[0][0]) or hipcheck)):
             pre = [l for l in text.splitlines() if "double free" in l or "corrupt" in l
                    or "Assertion" in l or "terminate called" in l]
             return "crash", ("signal %d; " % sig if sig else "") + \
@@ -106,9 +129,20 @@ def classify(rc, secs, text, timeout):
             return "skip", m.group(1).strip() if m else "HIP_SKIP_THIS_TEST"
         return "pass", ""
     msg = failure_message(text)
-    if probes or "hipErrorNoBinaryForGpu" in text or \
-            "no kernel image is available" in text:
-        used = sorted({p[0] for p in probes})
+    # A kernel that was launched (or refused for want of a binary) explains
+    # a failure, unless the failure is an error code a call returned other
+    # than hipErrorNoBinaryForGpu: a launch refused for its parameters, or a
+    # function the proxy does not forward, is a result of its own.  Success
+    # where an error was expected (hipEventQuery not seeing the busy device a
+    # kernel should have made) is still the kernel's doing.
+    ran = [p for p in probes if int(p[1]) in (0, 209)]
+    code = (re.search(r"Actual Code:\s*(-?\d+)", msg)
+            or re.search(r"(?<!Expected )\bCode:\s*(-?\d+)", msg)
+            or re.search(r"'\((-?\d+)\) from ", msg))
+    own_code = code and int(code.group(1)) not in (0, 209)
+    if (ran or "hipErrorNoBinaryForGpu" in text or "no kernel image is available" in text) \
+            and not own_code:
+        used = sorted({p[0] for p in ran})
         return "needs-kernel", ("kernel use: " + ",".join(used) + "; " if used else "") + msg
     if unsup:
         return "unimplemented", unsup[0] + " (" + ",".join(dict.fromkeys(unsup)) + "); " + msg
@@ -140,7 +174,7 @@ def main():
                     os.path.join(out, "logs", a, "%04d.log" % int(idx)))
                 secs_f = float(secs) if secs not in ("-", "") else 0.0
                 cls, msg = classify(rc, secs_f, text, args.timeout)
-                unsup = list(dict.fromkeys(UNSUP.findall(text)))
+                unsup = list(dict.fromkeys(unsup_names(text)))
                 rows.append(dict(area=a, tag=tag, idx=idx, name=name, rc=rc, secs=secs,
                                  cls=cls, stop=unsup[0] if cls == "unimplemented" else "",
                                  unsup=",".join(unsup), msg=msg[:600]))

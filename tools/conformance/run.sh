@@ -195,6 +195,7 @@ build_area() { # area
             local why
             why=$(grep -m1 -E "^[^ ]*/unit/$a/$f:[0-9]+:[0-9]+: error:" "$bdir/build-$target.log" |
                 sed -E 's/^[^ ]+ error: //' || true)
+            [ -n "$why" ] || why="an error in a header it includes: see $bdir/build-$target.log"
             printf '%s\t%s\t%s\t%s\n' "$a" "$tag" "$f" "$why" >>"$work/not-built-${tag#rocm-}.tsv"
             log "  dropping $a/$f: $why"
             sed -i -E "s#(^|[[:space:]])${f//./\\.}([[:space:])]|\$)#\1\2#" "$cml"

@@ -126,7 +126,8 @@ int cpu_module_function(struct hw_backend *be, struct hw_bmodule *m, const char 
     const struct hipwire_cpu_kernel *k = dlsym(m->dl, sym);
     if (!k)
         return HW_ENOTFOUND;
-    if (k->abi_version != HIPWIRE_CPU_KERNEL_ABI || !k->fn ||
+    if ((k->abi_version != HIPWIRE_CPU_KERNEL_ABI &&
+         k->abi_version != HIPWIRE_CPU_KERNEL_ABI_FIBER) || !k->fn ||
         k->param_count > HIPR_CAP_PARAMS || k->args_size > HIPR_CAP_KERNEL_ARGS)
         return HW_EIMAGE;
     for (uint32_t i = 0; i < k->param_count; i++)
@@ -154,7 +155,7 @@ int cpu_module_function(struct hw_backend *be, struct hw_bmodule *m, const char 
     info_out->params = params;
     info_out->max_threads_per_block = 1024;
     info_out->max_dynamic_shared = 64 * 1024;
-    info_out->binary_version = HIPWIRE_CPU_KERNEL_ABI;
+    info_out->binary_version = k->abi_version;
     *out = f;
     return HW_OK;
 }

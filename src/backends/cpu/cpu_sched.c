@@ -215,6 +215,8 @@ static int prepare(struct pool_thread *pt, const struct launch *l)
 
 /* ---- faults ---------------------------------------------------------------- */
 
+static const int fault_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+
 static void put_str(char *buf, size_t *k, size_t cap, const char *s)
 {
     while (*s && *k + 1 < cap)
@@ -236,7 +238,8 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
     put_str(buf, &k, sizeof buf, "hip-worker: cpu: kernel ");
     put_str(buf, &k, sizeof buf, name);
     put_str(buf, &k, sizeof buf, sig == SIGSEGV ? " faulted (SIGSEGV" : sig == SIGBUS ? " faulted (SIGBUS"
-                                 : sig == SIGFPE ? " faulted (SIGFPE" : " faulted (SIGILL");
+                                 : sig == SIGFPE ? " faulted (SIGFPE" : sig == SIGABRT ? " aborted (SIGABRT"
+                                 : " faulted (SIGILL");
     put_str(buf, &k, sizeof buf, " at ");
     put_str(buf, &k, sizeof buf, hex);
     put_str(buf, &k, sizeof buf, "): the session ends\n");
@@ -251,6 +254,13 @@ static void *pool_main(void *arg)
     stack_t alt = { .ss_sp = malloc(ALT_STACK), .ss_size = ALT_STACK };
     if (alt.ss_sp)
         sigaltstack(&alt, NULL); /* a fiber that overflows its stack still gets reported */
+    /* Created with every signal blocked (the session's signals stay with its
+     * own threads); a blocked fault signal would kill without the handler. */
+    sigset_t faults;
+    sigemptyset(&faults);
+    for (size_t i = 0; i < sizeof fault_signals / sizeof fault_signals[0]; i++)
+        sigaddset(&faults, fault_signals[i]);
+    pthread_sigmask(SIG_UNBLOCK, &faults, NULL);
     uint64_t seen = 0;
     for (;;) {
         pthread_mutex_lock(&pool.mu);
@@ -302,10 +312,8 @@ static void pool_init(void)
     sa.sa_sigaction = on_fault;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND | SA_NODEFER;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGSEGV, &sa, NULL);
-    sigaction(SIGBUS, &sa, NULL);
-    sigaction(SIGFPE, &sa, NULL);
-    sigaction(SIGILL, &sa, NULL);
+    for (size_t i = 0; i < sizeof fault_signals / sizeof fault_signals[0]; i++)
+        sigaction(fault_signals[i], &sa, NULL);
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);

@@ -64,8 +64,8 @@ struct hipwire_cpu_ctx {
  */
 #define HIPWIRE_CPU_KERNEL_ABI_FIBER 2
 #define HIPWIRE_CPU_FIBER_STACK (128u * 1024u)
-/* The fiber's struct hipwire_cpu_fiber is at stack top - HIPWIRE_CPU_FIBER_SLOT. */
-#define HIPWIRE_CPU_FIBER_SLOT 512u
+/* Reserved at the top of a fiber's stack for its struct hipwire_cpu_fiber. */
+#define HIPWIRE_CPU_FIBER_SLOT (8u * 1024u)
 #define HIPWIRE_CPU_WARP_SIZE 64
 
 struct hipwire_cpu_fiber;
@@ -88,6 +88,16 @@ struct hipwire_cpu_fiber {
     const struct hipwire_cpu_warp_step *(*warp_step)(struct hipwire_cpu_fiber *self, uint64_t v);
     void *sched;                      /* the scheduler's, opaque */
 };
+
+/* The fiber whose stack holds address sp. The record sits in the top slot at
+ * an offset that varies with the stack's address: at one fixed offset in
+ * every size-aligned stack, all fibers' records would share one cache set. */
+static inline struct hipwire_cpu_fiber *hipwire_cpu_fiber_of(uintptr_t sp)
+{
+    uintptr_t base = sp & ~(uintptr_t)(HIPWIRE_CPU_FIBER_STACK - 1);
+    return (struct hipwire_cpu_fiber *)(base + HIPWIRE_CPU_FIBER_STACK - HIPWIRE_CPU_FIBER_SLOT +
+                                        (base / HIPWIRE_CPU_FIBER_STACK % 64) * 64);
+}
 
 
 typedef void (*hipwire_cpu_kernel_fn)(const struct hipwire_cpu_ctx *ctx, const void *args);

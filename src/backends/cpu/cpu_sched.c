@@ -36,15 +36,17 @@
 
 enum { F_READY, F_WARP, F_BAR, F_DONE };
 
+/* Where hipwire_cpu_fiber_of() says. What the scheduler reads in its loops
+ * (states, stack pointers) lives in dense arrays of the pool thread, not
+ * here: one cache line per fiber for a byte of state would be a miss each. */
 struct fib {
-    struct hipwire_cpu_fiber pub; /* at stack top - HIPWIRE_CPU_FIBER_SLOT */
-    void *sp;
-    int state;
+    struct hipwire_cpu_fiber pub;
+    uint32_t index;
     uint32_t parity;              /* which step buffer the lane's next step uses */
     struct pool_thread *pt;
 };
 
-_Static_assert(sizeof(struct fib) <= HIPWIRE_CPU_FIBER_SLOT, "fiber slot too small");
+_Static_assert(sizeof(struct fib) + 64 * 64 <= HIPWIRE_CPU_FIBER_SLOT, "fiber slot too small");
 
 struct launch {
     const struct hipwire_cpu_kernel *k;
@@ -59,6 +61,9 @@ struct pool_thread {
     void *stacks[MAX_THREADS];
     uint32_t nstacks;
     void *sched_sp;
+    uint32_t warp_end;          /* the running warp's lanes end here */
+    void *sp[MAX_THREADS];
+    uint8_t state[MAX_THREADS];
     void *dyn_shared;
     size_t dyn_cap;
     struct hipwire_cpu_warp_step steps[MAX_WARPS][2];
@@ -84,15 +89,25 @@ static __thread const char *tl_kernel; /* set while a pool thread runs a kernel 
 
 static struct fib *fib_of(void *stack)
 {
-    return (struct fib *)((char *)stack + HIPWIRE_CPU_FIBER_STACK - HIPWIRE_CPU_FIBER_SLOT);
+    return (struct fib *)hipwire_cpu_fiber_of((uintptr_t)stack);
 }
 
 /* ---- what device code calls ------------------------------------------------ */
 
+/* Parks the fiber and resumes the next ready lane of its warp directly
+ * (the order the scheduler's loop would take), or the scheduler after the
+ * last: one switch per lane instead of two. */
 static void park(struct fib *f, int state)
 {
-    f->state = state;
-    hw_fiber_switch(&f->sp, f->pt->sched_sp);
+    struct pool_thread *pt = f->pt;
+    uint32_t i = f->index;
+    pt->state[i] = (uint8_t)state;
+    for (uint32_t j = i + 1; j < pt->warp_end; j++)
+        if (pt->state[j] == F_READY) {
+            hw_fiber_switch(&pt->sp[i], pt->sp[j]);
+            return;
+        }
+    hw_fiber_switch(&pt->sp[i], pt->sched_sp);
 }
 
 static void do_syncthreads(struct hipwire_cpu_fiber *self)
@@ -143,10 +158,11 @@ static void run_block(struct pool_thread *pt, struct launch *l, uint64_t b)
         f->pub.syncthreads = do_syncthreads;
         f->pub.warp_step = do_warp_step;
         f->pub.sched = l;
+        f->index = i;
         f->pt = pt;
         f->parity = 0;
-        f->state = F_READY;
-        f->sp = hw_fiber_prepare(f, fiber_main, f);
+        pt->state[i] = F_READY;
+        pt->sp[i] = hw_fiber_prepare(f, fiber_main, f);
     }
     for (uint32_t w = 0; w < nwarps; w++)
         pt->steps[w][0].arrived = pt->steps[w][1].arrived = 0;
@@ -156,38 +172,37 @@ static void run_block(struct pool_thread *pt, struct launch *l, uint64_t b)
         for (uint32_t w = 0; w < nwarps; w++) {
             uint32_t lo = w * HIPWIRE_CPU_WARP_SIZE;
             uint32_t hi = lo + HIPWIRE_CPU_WARP_SIZE < n ? lo + HIPWIRE_CPU_WARP_SIZE : n;
+            pt->warp_end = hi;
             for (;;) {
+                uint32_t i = lo;
+                while (i < hi && pt->state[i] != F_READY)
+                    i++;
+                if (i < hi)
+                    hw_fiber_switch(&pt->sched_sp, pt->sp[i]); /* runs the ready lanes in order */
                 int stepped = 0;
                 uint32_t parity = 0;
-                for (uint32_t i = lo; i < hi; i++) {
-                    struct fib *f = fib_of(pt->stacks[i]);
-                    if (f->state == F_READY)
-                        hw_fiber_switch(&pt->sched_sp, f->sp);
-                    if (f->state == F_WARP) {
+                for (i = lo; i < hi; i++)
+                    if (pt->state[i] == F_WARP) {
                         stepped = 1;
-                        parity = f->parity;
+                        parity = fib_of(pt->stacks[i])->parity;
+                        break;
                     }
-                }
                 if (!stepped)
                     break;
                 /* Every lane is parked: release the step, clear the next one. */
                 pt->steps[w][parity ^ 1].arrived = 0;
-                for (uint32_t i = lo; i < hi; i++) {
-                    struct fib *f = fib_of(pt->stacks[i]);
-                    if (f->state == F_WARP)
-                        f->state = F_READY;
-                }
+                for (i = lo; i < hi; i++)
+                    if (pt->state[i] == F_WARP)
+                        pt->state[i] = F_READY;
             }
             for (uint32_t i = lo; i < hi && all_done; i++)
-                all_done = fib_of(pt->stacks[i])->state == F_DONE;
+                all_done = pt->state[i] == F_DONE;
         }
         if (all_done)
             return;
-        for (uint32_t i = 0; i < n; i++) {
-            struct fib *f = fib_of(pt->stacks[i]);
-            if (f->state == F_BAR)
-                f->state = F_READY;
-        }
+        for (uint32_t i = 0; i < n; i++)
+            if (pt->state[i] == F_BAR)
+                pt->state[i] = F_READY;
     }
 }
 

@@ -47,8 +47,8 @@ typedef enum hipError_t { hipSuccess = 0 } hipError_t;
 
 namespace __hipwire {
 
-/* The running thread: its fiber's record sits at a fixed place at the top
- * of the stack (cpu_kernel.h). */
+/* The running thread: its fiber's record is found from the stack pointer
+ * (cpu_kernel.h). */
 static __forceinline__ hipwire_cpu_fiber *self()
 {
     uintptr_t sp;
@@ -59,8 +59,7 @@ static __forceinline__ hipwire_cpu_fiber *self()
 #else
 #error "the CPU device runs on x86-64 and AArch64"
 #endif
-    return (hipwire_cpu_fiber *)((sp & ~(uintptr_t)(HIPWIRE_CPU_FIBER_STACK - 1)) +
-                                 HIPWIRE_CPU_FIBER_STACK - HIPWIRE_CPU_FIBER_SLOT);
+    return hipwire_cpu_fiber_of(sp);
 }
 
 /* extern __shared__ T name[] becomes one of these (the compile rewrites the

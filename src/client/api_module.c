@@ -361,11 +361,6 @@ hipError_t hw_launch(const struct hw_function *f, const uint32_t grid[3], const 
         return hw_ret(hipErrorInvalidResourceHandle); /* its module was unloaded */
     if (!grid[0] || !grid[1] || !grid[2] || !block[0] || !block[1] || !block[2])
         return hw_ret(hipErrorInvalidConfiguration);
-    /* AMD refuses a block over the function's limit at the call, as
-     * hipErrorInvalidValue (hip-tests: hip_module_launch_kernel_common.hh). */
-    if (f->info.max_threads_per_block > 0 &&
-        (uint64_t)block[0] * block[1] * block[2] > (uint64_t)f->info.max_threads_per_block)
-        return hw_ret(hipErrorInvalidValue);
     /* HIP answers this from the launch call itself, not later: the worker
      * said at load time that nothing in the image runs on the device. */
     if (f->module->flags & HIPR_MODULE_NO_BINARY)

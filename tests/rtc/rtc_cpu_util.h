@@ -44,6 +44,11 @@ static inline hipModule_t rtc_load(const char *src, const char *name)
         fprintf(stderr, "compile of %s failed (%s):\n%s\n", name, hiprtcGetErrorString(r), rtc_log(p));
         exit(1);
     }
+    if (getenv("RTC_CPU_SHOW_LOG")) {
+        char *log = rtc_log(p);
+        fprintf(stderr, "compile log of %s:\n%s\n", name, log);
+        free(log);
+    }
     size_t n = 0;
     RTC_CHECK(hiprtcGetCodeSize(p, &n), HIPRTC_SUCCESS);
     char *code = malloc(n);

@@ -295,6 +295,8 @@ static int build_compile(const struct hw_rtc_input *in, const char *cxx, const c
     c->argv[c->nargv++] = "-fPIC";
     if (is_clang)
         c->argv[c->nargv++] = "-fno-crash-diagnostics";
+    else /* unique symbols would keep the module loaded after hipModuleUnload */
+        c->argv[c->nargv++] = "-fno-gnu-unique";
     c->argv[c->nargv++] = "-Iprelude";
     c->argv[c->nargv++] = "-Iinclude";
     for (uint32_t i = 0; i < in->option_count; i++) {
@@ -347,8 +349,39 @@ static int build_compile(const struct hw_rtc_input *in, const char *cxx, const c
     return c->failed ? -1 : 0;
 }
 
-/* Appends the kernels' descriptors to src; demangles through c++filt. */
-static int add_descriptors(struct job *j, char **syms, uint32_t n, struct text *src)
+/* Adds to syms the C++ functions name expressions point to in the object,
+ * where not listed yet. 0 or -1. */
+static int add_probed(const uint8_t *obj, size_t len, uint32_t count, char ***syms, uint32_t *n)
+{
+    char **found = calloc(count, sizeof *found);
+    int rc = found ? 0 : -1;
+    if (found && rtc_lowered_names(obj, len, count, found) == 0)
+        for (uint32_t i = 0; i < count && rc == 0; i++) {
+            int have = !found[i] || strncmp(found[i], "_Z", 2) != 0;
+            for (uint32_t k = 0; k < *n && !have; k++)
+                have = !strcmp((*syms)[k], found[i]);
+            if (have)
+                continue;
+            char **grown = realloc(*syms, (*n + 1) * sizeof **syms);
+            if (!grown) {
+                rc = -1;
+                break;
+            }
+            *syms = grown;
+            grown[(*n)++] = found[i];
+            found[i] = NULL;
+        }
+    for (uint32_t i = 0; found && i < count; i++)
+        free(found[i]);
+    free(found);
+    return rc;
+}
+
+/* Appends the kernels' descriptors to src; demangles through c++filt.
+ * syms[listed..n) came from name expressions: only void function templates
+ * among them are taken as kernels, silently. */
+static int add_descriptors(struct job *j, char **syms, uint32_t n, uint32_t listed,
+                           struct text *src)
 {
     char filt[PATH_MAX];
     struct command *c = NULL;
@@ -390,6 +423,8 @@ static int add_descriptors(struct job *j, char **syms, uint32_t n, struct text *
     }
     text_str(src, "#line 1 \"hipwire-kernels\"\n");
     for (uint32_t i = 0; i < n; i++) {
+        if (i >= listed && (!dem[i] || strncmp(dem[i], "void ", 5) != 0))
+            continue;
         if (!plain_symbol(syms[i]) || (!strncmp(syms[i], "_Z", 2) && !dem[i]) ||
             describe_kernel(src, i, syms[i], strncmp(syms[i], "_Z", 2) ? NULL : dem[i]) < 0)
             text_fmt(j->log, "hipwire: kernel %s has no name the CPU device can describe (a "
@@ -504,7 +539,14 @@ int rtc_host_compile(const struct hw_rtc_input *in, struct hw_rtc_output *out)
         text_str(&log, "hipwire: the compiler's object could not be read\n");
         goto done;
     }
-    if (add_descriptors(&j, syms, nsyms, &src) < 0) {
+    /* g++ ignores the section of a template instance: the template kernels
+     * named by name expressions are found through their probes instead. */
+    uint32_t listed = nsyms;
+    if (in->name_count && add_probed(obj, (size_t)obj_size, in->name_count, &syms, &nsyms) < 0) {
+        result = HW_RTC_OUT_OF_MEMORY;
+        goto done;
+    }
+    if (add_descriptors(&j, syms, nsyms, listed, &src) < 0) {
         result = j.result == HW_RTC_COMPILATION ? HW_RTC_INTERNAL_ERROR : j.result;
         goto done;
     }

@@ -35,13 +35,14 @@ struct elf {
 };
 
 struct sect {
-    uint32_t name, type, link;
+    uint32_t name, type, link, info;
     uint64_t offset, size, entsize;
 };
 
 struct sym {
     const char *name;
     uint8_t type, bind;
+    uint16_t shndx;
     uint64_t value;
 };
 
@@ -65,6 +66,7 @@ static int section(const struct elf *e, uint32_t i, struct sect *s)
     s->offset = u64(h + 24);
     s->size = u64(h + 32);
     s->link = u32(h + 40);
+    s->info = u32(h + 44);
     s->entsize = u64(h + 56);
     return in_file(e, s->offset, s->size) ? 0 : -1;
 }
@@ -82,17 +84,21 @@ static int symbol(const struct elf *e, const struct sect *st, uint64_t k, struct
     out->name = (const char *)e->p + strs.offset + name;
     out->type = s[4] & 0xf;
     out->bind = s[4] >> 4;
+    out->shndx = u16(s + 6);
     out->value = u64(s + 8);
     return 0;
 }
 
-/* The relocation at address `at`: its type, symbol index and addend. */
-static int relocation_at(const struct elf *e, uint64_t at, uint32_t *type, uint32_t *symidx,
-                         int64_t *addend, struct sect *symtab)
+/* The relocation at address `at`: its type, symbol index and addend. In a
+ * relocatable object (in_section != 0) addresses are per section, so only
+ * the relocations of that section count. */
+static int relocation_at(const struct elf *e, uint64_t at, uint32_t in_section, uint32_t *type,
+                         uint32_t *symidx, int64_t *addend, struct sect *symtab)
 {
     for (uint32_t i = 0; i < e->shnum; i++) {
         struct sect rs;
-        if (section(e, i, &rs) < 0 || rs.type != SHT_RELA || rs.entsize != 24)
+        if (section(e, i, &rs) < 0 || rs.type != SHT_RELA || rs.entsize != 24 ||
+            (in_section && rs.info != in_section))
             continue;
         for (uint64_t k = 0; k < rs.size / 24; k++) {
             const uint8_t *r = e->p + rs.offset + k * 24;
@@ -186,7 +192,8 @@ int rtc_lowered_names(const uint8_t *image, size_t len, uint32_t count, char **o
         struct sect rsyms;
         const char *target = NULL;
         struct sym t;
-        if (relocation_at(&e, s.value, &type, &symidx, &addend, &rsyms) < 0)
+        uint32_t in_section = u16(image + 16) == 1 /* ET_REL */ ? s.shndx : 0;
+        if (relocation_at(&e, s.value, in_section, &type, &symidx, &addend, &rsyms) < 0)
             continue;
         if (type == abs64 && symidx && addend == 0 &&
             symbol(&e, &rsyms, symidx, &t) == 0)

@@ -360,8 +360,17 @@ static __forceinline__ float __uint_as_float(unsigned x) { float f; memcpy(&f, &
 static __forceinline__ unsigned __float_as_uint(float f) { unsigned x; memcpy(&x, &f, 4); return x; }
 static __forceinline__ double __longlong_as_double(long long x) { double f; memcpy(&f, &x, 8); return f; }
 static __forceinline__ long long __double_as_longlong(double f) { long long x; memcpy(&x, &f, 8); return x; }
-static __forceinline__ long long clock64() { return (long long)__builtin_readcyclecounter(); }
-static __forceinline__ long long wall_clock64() { return (long long)__builtin_readcyclecounter(); }
+static __forceinline__ long long clock64()
+{
+#if defined(__x86_64__)
+    return (long long)__builtin_ia32_rdtsc();
+#else
+    uint64_t v;
+    __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+    return (long long)v;
+#endif
+}
+static __forceinline__ long long wall_clock64() { return clock64(); }
 
 /* ---- math: the C library's, and HIP's extra names ---- */
 

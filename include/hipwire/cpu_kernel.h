@@ -53,6 +53,53 @@ struct hipwire_cpu_ctx {
     size_t shared_size;
 };
 
+/*
+ * ABI 2: the kernel is entered once per block-thread, each thread a fiber of
+ * the block scheduler (src/backends/cpu/cpu_sched.c). `fn` has the same type
+ * but `ctx` points into a struct hipwire_cpu_fiber, which also sits at the
+ * top of the fiber's stack: a stack is HIPWIRE_CPU_FIBER_STACK bytes aligned
+ * to its size, so device code finds its thread from its stack pointer
+ * without thread-local lookups (docs/hip-source.md). hiprtc on the cpu
+ * backend produces ABI 2 objects; hand-written ABI 1 objects keep working.
+ */
+#define HIPWIRE_CPU_KERNEL_ABI_FIBER 2
+#define HIPWIRE_CPU_FIBER_STACK (128u * 1024u)
+/* Reserved at the top of a fiber's stack for its struct hipwire_cpu_fiber. */
+#define HIPWIRE_CPU_FIBER_SLOT (8u * 1024u)
+#define HIPWIRE_CPU_WARP_SIZE 64
+
+struct hipwire_cpu_fiber;
+
+/* The values of one warp-wide step: every live lane's value, and which
+ * lanes took part (lanes past the block's end or already returned did not). */
+struct hipwire_cpu_warp_step {
+    uint64_t value[HIPWIRE_CPU_WARP_SIZE];
+    uint64_t arrived;
+};
+
+struct hipwire_cpu_fiber {
+    struct hipwire_cpu_ctx ctx;       /* first: ABI 2 kernels get &fiber->ctx */
+    uint32_t lane, warp_size, linear_tid, reserved;
+    /* __syncthreads(): returns when every thread of the block reached a
+     * barrier or returned. */
+    void (*syncthreads)(struct hipwire_cpu_fiber *self);
+    /* One lockstep step of the lane's warp: publishes v, returns when every
+     * live lane of the warp has published, with the step's values. */
+    const struct hipwire_cpu_warp_step *(*warp_step)(struct hipwire_cpu_fiber *self, uint64_t v);
+    void *sched;                      /* the scheduler's, opaque */
+};
+
+/* The fiber whose stack holds address sp. The record sits in the top slot at
+ * an offset that varies with the stack's address: at one fixed offset in
+ * every size-aligned stack, all fibers' records would share one cache set. */
+static inline struct hipwire_cpu_fiber *hipwire_cpu_fiber_of(uintptr_t sp)
+{
+    uintptr_t base = sp & ~(uintptr_t)(HIPWIRE_CPU_FIBER_STACK - 1);
+    return (struct hipwire_cpu_fiber *)(base + HIPWIRE_CPU_FIBER_STACK - HIPWIRE_CPU_FIBER_SLOT +
+                                        (base / HIPWIRE_CPU_FIBER_STACK % 64) * 64);
+}
+
+
 typedef void (*hipwire_cpu_kernel_fn)(const struct hipwire_cpu_ctx *ctx, const void *args);
 
 struct hipwire_cpu_param {

@@ -3,7 +3,9 @@
  * their own: names for profilers, the profiler switches, the flagged device
  * allocation, hipMemAllocHost and the driver-style pointer attribute query.
  */
+#include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "client.h"
@@ -83,10 +85,10 @@ HW_EXPORT hipError_t hipProfilerStop(void)
 /* ---- allocation ------------------------------------------------------------ */
 
 /*
- * Every flag the 5.2 headers define gives ordinary device memory on the
- * worker: the distinctions (fine-grained coherence, an HSA signal) are the
- * device's; what hipwire can keep is the flags, which pointer attributes
- * report. Signal memory is one 8-byte word, as in AMD's runtime.
+ * Default and fine-grained memory are ordinary device memory on the worker
+ * (coherence with a host across the network is not to be had); the flags
+ * are kept for the pointer attributes. Signal memory (one 8-byte word in
+ * AMD's runtime, host-visible) is refused.
  */
 HW_EXPORT hipError_t hipExtMallocWithFlags(void **ptr, size_t sizeBytes, unsigned int flags)
 {
@@ -98,6 +100,17 @@ HW_EXPORT hipError_t hipExtMallocWithFlags(void **ptr, size_t sizeBytes, unsigne
         return hw_ret(hipErrorInvalidValue);
     if (!ptr)
         return hw_ret(hipErrorInvalidValue);
+    if (flags == hipMallocSignalMemory) {
+        /* AMD's signal memory is host-visible: programs read and write it
+         * in place. Device memory on the worker would crash them. */
+        static atomic_flag said = ATOMIC_FLAG_INIT;
+        if (!atomic_flag_test_and_set(&said))
+            fprintf(stderr, "hipwire: hipExtMallocWithFlags(hipMallocSignalMemory) is not "
+                            "supported: signal memory must be visible to this process and the "
+                            "GPU at once, and the GPU is across the network; use hipMalloc and "
+                            "hipStreamWaitValue/WriteValue on it instead\n");
+        return hw_ret(hipErrorNotSupported);
+    }
     struct hw_conn *c = hw_conn_get(&err);
     if (!c)
         return hw_ret(err);

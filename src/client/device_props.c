@@ -310,9 +310,11 @@ hipError_t hw_device_attribute(struct hw_conn *c, int dev, hipDeviceAttribute_t 
     case hipDeviceAttributeIsLargeBar: v = 0; break;
     case hipDeviceAttributeAsicRevision: HW_EXT(asic_revision); break;
     case hipDeviceAttributeCanUseStreamWaitValue:
-        /* The cpu and cuda backends run hipStreamWaitValue and WriteValue on
-         * device memory (api_stream_value.c); the hip backend does not. */
-        v = strcmp(c->backend, "cpu") == 0 || strcmp(c->backend, "cuda") == 0;
+        /* 0 although the cpu and cuda backends run hipStreamWaitValue and
+         * WriteValue on device memory (api_stream_value.c): what programs
+         * that ask do with them is wait on host memory (registered or signal
+         * memory), which lives in the client, out of the worker's reach. */
+        v = 0;
         break;
     case hipDeviceAttributeImageSupport: v = 0; break;
     case hipDeviceAttributePhysicalMultiProcessorCount: v = d->multiprocessor_count; break;

@@ -59,7 +59,7 @@ static void expect_released(uint32_t new_marker)
 static void two_streams(void)
 {
     void *sig;
-    HIP_CHECK(hipExtMallocWithFlags(&sig, 8, hipMallocSignalMemory));
+    HIP_CHECK(hipMalloc(&sig, 8));
     HIP_CHECK(hipMemsetAsync(sig, 0, 8, other));
     reset_marker();
 

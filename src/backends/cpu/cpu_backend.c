@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cpu_internal.h"
+#include "cpu_sched.h"
 #include "rtc_compile.h"
 
 #define CPU_DEFAULT_MEMORY (UINT64_C(4) << 30)
@@ -57,6 +58,7 @@ fail:
 
 static void cpu_close(struct hw_backend *be)
 {
+    cpu_sched_session_end();
     for (int i = 0; i < be->ndev; i++) {
         struct cpu_device *d = &be->devs[i];
         cpu_stream_stop_all(d);
@@ -102,7 +104,8 @@ static int cpu_device_info(struct hw_backend *be, int dev, struct hipr_devinfo *
     p->texture_alignment = CPU_ALIGN;
     p->regs_per_block = 65536;
     p->regs_per_multiprocessor = 65536;
-    p->warp_size = 1; /* threads run one at a time: no lockstep to promise */
+    /* What kernels see as warpSize (cpu_sched.c): AMD CDNA's wavefront. */
+    p->warp_size = HIPWIRE_CPU_WARP_SIZE;
     p->max_threads_per_block = 1024;
     p->max_threads_dim_x = 1024;
     p->max_threads_dim_y = 1024;
@@ -115,7 +118,7 @@ static int cpu_device_info(struct hw_backend *be, int dev, struct hipr_devinfo *
     p->memory_bus_width = 64;
     p->major = 0;
     p->minor = 0;
-    p->multiprocessor_count = 1; /* one stream thread runs a kernel */
+    p->multiprocessor_count = cpu_sched_threads(); /* blocks that run at once */
     p->l2_cache_size = 0;
     p->max_threads_per_multiprocessor = 1024;
     p->concurrent_kernels = ncpu > 1;
@@ -169,11 +172,19 @@ static int cpu_device_attributes(struct hw_backend *be, int dev, struct hipr_dev
     a->compute_preemption_supported = 1; /* kernels are threads the OS preempts */
     a->global_l1_cache_supported = 1;
     a->local_l1_cache_supported = 1;
-    a->max_blocks_per_multiprocessor = 1; /* a stream thread runs one block at a time */
+    a->max_blocks_per_multiprocessor = 1; /* a pool thread runs one block at a time */
     a->single_to_double_precision_perf_ratio = 2; /* SIMD lanes hold twice the floats */
-    /* The kernel ABI has no warp operations, barriers or atomics (threads
-     * of a launch run one at a time; docs/backend-cpu.md). */
-    a->arch = HIPR_ARCH_DOUBLES | HIPR_ARCH_3D_GRID;
+    /* What HIP source compiled for this device (kernel ABI 2, the prelude
+     * of docs/hip-source.md) has: host atomics of every width, warp votes,
+     * ballots and shuffles in lockstep, full fences, __syncthreads_count/
+     * and/or, doubles, 3-D grids. No funnel shifts, surfaces or device-side
+     * launches. */
+    a->arch = HIPR_ARCH_GLOBAL_INT32_ATOMICS | HIPR_ARCH_GLOBAL_FLOAT_ATOMIC_EXCH |
+              HIPR_ARCH_SHARED_INT32_ATOMICS | HIPR_ARCH_SHARED_FLOAT_ATOMIC_EXCH |
+              HIPR_ARCH_FLOAT_ATOMIC_ADD | HIPR_ARCH_GLOBAL_INT64_ATOMICS |
+              HIPR_ARCH_SHARED_INT64_ATOMICS | HIPR_ARCH_DOUBLES | HIPR_ARCH_WARP_VOTE |
+              HIPR_ARCH_WARP_BALLOT | HIPR_ARCH_WARP_SHUFFLE | HIPR_ARCH_THREAD_FENCE_SYSTEM |
+              HIPR_ARCH_SYNC_THREADS_EXT | HIPR_ARCH_3D_GRID;
     return HW_OK;
 }
 
@@ -515,15 +526,23 @@ static int cpu_launch(struct hw_backend *be, struct hw_bstream *s, struct hw_bfu
     return cpu_stream_submit(s, op);
 }
 
-/* The CPU device runs no AMD code, but a client that compiles at run time
- * (to load the result elsewhere, or to check it) gets a code object for the
- * documented default target or the one its options name. */
+/* HIP source becomes a host shared object this device runs
+ * (docs/hip-source.md). Options naming an AMD GPU target ask for that
+ * target's code object instead, made by hipcc, for loading on another
+ * worker or for inspection: the CPU device cannot run it. */
 static int cpu_rtc_compile(struct hw_backend *be, int dev, const struct hw_rtc_input *in,
                            struct hw_rtc_output *out)
 {
     (void)be;
     (void)dev;
-    return rtc_hipcc_compile(in, RTC_DEFAULT_TARGET, out);
+    for (uint32_t i = 0; i < in->option_count; i++) {
+        const char *o = in->options[i];
+        const char *v = !strncmp(o, "--offload-arch=", 15) ? o + 15
+                        : !strncmp(o, "--gpu-architecture=", 19) ? o + 19 : NULL;
+        if (v && strcmp(v, RTC_CPU_TARGET) != 0)
+            return rtc_hipcc_compile(in, RTC_DEFAULT_TARGET, out);
+    }
+    return rtc_host_compile(in, out);
 }
 
 const struct hw_backend_ops hw_cpu_backend_ops = {

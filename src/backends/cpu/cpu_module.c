@@ -10,6 +10,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <elf.h>
 #include <link.h>
 #include <stdio.h>
@@ -87,6 +88,24 @@ int cpu_module_load(struct hw_backend *be, int dev, const void *image, size_t si
         goto out;
     }
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    /* dlopen answers a path it already has loaded with that object: an
+     * earlier module that dlclose could not unload (one with
+     * STB_GNU_UNIQUE symbols, which g++ makes of inline statics) holds its
+     * /proc/self/fd/N name. Load this one under a descriptor number of its own. */
+    for (int tries = 0; tries < 64; tries++) {
+        void *old = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+        if (!old)
+            break;
+        dlclose(old);
+        int again = fcntl(fd, F_DUPFD_CLOEXEC, fd + 1);
+        if (again < 0) {
+            rc = HW_EOS;
+            goto out;
+        }
+        close(fd);
+        fd = again;
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    }
     m->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!m->dl) {
         hw_warn("cpu: module rejected by the loader: %s", dlerror());
@@ -126,7 +145,8 @@ int cpu_module_function(struct hw_backend *be, struct hw_bmodule *m, const char 
     const struct hipwire_cpu_kernel *k = dlsym(m->dl, sym);
     if (!k)
         return HW_ENOTFOUND;
-    if (k->abi_version != HIPWIRE_CPU_KERNEL_ABI || !k->fn ||
+    if ((k->abi_version != HIPWIRE_CPU_KERNEL_ABI &&
+         k->abi_version != HIPWIRE_CPU_KERNEL_ABI_FIBER) || !k->fn ||
         k->param_count > HIPR_CAP_PARAMS || k->args_size > HIPR_CAP_KERNEL_ARGS)
         return HW_EIMAGE;
     for (uint32_t i = 0; i < k->param_count; i++)
@@ -154,7 +174,7 @@ int cpu_module_function(struct hw_backend *be, struct hw_bmodule *m, const char 
     info_out->params = params;
     info_out->max_threads_per_block = 1024;
     info_out->max_dynamic_shared = 64 * 1024;
-    info_out->binary_version = HIPWIRE_CPU_KERNEL_ABI;
+    info_out->binary_version = k->abi_version;
     *out = f;
     return HW_OK;
 }

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "cpu_internal.h"
+#include "cpu_sched.h"
+#include "hw_log.h"
 #include "hw_time.h"
 
 struct cpu_op *cpu_op_new(enum cpu_op_kind kind, unsigned extra_deps)
@@ -23,6 +25,12 @@ static void run_launch(struct cpu_op *op)
 {
     const struct hipwire_cpu_kernel *k = op->u.launch.kernel;
     struct hipwire_cpu_ctx ctx;
+    if (k->abi_version == HIPWIRE_CPU_KERNEL_ABI_FIBER) {
+        if (cpu_sched_launch(k, op->u.launch.grid, op->u.launch.block, op->u.launch.shared_mem,
+                             op->u.launch.args) < 0)
+            hw_error("cpu: launch of %s could not run: no fibers", k->name ? k->name : "?");
+        return;
+    }
     memset(&ctx, 0, sizeof ctx);
     ctx.grid_dim = (struct hipwire_dim3){ op->u.launch.grid[0], op->u.launch.grid[1],
                                           op->u.launch.grid[2] };

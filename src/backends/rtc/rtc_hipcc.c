@@ -26,116 +26,10 @@
 #include "hw_log.h"
 #include "rtc_compile.h"
 #include "rtc_exec.h"
+#include "rtc_util.h"
 
 #define LOG_CAP (HIPR_CAP_RTC_LOG - 4096) /* room for hipwire's own lines */
 #define MAX_MEMORY (8ull << 30)
-#define MAX_ARGS (HIPR_CAP_RTC_OPTIONS + 16)
-
-/* A growing text buffer; on allocation failure it stops growing and says so. */
-struct text {
-    char *p;
-    size_t len, cap;
-    int failed;
-};
-
-static void text_add(struct text *t, const char *s, size_t n)
-{
-    if (t->failed)
-        return;
-    if (t->len + n + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 4096;
-        while (cap < t->len + n + 1)
-            cap *= 2;
-        char *p = realloc(t->p, cap);
-        if (!p) {
-            t->failed = 1;
-            return;
-        }
-        t->p = p;
-        t->cap = cap;
-    }
-    memcpy(t->p + t->len, s, n);
-    t->len += n;
-    t->p[t->len] = '\0';
-}
-
-static void text_str(struct text *t, const char *s)
-{
-    text_add(t, s, strlen(s));
-}
-
-static void text_fmt(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void text_fmt(struct text *t, const char *fmt, ...)
-{
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        text_add(t, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
-}
-
-/* ---- the private directory -------------------------------------------------- */
-
-static int write_file(const char *path, const char *data, size_t n)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return -1;
-    size_t off = 0;
-    while (off < n) {
-        ssize_t w = write(fd, data + off, n - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            close(fd);
-            return -1;
-        }
-        off += (size_t)w;
-    }
-    return close(fd);
-}
-
-/* Creates the directories of a relative header path under root. */
-static int make_parents(const char *root, const char *rel)
-{
-    char path[PATH_MAX + 300];
-    int n = snprintf(path, sizeof path, "%s/%s", root, rel);
-    if (n < 0 || (size_t)n >= sizeof path)
-        return -1;
-    for (char *p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
-        *p = '\0';
-        if (mkdir(path, 0700) < 0 && errno != EEXIST)
-            return -1;
-        *p = '/';
-    }
-    return 0;
-}
-
-static uint64_t biggest_file;
-
-static int rm_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-    (void)ftw;
-    if (type == FTW_F && (uint64_t)st->st_size > biggest_file)
-        biggest_file = (uint64_t)st->st_size;
-    remove(path);
-    return 0;
-}
-
-/* Removes dir and everything in it; returns the largest file's size. nftw
- * keeps no per-call context, so calls are serialised. */
-static uint64_t remove_tree(const char *dir)
-{
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    pthread_mutex_lock(&lock);
-    biggest_file = 0;
-    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-    uint64_t big = biggest_file;
-    pthread_mutex_unlock(&lock);
-    return big;
-}
 
 /* ---- the command ------------------------------------------------------------- */
 
@@ -158,22 +52,10 @@ static int find_compiler(const char *configured, char *out, size_t cap)
     return -1;
 }
 
-/* A program name fit for a #line directive. */
-static void line_name(const char *name, char *out, size_t cap)
-{
-    size_t k = 0;
-    if (!name || !*name)
-        name = "default_program";
-    for (; *name && k + 1 < cap; name++)
-        out[k++] = (strchr("\"\\", *name) || (unsigned char)*name < 0x20 ||
-                    (unsigned char)*name > 0x7e) ? '_' : *name;
-    out[k] = '\0';
-}
-
 static int build_source(const struct hw_rtc_input *in, struct text *src)
 {
     char name[256];
-    line_name(in->name, name, sizeof name);
+    rtc_line_name(in->name, name, sizeof name);
     text_str(src, "#include <hip/hip_runtime.h>\n#line 1 \"");
     text_str(src, name);
     text_str(src, "\"\n");
@@ -198,43 +80,6 @@ static const char *const passed_env[] = {
     "ROCM_PATH", "HIP_PATH", "HIP_CLANG_PATH", "HIP_DEVICE_LIB_PATH", "HSA_PATH",
     "HIP_ROCCLR_HOME", "HIP_LIB_PATH", "DEVICE_LIB_PATH",
 };
-
-struct command {
-    char *argv[MAX_ARGS + 1];
-    char *envp[24];
-    char *owned[MAX_ARGS + 24];  /* strings built here, freed with the command */
-    int nargv, nenv, nowned;
-    int failed;                  /* a string could not be built */
-};
-
-/* A string made for the command; on allocation failure "" and c->failed. */
-static char *own(struct command *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static char *own(struct command *c, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *p = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (!p) {
-        c->failed = 1;
-        return "";
-    }
-    va_start(ap, fmt);
-    vsnprintf(p, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    c->owned[c->nowned++] = p;
-    return p;
-}
-
-static void command_free(struct command *c)
-{
-    if (!c)
-        return;
-    for (int i = 0; i < c->nowned; i++)
-        free(c->owned[i]);
-    free(c);
-}
 
 /* Options after the core's allowlist: hiprtc's spellings become hipcc's,
  * include directories move under the program's header tree. */
@@ -306,42 +151,6 @@ static int build_command(const struct hw_rtc_input *in, const char *compiler, co
     return 0;
 }
 
-static const char *signal_name(int sig)
-{
-    switch (sig) {
-    case SIGKILL: return "SIGKILL";
-    case SIGXFSZ: return "SIGXFSZ, a file over the size limit";
-    case SIGXCPU: return "SIGXCPU, the CPU time limit";
-    case SIGABRT: return "SIGABRT, often out of memory";
-    case SIGSEGV: return "SIGSEGV";
-    default: return "";
-    }
-}
-
-static int read_code(const char *dir, uint64_t cap, uint8_t **code, uint64_t *size)
-{
-    char path[PATH_MAX + 16];
-    snprintf(path, sizeof path, "%s/code.o", dir);
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-        (uint64_t)st.st_size > cap) {
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    uint8_t *buf = malloc((size_t)st.st_size);
-    ssize_t n = buf ? pread(fd, buf, (size_t)st.st_size, 0) : -1;
-    close(fd);
-    if (n != st.st_size) {
-        free(buf);
-        return -1;
-    }
-    *code = buf;
-    *size = (uint64_t)st.st_size;
-    return 0;
-}
-
 int rtc_hipcc_compile(const struct hw_rtc_input *in, const char *target,
                       struct hw_rtc_output *out)
 {
@@ -380,8 +189,8 @@ int rtc_hipcc_compile(const struct hw_rtc_input *in, const char *target,
     for (uint32_t i = 0; i < in->header_count; i++) {
         char hp[PATH_MAX + 300];
         snprintf(hp, sizeof hp, "%s/include/%s", dir, in->header_names[i]);
-        if (make_parents(path, in->header_names[i]) < 0 ||
-            write_file(hp, in->headers[i], strlen(in->headers[i])) < 0) {
+        if (rtc_make_parents(path, in->header_names[i]) < 0 ||
+            rtc_write_file(hp, in->headers[i], strlen(in->headers[i])) < 0) {
             if (errno == EEXIST || errno == ENOTDIR || errno == EISDIR) {
                 text_fmt(&log, "hipwire: header '%s' is given twice or clashes with a "
                          "directory of another header\n", in->header_names[i]);
@@ -396,7 +205,7 @@ int rtc_hipcc_compile(const struct hw_rtc_input *in, const char *target,
         goto done;
     }
     snprintf(path, sizeof path, "%s/program.hip", dir);
-    if (write_file(path, src.p, src.len) < 0)
+    if (rtc_write_file(path, src.p, src.len) < 0)
         goto io_error;
     cmd = calloc(1, sizeof *cmd);
     if (!cmd) {
@@ -438,14 +247,14 @@ int rtc_hipcc_compile(const struct hw_rtc_input *in, const char *target,
                  "(--rtc-timeout)\n", in->timeout_ms / 1000);
         result = HW_RTC_COMPILATION;
     } else if (WIFEXITED(x.wait_status) && WEXITSTATUS(x.wait_status) == 0 &&
-               read_code(dir, in->max_output, &code, &code_size) == 0) {
+               rtc_read_file(dir, "code.o", in->max_output, &code, &code_size) == 0) {
         result = HW_RTC_SUCCESS;
         if (in->name_count)
             rtc_lowered_names(code, (size_t)code_size, in->name_count, lowered);
     } else {
         if (WIFSIGNALED(x.wait_status))
             text_fmt(&log, "hipwire: the compiler was killed by signal %d (%s)\n",
-                     WTERMSIG(x.wait_status), signal_name(WTERMSIG(x.wait_status)));
+                     WTERMSIG(x.wait_status), rtc_signal_name(WTERMSIG(x.wait_status)));
         else if (WEXITSTATUS(x.wait_status) == 127 || WEXITSTATUS(x.wait_status) == 126)
             text_fmt(&log, "hipwire: %s could not be started\n", compiler);
         else
@@ -459,7 +268,7 @@ io_error:
 done:
     /* The limit shows as a file at the limit, or as a tool killed by SIGXFSZ
      * (whose partial output the compiler already removed). */
-    if (made_dir && (remove_tree(dir) >= in->max_output ||
+    if (made_dir && (rtc_remove_tree(dir) >= in->max_output ||
                      (log.p && strstr(log.p, strsignal(SIGXFSZ)))) && result != HW_RTC_SUCCESS)
         text_fmt(&log, "hipwire: a file the compiler wrote reached the worker's limit of %llu "
                  "bytes (--rtc-max-output)\n", (unsigned long long)in->max_output);

@@ -1,0 +1,404 @@
+/*
+ * cpu_sched.c - runs ABI 2 kernels: a pool of threads (one per core) takes
+ * blocks in turn; each runs the threads of its block as fibers.
+ *
+ * Within a block, a central loop on the pool thread resumes fibers warp by
+ * warp. A fiber runs until it returns, reaches __syncthreads (state BAR) or
+ * a warp step (state WARP). When every lane of a warp is parked, the lanes
+ * at a warp step are released together: all wrote their value before any
+ * reads, which is lockstep as far as a program can tell. Steps alternate
+ * between two buffers, so a lane that runs ahead into the next step cannot
+ * overwrite values a slower lane has yet to read. When every warp is parked
+ * at the barrier or done, the barrier opens. Returned threads count as
+ * arrived, as on AMD hardware.
+ *
+ * __shared__ variables are thread_local in device code (the prelude): every
+ * fiber of a block runs on one pool thread, and a pool thread runs one block
+ * at a time.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cpu_fiber.h"
+#include "cpu_sched.h"
+#include "hw_log.h"
+
+#define MAX_THREADS 1024
+#define MAX_WARPS (MAX_THREADS / HIPWIRE_CPU_WARP_SIZE)
+#define ALT_STACK (64 * 1024)
+#define END_GRACE_MS 2000
+
+enum { F_READY, F_WARP, F_BAR, F_DONE };
+
+/* Where hipwire_cpu_fiber_of() says. What the scheduler reads in its loops
+ * (states, stack pointers) lives in dense arrays of the pool thread, not
+ * here: one cache line per fiber for a byte of state would be a miss each. */
+struct fib {
+    struct hipwire_cpu_fiber pub;
+    uint32_t index;
+    uint32_t parity;              /* which step buffer the lane's next step uses */
+    struct pool_thread *pt;
+};
+
+_Static_assert(sizeof(struct fib) + 64 * 64 <= HIPWIRE_CPU_FIBER_SLOT, "fiber slot too small");
+
+struct launch {
+    const struct hipwire_cpu_kernel *k;
+    uint32_t grid[3], block[3], shared_mem;
+    const void *args;
+    uint64_t nblocks;
+    _Atomic uint64_t next;
+};
+
+struct pool_thread {
+    pthread_t thread;
+    void *stacks[MAX_THREADS];
+    uint32_t nstacks;
+    void *sched_sp;
+    uint32_t warp_end;          /* the running warp's lanes end here */
+    void *sp[MAX_THREADS];
+    uint8_t state[MAX_THREADS];
+    void *dyn_shared;
+    size_t dyn_cap;
+    struct hipwire_cpu_warp_step steps[MAX_WARPS][2];
+};
+
+static struct {
+    pthread_once_t once;
+    int ok, n;
+    struct pool_thread *threads;
+    pthread_mutex_t lock;       /* one launch at a time */
+    pthread_mutex_t mu;
+    pthread_cond_t go, finished;
+    uint64_t gen;               /* launches started */
+    int checked_in;             /* threads done with the current launch */
+    struct launch *cur;
+    _Atomic int running;
+    const char *kernel_name;
+} pool = { .once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER,
+           .mu = PTHREAD_MUTEX_INITIALIZER, .go = PTHREAD_COND_INITIALIZER,
+           .finished = PTHREAD_COND_INITIALIZER };
+
+static __thread const char *tl_kernel; /* set while a pool thread runs a kernel */
+
+static struct fib *fib_of(void *stack)
+{
+    return (struct fib *)hipwire_cpu_fiber_of((uintptr_t)stack);
+}
+
+/* ---- what device code calls ------------------------------------------------ */
+
+/* Parks the fiber and resumes the next ready lane of its warp directly
+ * (the order the scheduler's loop would take), or the scheduler after the
+ * last: one switch per lane instead of two. */
+static void park(struct fib *f, int state)
+{
+    struct pool_thread *pt = f->pt;
+    uint32_t i = f->index;
+    pt->state[i] = (uint8_t)state;
+    for (uint32_t j = i + 1; j < pt->warp_end; j++)
+        if (pt->state[j] == F_READY) {
+            hw_fiber_switch(&pt->sp[i], pt->sp[j]);
+            return;
+        }
+    hw_fiber_switch(&pt->sp[i], pt->sched_sp);
+}
+
+static void do_syncthreads(struct hipwire_cpu_fiber *self)
+{
+    park((struct fib *)self, F_BAR);
+}
+
+static const struct hipwire_cpu_warp_step *do_warp_step(struct hipwire_cpu_fiber *self, uint64_t v)
+{
+    struct fib *f = (struct fib *)self;
+    struct hipwire_cpu_warp_step *s = &f->pt->steps[self->linear_tid / HIPWIRE_CPU_WARP_SIZE][f->parity];
+    s->value[self->lane] = v;
+    s->arrived |= 1ull << self->lane;
+    park(f, F_WARP);
+    f->parity ^= 1;
+    return s;
+}
+
+static void fiber_main(void *arg)
+{
+    struct fib *f = arg;
+    struct launch *l = f->pub.sched;
+    l->k->fn(&f->pub.ctx, l->args);
+    park(f, F_DONE);
+}
+
+/* ---- one block ------------------------------------------------------------- */
+
+static void run_block(struct pool_thread *pt, struct launch *l, uint64_t b)
+{
+    uint32_t n = l->block[0] * l->block[1] * l->block[2];
+    uint32_t nwarps = (n + HIPWIRE_CPU_WARP_SIZE - 1) / HIPWIRE_CPU_WARP_SIZE;
+    struct hipwire_dim3 bidx = { (uint32_t)(b % l->grid[0]), (uint32_t)(b / l->grid[0] % l->grid[1]),
+                                 (uint32_t)(b / l->grid[0] / l->grid[1]) };
+    for (uint32_t i = 0; i < n; i++) {
+        struct fib *f = fib_of(pt->stacks[i]);
+        f->pub.ctx = (struct hipwire_cpu_ctx){
+            .thread_idx = { i % l->block[0], i / l->block[0] % l->block[1], i / l->block[0] / l->block[1] },
+            .block_idx = bidx,
+            .block_dim = { l->block[0], l->block[1], l->block[2] },
+            .grid_dim = { l->grid[0], l->grid[1], l->grid[2] },
+            .shared = pt->dyn_shared,
+            .shared_size = l->shared_mem,
+        };
+        f->pub.lane = i % HIPWIRE_CPU_WARP_SIZE;
+        f->pub.warp_size = HIPWIRE_CPU_WARP_SIZE;
+        f->pub.linear_tid = i;
+        f->pub.syncthreads = do_syncthreads;
+        f->pub.warp_step = do_warp_step;
+        f->pub.sched = l;
+        f->index = i;
+        f->pt = pt;
+        f->parity = 0;
+        pt->state[i] = F_READY;
+        pt->sp[i] = hw_fiber_prepare(f, fiber_main, f);
+    }
+    for (uint32_t w = 0; w < nwarps; w++)
+        pt->steps[w][0].arrived = pt->steps[w][1].arrived = 0;
+
+    for (;;) {
+        int all_done = 1;
+        for (uint32_t w = 0; w < nwarps; w++) {
+            uint32_t lo = w * HIPWIRE_CPU_WARP_SIZE;
+            uint32_t hi = lo + HIPWIRE_CPU_WARP_SIZE < n ? lo + HIPWIRE_CPU_WARP_SIZE : n;
+            pt->warp_end = hi;
+            for (;;) {
+                uint32_t i = lo;
+                while (i < hi && pt->state[i] != F_READY)
+                    i++;
+                if (i < hi)
+                    hw_fiber_switch(&pt->sched_sp, pt->sp[i]); /* runs the ready lanes in order */
+                int stepped = 0;
+                uint32_t parity = 0;
+                for (i = lo; i < hi; i++)
+                    if (pt->state[i] == F_WARP) {
+                        stepped = 1;
+                        parity = fib_of(pt->stacks[i])->parity;
+                        break;
+                    }
+                if (!stepped)
+                    break;
+                /* Every lane is parked: release the step, clear the next one. */
+                pt->steps[w][parity ^ 1].arrived = 0;
+                for (i = lo; i < hi; i++)
+                    if (pt->state[i] == F_WARP)
+                        pt->state[i] = F_READY;
+            }
+            for (uint32_t i = lo; i < hi && all_done; i++)
+                all_done = pt->state[i] == F_DONE;
+        }
+        if (all_done)
+            return;
+        for (uint32_t i = 0; i < n; i++)
+            if (pt->state[i] == F_BAR)
+                pt->state[i] = F_READY;
+    }
+}
+
+/* Stacks and dynamic shared memory for a launch; 0 or -1. */
+static int prepare(struct pool_thread *pt, const struct launch *l)
+{
+    uint32_t n = l->block[0] * l->block[1] * l->block[2];
+    while (pt->nstacks < n) {
+        void *s = hw_fiber_stack_alloc(HIPWIRE_CPU_FIBER_STACK);
+        if (!s)
+            return -1;
+        pt->stacks[pt->nstacks++] = s;
+    }
+    if (l->shared_mem > pt->dyn_cap) {
+        /* 64-byte aligned like a GPU's LDS allocation at least is. */
+        void *p = NULL;
+        if (posix_memalign(&p, 64, l->shared_mem))
+            return -1;
+        free(pt->dyn_shared);
+        pt->dyn_shared = p;
+        pt->dyn_cap = l->shared_mem;
+    }
+    return 0;
+}
+
+/* ---- faults ---------------------------------------------------------------- */
+
+static const int fault_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+
+static void put_str(char *buf, size_t *k, size_t cap, const char *s)
+{
+    while (*s && *k + 1 < cap)
+        buf[(*k)++] = *s++;
+}
+
+static void on_fault(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    const char *name = tl_kernel;
+    if (!name)
+        return; /* SA_RESETHAND: not a kernel's fault, so the default action follows */
+    char buf[512], hex[19] = "0x";
+    size_t k = 0;
+    uintptr_t a = (uintptr_t)si->si_addr;
+    for (int i = 0; i < 16; i++)
+        hex[2 + i] = "0123456789abcdef"[(a >> (60 - 4 * i)) & 15];
+    hex[18] = '\0';
+    put_str(buf, &k, sizeof buf, "hip-worker: cpu: kernel ");
+    put_str(buf, &k, sizeof buf, name);
+    put_str(buf, &k, sizeof buf, sig == SIGSEGV ? " faulted (SIGSEGV" : sig == SIGBUS ? " faulted (SIGBUS"
+                                 : sig == SIGFPE ? " faulted (SIGFPE" : sig == SIGABRT ? " aborted (SIGABRT"
+                                 : " faulted (SIGILL");
+    put_str(buf, &k, sizeof buf, " at ");
+    put_str(buf, &k, sizeof buf, hex);
+    put_str(buf, &k, sizeof buf, "): the session ends\n");
+    ssize_t w = write(2, buf, k);
+    (void)w;
+    _exit(70);
+}
+
+static void *pool_main(void *arg)
+{
+    struct pool_thread *pt = arg;
+    stack_t alt = { .ss_sp = malloc(ALT_STACK), .ss_size = ALT_STACK };
+    if (alt.ss_sp)
+        sigaltstack(&alt, NULL); /* a fiber that overflows its stack still gets reported */
+    /* Created with every signal blocked (the session's signals stay with its
+     * own threads); a blocked fault signal would kill without the handler. */
+    sigset_t faults;
+    sigemptyset(&faults);
+    for (size_t i = 0; i < sizeof fault_signals / sizeof fault_signals[0]; i++)
+        sigaddset(&faults, fault_signals[i]);
+    pthread_sigmask(SIG_UNBLOCK, &faults, NULL);
+    uint64_t seen = 0;
+    for (;;) {
+        pthread_mutex_lock(&pool.mu);
+        while (pool.gen == seen)
+            pthread_cond_wait(&pool.go, &pool.mu);
+        seen = pool.gen;
+        struct launch *l = pool.cur;
+        pthread_mutex_unlock(&pool.mu);
+
+        if (prepare(pt, l) == 0) {
+            tl_kernel = l->k->name ? l->k->name : "?";
+            uint64_t b;
+            while ((b = atomic_fetch_add(&l->next, 1)) < l->nblocks)
+                run_block(pt, l, b);
+            tl_kernel = NULL;
+        } else {
+            hw_error("cpu: cannot allocate fiber stacks for a block of %u threads",
+                     l->block[0] * l->block[1] * l->block[2]);
+        }
+        pthread_mutex_lock(&pool.mu);
+        if (++pool.checked_in == pool.n)
+            pthread_cond_signal(&pool.finished);
+        pthread_mutex_unlock(&pool.mu);
+    }
+    return NULL;
+}
+
+/* Computed, not taken from the pool: device info may be asked before the
+ * session process forks, and threads do not survive a fork. */
+int cpu_sched_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *env = getenv("HIPWIRE_CPU_THREADS");
+    if (env && atoi(env) > 0)
+        n = atoi(env);
+    if (n < 1)
+        n = 1;
+    return n > 256 ? 256 : (int)n;
+}
+
+static void pool_init(void)
+{
+    int n = cpu_sched_threads();
+    pool.threads = calloc((size_t)n, sizeof *pool.threads);
+    if (!pool.threads)
+        return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fault;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof fault_signals / sizeof fault_signals[0]; i++)
+        sigaction(fault_signals[i], &sa, NULL);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    for (int i = 0; i < n; i++) {
+        if (pthread_create(&pool.threads[i].thread, NULL, pool_main, &pool.threads[i]) != 0)
+            break;
+        pool.n++;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pool.ok = pool.n > 0;
+}
+
+static uint64_t timeout_s(void)
+{
+    const char *env = getenv("HIPWIRE_CPU_KERNEL_TIMEOUT");
+    return env ? strtoull(env, NULL, 10) : 0;
+}
+
+int cpu_sched_launch(const struct hipwire_cpu_kernel *k, const uint32_t grid[3],
+                     const uint32_t block[3], uint32_t shared_mem, const void *args)
+{
+    pthread_once(&pool.once, pool_init);
+    if (!pool.ok)
+        return -1;
+    uint32_t n = block[0] * block[1] * block[2];
+    if (n == 0 || n > MAX_THREADS)
+        return -1;
+    struct launch l = { .k = k, .shared_mem = shared_mem, .args = args,
+                        .nblocks = (uint64_t)grid[0] * grid[1] * grid[2] };
+    memcpy(l.grid, grid, sizeof l.grid);
+    memcpy(l.block, block, sizeof l.block);
+    atomic_init(&l.next, 0);
+
+    uint64_t limit = timeout_s();
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += (time_t)limit;
+
+    pthread_mutex_lock(&pool.lock);
+    pthread_mutex_lock(&pool.mu);
+    pool.cur = &l;
+    pool.kernel_name = k->name;
+    pool.checked_in = 0;
+    pool.gen++;
+    atomic_store(&pool.running, 1);
+    pthread_cond_broadcast(&pool.go);
+    while (pool.checked_in < pool.n) {
+        if (!limit) {
+            pthread_cond_wait(&pool.finished, &pool.mu);
+        } else if (pthread_cond_timedwait(&pool.finished, &pool.mu, &deadline) == ETIMEDOUT) {
+            hw_error("cpu: kernel %s ran past the limit of %llu s (HIPWIRE_CPU_KERNEL_TIMEOUT): "
+                     "the session ends", k->name ? k->name : "?", (unsigned long long)limit);
+            _exit(71);
+        }
+    }
+    atomic_store(&pool.running, 0);
+    pool.cur = NULL;
+    pthread_mutex_unlock(&pool.mu);
+    pthread_mutex_unlock(&pool.lock);
+    return 0;
+}
+
+void cpu_sched_session_end(void)
+{
+    for (int waited = 0; atomic_load(&pool.running); waited += 10) {
+        if (waited >= END_GRACE_MS) {
+            hw_warn("cpu: kernel %s is still running at session end: the session process ends "
+                    "without it", pool.kernel_name ? pool.kernel_name : "?");
+            _exit(0);
+        }
+        usleep(10 * 1000);
+    }
+}

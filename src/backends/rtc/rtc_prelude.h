@@ -1,0 +1,20 @@
+/*
+ * rtc_prelude.h - the headers a HIP program compiled for the CPU device sees
+ * as hip/hip_runtime.h, hip/hip_fp16.h and hipwire/cpu_kernel.h, embedded
+ * at build time from src/backends/rtc/prelude and include/hipwire.
+ */
+#ifndef HW_RTC_PRELUDE_H
+#define HW_RTC_PRELUDE_H
+
+#include <stddef.h>
+
+struct rtc_prelude_file {
+    const char *path;           /* relative, under the prelude directory */
+    const unsigned char *data;
+    size_t size;
+};
+
+extern const struct rtc_prelude_file rtc_prelude_files[];
+extern const size_t rtc_prelude_count;
+
+#endif

@@ -20,8 +20,12 @@ static hipError_t malloc_pitch(void **ptr, size_t *pitch, size_t width, size_t h
         return hw_ret(hipErrorInvalidValue);
     if (!c)
         return hw_ret(err);
-    const hipDeviceProp_t *p = &c->props[hw_current_device()];
-    size_t align = p->texturePitchAlignment ? p->texturePitchAlignment : DEFAULT_PITCH_ALIGN;
+    /* The alignment hipGetDeviceProperties reports (DEVICE_ATTRIBUTES; the
+     * properties cached at connect do not carry it). */
+    struct hipr_devattr e;
+    size_t align = DEFAULT_PITCH_ALIGN;
+    if (hw_device_attrs(c, hw_current_device(), &e) == hipSuccess && e.texture_pitch_alignment > 0)
+        align = (size_t)e.texture_pitch_alignment;
     /* A width that cannot be aligned is an invalid value; a size beyond
      * what the device has, out of memory (ROCm's codes). */
     if (width > SIZE_MAX - (align - 1))
@@ -33,7 +37,7 @@ static hipError_t malloc_pitch(void **ptr, size_t *pitch, size_t width, size_t h
         return hipSuccess;
     }
     if (height > SIZE_MAX / pt || depth > SIZE_MAX / (pt * height) ||
-        pt * height * depth > p->totalGlobalMem)
+        pt * height * depth > c->props[hw_current_device()].totalGlobalMem)
         return hw_ret(hipErrorOutOfMemory);
     void *d = NULL;
     if ((err = hipMalloc(&d, pt * height * depth)) != hipSuccess)

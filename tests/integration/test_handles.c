@@ -363,7 +363,8 @@ static void *read_file(const char *path)
     CHECK(fseek(f, 0, SEEK_END) == 0);
     long size = ftell(f);
     CHECK(size > 0 && fseek(f, 0, SEEK_SET) == 0);
-    void *p = malloc((size_t)size);
+    /* NUL-terminated: on a GPU the kernels are PTX text. */
+    char *p = calloc(1, (size_t)size + 1);
     CHECK(p != NULL && fread(p, 1, (size_t)size, f) == (size_t)size);
     fclose(f);
     return p;

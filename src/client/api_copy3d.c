@@ -485,54 +485,80 @@ HW_EXPORT hipError_t hipDrvMemcpy3DAsync(const HIP_MEMCPY3D *pCopy, hipStream_t 
 
 /* ---- hipMemcpy3D ---------------------------------------------------------------- */
 
-static hipError_t copy_3d(const struct hipMemcpy3DParms *p, hipStream_t stream, int sync)
+/* AMD's checks of a hipMemcpy3DParms, in its order; fills the two ends
+ * and the row width in bytes. Codes are returned, not recorded. */
+static hipError_t parms_ends(const struct hipMemcpy3DParms *p, struct hw_copy_end *de,
+                             struct hw_copy_end *se, size_t *width)
 {
     const struct hw_array *sa, *da;
     if (!p || (p->srcArray && p->srcPtr.ptr) || (p->dstArray && p->dstPtr.ptr) ||
         (!p->srcArray && !p->srcPtr.ptr) || (!p->dstArray && !p->dstPtr.ptr))
-        return hw_ret(hipErrorInvalidValue);
+        return hipErrorInvalidValue;
     sa = p->srcArray ? hw_array_get(p->srcArray) : NULL;
     da = p->dstArray ? hw_array_get(p->dstArray) : NULL;
     if ((p->srcArray && !sa) || (p->dstArray && !da) || (sa && da && sa->elem != da->elem))
-        return hw_ret(hipErrorInvalidValue);
+        return hipErrorInvalidValue;
     if (p->srcPtr.pitch < p->srcPtr.xsize || p->dstPtr.pitch < p->dstPtr.xsize)
-        return hw_ret(hipErrorInvalidPitchValue);
+        return hipErrorInvalidPitchValue;
     if (!kind_valid(p->kind))
-        return hw_ret(hipErrorInvalidMemcpyDirection);
+        return hipErrorInvalidMemcpyDirection;
     /* AMD's IsHtoHMemcpyValid: two host pointers take a host kind. */
     if (p->srcPtr.ptr && p->dstPtr.ptr && !is_dev_ptr(p->srcPtr.ptr) &&
         !is_dev_ptr(p->dstPtr.ptr) && p->kind != hipMemcpyHostToHost &&
         p->kind != hipMemcpyDefault)
-        return hw_ret(hipErrorInvalidValue);
+        return hipErrorInvalidValue;
     /* Positions and the width are in elements where an array takes part. */
     size_t selem = sa ? sa->elem : 1, delem = da ? da->elem : 1;
-    size_t welem = da ? da->elem : selem, width, sx, dx;
-    if (!mul_ok(p->extent.width, welem, &width) || !mul_ok(p->srcPos.x, selem, &sx) ||
+    size_t welem = da ? da->elem : selem, sx, dx;
+    if (!mul_ok(p->extent.width, welem, width) || !mul_ok(p->srcPos.x, selem, &sx) ||
         !mul_ok(p->dstPos.x, delem, &dx))
-        return hw_ret(hipErrorInvalidValue);
-    struct hw_copy_end se = { .array = sa, .x = sx, .y = p->srcPos.y, .z = p->srcPos.z };
-    struct hw_copy_end de = { .array = da, .x = dx, .y = p->dstPos.y, .z = p->dstPos.z };
+        return hipErrorInvalidValue;
+    *se = (struct hw_copy_end){ .array = sa, .x = sx, .y = p->srcPos.y, .z = p->srcPos.z };
+    *de = (struct hw_copy_end){ .array = da, .x = dx, .y = p->dstPos.y, .z = p->dstPos.z };
     if (!sa) {
-        se.base = p->srcPtr.ptr;
-        se.device = src_on_device(p->kind, p->srcPtr.ptr);
-        se.pitch = p->srcPtr.pitch;
-        se.rows = p->srcPtr.ysize;
+        se->base = p->srcPtr.ptr;
+        se->device = src_on_device(p->kind, p->srcPtr.ptr);
+        se->pitch = p->srcPtr.pitch;
+        se->rows = p->srcPtr.ysize;
     }
     if (!da) {
-        de.base = p->dstPtr.ptr;
-        de.device = dst_on_device(p->kind, p->dstPtr.ptr);
-        de.pitch = p->dstPtr.pitch;
-        de.rows = p->dstPtr.ysize;
+        de->base = p->dstPtr.ptr;
+        de->device = dst_on_device(p->kind, p->dstPtr.ptr);
+        de->pitch = p->dstPtr.pitch;
+        de->rows = p->dstPtr.ysize;
     }
+    return hipSuccess;
+}
+
+hipError_t hw_copy_3d_check(const struct hipMemcpy3DParms *p)
+{
+    struct hw_copy_end de, se;
+    size_t width;
+    char *start;
+    hipError_t err = parms_ends(p, &de, &se, &width);
+    if (err != hipSuccess || width == 0 || p->extent.height == 0 || p->extent.depth == 0)
+        return err;
+    if ((err = resolve(&de, width, p->extent.height, p->extent.depth, &start)) != hipSuccess)
+        return err;
+    return resolve(&se, width, p->extent.height, p->extent.depth, &start);
+}
+
+hipError_t hw_copy_3d(const struct hipMemcpy3DParms *p, hipStream_t stream, int sync)
+{
+    struct hw_copy_end de, se;
+    size_t width;
+    hipError_t err = parms_ends(p, &de, &se, &width);
+    if (err != hipSuccess)
+        return hw_ret(err);
     return hw_copy_region(&de, &se, width, p->extent.height, p->extent.depth, stream, sync);
 }
 
 HW_EXPORT hipError_t hipMemcpy3D(const struct hipMemcpy3DParms *p)
 {
-    return copy_3d(p, NULL, 1);
+    return hw_copy_3d(p, NULL, 1);
 }
 
 HW_EXPORT hipError_t hipMemcpy3DAsync(const struct hipMemcpy3DParms *p, hipStream_t stream)
 {
-    return copy_3d(p, stream, 0);
+    return hw_copy_3d(p, stream, 0);
 }

@@ -257,9 +257,10 @@ HW_EXPORT hipError_t hipGraphAddChildGraphNode(hipGraphNode_t *pGraphNode, hipGr
                                                const hipGraphNode_t *pDependencies,
                                                size_t numDependencies, hipGraph_t childGraph)
 {
-    if (!hw_graph_ok(childGraph) || childGraph == graph || childGraph->capturing)
+    if (!hw_graph_ok(childGraph) || childGraph->capturing)
         return hw_ret(hipErrorInvalidValue);
-    /* The node holds a copy: later changes to childGraph do not reach it. */
+    /* The node holds a copy: later changes to childGraph do not reach it.
+     * A graph may be its own child: the copy is of its nodes before this one. */
     struct hipGraphNode t = { .kind = HW_NODE_CHILD, .u.child = childGraph };
     return hw_ret(add(pGraphNode, graph, pDependencies, numDependencies, &t));
 }
@@ -377,9 +378,8 @@ static hipError_t check_edges(hipGraph_t graph, const hipGraphNode_t *from,
 HW_EXPORT hipError_t hipGraphAddDependencies(hipGraph_t graph, const hipGraphNode_t *from,
                                              const hipGraphNode_t *to, size_t numDependencies)
 {
+    /* No edges is success, as in AMD's runtime, whatever the lists. */
     hipError_t err = check_edges(graph, from, to, numDependencies);
-    if (err == hipSuccess && (!from || !to))
-        err = hipErrorInvalidValue;
     for (size_t i = 0; i < numDependencies && err == hipSuccess; i++)
         if (has_edge(from[i], to[i]))
             err = hipErrorInvalidValue; /* HIP refuses an edge that exists */

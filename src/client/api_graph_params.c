@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "graph.h"
 #include "handle_registry.h"
 
@@ -143,14 +144,16 @@ hipError_t hw_symbol_payload(void *dst, const void *src, const void *symbol, int
     return hw_memcpy1d_payload(dst, sym, count, kind, t);
 }
 
-/* The bytes a pitched operand spans from its base, or 0 when it does not fit its pitch. */
-static size_t pitched_span(const hipPitchedPtr *p, const hipPos *pos, const hipExtent *e)
+/* The bytes a pitched operand spans from its base, or 0 when it does not
+ * fit its pitch; w: the row in bytes (position x is in bytes too, as
+ * hipMemcpy3D reads a pointer operand's). */
+static size_t pitched_span(const hipPitchedPtr *p, const hipPos *pos, size_t w, const hipExtent *e)
 {
-    size_t pitch = p->pitch ? p->pitch : e->width;
+    size_t pitch = p->pitch ? p->pitch : w;
     size_t ysize = p->ysize ? p->ysize : e->height;
-    if (pos->x + e->width > pitch)
+    if (pos->x + w > pitch)
         return 0;
-    return ((pos->z + e->depth - 1) * ysize + pos->y + e->height - 1) * pitch + pos->x + e->width;
+    return ((pos->z + e->depth - 1) * ysize + pos->y + e->height - 1) * pitch + pos->x + w;
 }
 
 hipError_t hw_memcpy_payload(const hipMemcpy3DParms *p, struct hipGraphNode *t)
@@ -159,17 +162,27 @@ hipError_t hw_memcpy_payload(const hipMemcpy3DParms *p, struct hipGraphNode *t)
         !p->extent.width || !p->extent.height || !p->extent.depth ||
         (unsigned)p->kind > hipMemcpyDefault)
         return hipErrorInvalidValue;
-    /* Array operands belong to the array API, not built into graphs here. */
-    if (p->srcArray || p->dstArray)
-        return hipErrorNotSupported;
-    size_t sspan = pitched_span(&p->srcPtr, &p->srcPos, &p->extent);
-    size_t dspan = pitched_span(&p->dstPtr, &p->dstPos, &p->extent);
-    if (!sspan || !dspan)
-        return hipErrorInvalidValue;
+    /* hipMemcpy3D's own checks: one operand form per side, live arrays of
+     * one element size, pitches, the region inside each array. */
+    hipError_t err = hw_copy_3d_check(p);
+    if (err != hipSuccess)
+        return err;
+    /* A pointer the kind names as device memory must be this device's,
+     * for the whole region (arrays were checked above). */
+    const struct hw_array *a = hw_array_get(p->dstArray ? p->dstArray : p->srcArray);
+    size_t w = p->extent.width * (a ? a->elem : 1); /* checked by hw_copy_3d_check */
     int sdev = p->kind == hipMemcpyDeviceToHost || p->kind == hipMemcpyDeviceToDevice;
     int ddev = p->kind == hipMemcpyHostToDevice || p->kind == hipMemcpyDeviceToDevice;
-    if ((sdev && !dev_range(p->srcPtr.ptr, sspan)) || (ddev && !dev_range(p->dstPtr.ptr, dspan)))
-        return hipErrorInvalidValue;
+    if (!p->srcArray) {
+        size_t sspan = pitched_span(&p->srcPtr, &p->srcPos, w, &p->extent);
+        if (!sspan || (sdev && !dev_range(p->srcPtr.ptr, sspan)))
+            return hipErrorInvalidValue;
+    }
+    if (!p->dstArray) {
+        size_t dspan = pitched_span(&p->dstPtr, &p->dstPos, w, &p->extent);
+        if (!dspan || (ddev && !dev_range(p->dstPtr.ptr, dspan)))
+            return hipErrorInvalidValue;
+    }
     memset(t, 0, sizeof *t);
     t->kind = HW_NODE_MEMCPY_3D;
     t->u.copy3d = *p;
@@ -330,6 +343,9 @@ static hipError_t memcpy1d_set(hipGraphExec_t exec, int in_exec, hipGraphNode_t 
                                const void *src, size_t count, hipMemcpyKind kind)
 {
     struct hipGraphNode t;
+    /* AMD refuses a source that is the destination here (not when adding). */
+    if (dst && dst == src)
+        return hipErrorInvalidValue;
     hipError_t err = hw_memcpy1d_payload(dst, src, count, kind, &t);
     return err == hipSuccess ? set(exec, in_exec, node, &t) : err;
 }

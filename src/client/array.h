@@ -86,4 +86,11 @@ hipError_t hw_copy_from_array_linear(void *dst, hipArray_const_t src, size_t wOf
                                      size_t hOffset, size_t count, hipMemcpyKind kind,
                                      hipStream_t stream, int sync);
 
+/* hipMemcpy3D's body (its Async form: sync 0), also graph memcpy nodes'
+ * replay: array or pointer operands. Records its error (hw_ret). */
+hipError_t hw_copy_3d(const struct hipMemcpy3DParms *p, hipStream_t stream, int sync);
+/* hipMemcpy3D's argument checks and the region against both operands,
+ * without copying (graph memcpy nodes check when added or set). */
+hipError_t hw_copy_3d_check(const struct hipMemcpy3DParms *p);
+
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "graph.h"
 #include "handle_registry.h"
 
@@ -355,22 +356,8 @@ static hipError_t replay(const struct hipGraphNode *n, hipStream_t stream)
     case HW_NODE_MEMCPY_2D:
         return hw_copy_2d(n->u.copy2d.dst, n->u.copy2d.dpitch, n->u.copy2d.src, n->u.copy2d.spitch,
                           n->u.copy2d.width, n->u.copy2d.height, n->u.copy2d.kind, stream, 0);
-    case HW_NODE_MEMCPY_3D: {
-        const hipMemcpy3DParms *p = &n->u.copy3d;
-        size_t w = p->extent.width, h = p->extent.height, d = p->extent.depth;
-        size_t dp = p->dstPtr.pitch ? p->dstPtr.pitch : w, sp = p->srcPtr.pitch ? p->srcPtr.pitch : w;
-        size_t dys = p->dstPtr.ysize ? p->dstPtr.ysize : h, sys = p->srcPtr.ysize ? p->srcPtr.ysize : h;
-        char *dst = (char *)p->dstPtr.ptr + (p->dstPos.z * dys + p->dstPos.y) * dp + p->dstPos.x;
-        const char *src =
-            (const char *)p->srcPtr.ptr + (p->srcPos.z * sys + p->srcPos.y) * sp + p->srcPos.x;
-        if (h == 1 && d == 1)
-            return hw_copy(dst, src, w, p->kind, stream, 0);
-        hipError_t err = hipSuccess;
-        for (size_t z = 0; z < d && err == hipSuccess; z++)
-            err = hw_copy_2d(dst + z * dys * dp, dp, src + z * sys * sp, sp, w, h, p->kind, stream,
-                             0);
-        return err;
-    }
+    case HW_NODE_MEMCPY_3D:
+        return hw_copy_3d(&n->u.copy3d, stream, 0);
     case HW_NODE_MEMSET:
         return hw_fill(n->u.memset.dst, n->u.memset.value, n->u.memset.elem, n->u.memset.count,
                        stream, 0);

@@ -803,6 +803,8 @@ static void check_errors(void)
     HIP_EXPECT(hipGraphAddDependencies(g, &e, &e_other, 1), hipErrorInvalidValue);
     HIP_EXPECT(hipGraphAddDependencies(g, &e, &e, 1), hipErrorInvalidValue);
     HIP_EXPECT(hipGraphAddDependencies(g, NULL, &e, 1), hipErrorInvalidValue);
+    HIP_CHECK(hipGraphAddDependencies(g, NULL, NULL, 0)); /* nothing to add: AMD's success */
+    HIP_EXPECT(hipGraphAddDependencies(NULL, NULL, NULL, 0), hipErrorInvalidValue);
     HIP_EXPECT(hipGraphRemoveDependencies(g, &e, &bad_n, 1), hipErrorInvalidValue);
     HIP_CHECK(hipGraphDestroy(g2));
     HIP_EXPECT(hipGraphNodeGetType(e_other, &t), hipErrorInvalidValue); /* went with g2 */
@@ -862,22 +864,41 @@ static void check_errors(void)
     cp.srcPtr = (hipPitchedPtr){ ha, 64, 64, 1 };
     cp.extent = (hipExtent){ 64, 1, 1 };
     cp.kind = hipMemcpyHostToDevice;
-    HIP_EXPECT(hipGraphAddMemcpyNode(&n, g, NULL, 0, &cp), hipErrorNotSupported);
-    cp.srcPtr.ptr = NULL; /* no source at all: AMD's hipErrorInvalidValue first */
+    /* Not an array this proxy issued (array operands: test_graph_array.c). */
+    HIP_EXPECT(hipGraphAddMemcpyNode(&n, g, NULL, 0, &cp), hipErrorInvalidValue);
+    cp.srcPtr.ptr = NULL; /* no source at all */
     HIP_EXPECT(hipGraphAddMemcpyNode(&n, g, NULL, 0, &cp), hipErrorInvalidValue);
     HIP_EXPECT(hipGraphAddMemcpyNode(&n, g, NULL, 0, NULL), hipErrorInvalidValue);
     HIP_EXPECT(hipGraphAddEventRecordNode(&n, g, NULL, 0, NULL), hipErrorInvalidValue);
     HIP_EXPECT(hipGraphAddHostNode(&n, g, NULL, 0, &(hipHostNodeParams){ NULL, NULL }),
                hipErrorInvalidValue);
-    HIP_EXPECT(hipGraphAddChildGraphNode(&n, g, NULL, 0, g), hipErrorInvalidValue);
+    /* A graph as its own child: AMD copies it as it is at that moment. */
+    size_t before = count_nodes(g);
+    HIP_CHECK(hipGraphAddChildGraphNode(&n, g, NULL, 0, g));
+    CHECK_EQ(count_nodes(g), before + 1);
+    HIP_CHECK(hipGraphChildGraphNodeGetGraph(n, &cgr));
+    CHECK_EQ(count_nodes(cgr), before);
+    HIP_CHECK(hipGraphDestroyNode(n));
     kp.func = NULL;
     HIP_EXPECT(hipGraphAddKernelNode(&n, g, NULL, 0, &kp), hipErrorInvalidValue);
     kp = vadd_params(NULL);
     HIP_EXPECT(hipGraphAddKernelNode(&n, g, NULL, 0, &kp), hipErrorInvalidValue);
     HIP_EXPECT(hipGraphAddMemcpyNodeToSymbol(&n, g, NULL, 0, NULL, ha, 4, 0,
                                              hipMemcpyHostToDevice), hipErrorInvalidSymbol);
-    printf("errors: bad memset/memcpy/kernel/host/child parameters: AMD's codes; array "
-           "operands: hipErrorNotSupported\n");
+    /* SetParams1D, unlike Add, refuses a copy onto itself (AMD). */
+    hipGraphNode_t c1;
+    HIP_CHECK(hipGraphAddMemcpyNode1D(&c1, g, NULL, 0, da, ha, 16, hipMemcpyHostToDevice));
+    HIP_EXPECT(hipGraphMemcpyNodeSetParams1D(c1, da, da, 16, hipMemcpyDeviceToDevice),
+               hipErrorInvalidValue);
+    HIP_CHECK(hipGraphMemcpyNodeSetParams1D(c1, db, da, 16, hipMemcpyDeviceToDevice));
+    HIP_CHECK(hipGraphInstantiate(&exec, g, NULL, NULL, 0));
+    HIP_EXPECT(hipGraphExecMemcpyNodeSetParams1D(exec, c1, da, da, 16, hipMemcpyDeviceToDevice),
+               hipErrorInvalidValue);
+    HIP_CHECK(hipGraphExecMemcpyNodeSetParams1D(exec, c1, db, da, 16, hipMemcpyDeviceToDevice));
+    HIP_CHECK(hipGraphExecDestroy(exec));
+    HIP_CHECK(hipGraphDestroyNode(c1));
+    printf("errors: bad memset/memcpy/kernel/host/child parameters: AMD's codes; a graph "
+           "as its own child: a copy; SetParams1D with src == dst: hipErrorInvalidValue\n");
 
     /* A node not in the executable graph; a cycle. */
     HIP_CHECK(hipGraphInstantiate(&exec, g, NULL, NULL, 0));

@@ -230,10 +230,14 @@ HW_EXPORT hipError_t hipDeviceEnablePeerAccess(int peer, unsigned int flags)
     struct hw_conn *c = hw_conn_get(&err);
     if (!c)
         return hw_ret(err);
-    if (check_device(c, peer) != hipSuccess || peer == hw_current_device())
+    if (check_device(c, peer) != hipSuccess)
         return hw_ret(hipErrorInvalidDevice);
+    /* AMD checks the flags before refusing the current device as its own
+     * peer: (current, -1) is hipErrorInvalidValue. */
     if (flags != 0)
         return hw_ret(hipErrorInvalidValue);
+    if (peer == hw_current_device())
+        return hw_ret(hipErrorInvalidDevice);
     return hw_ret(hipErrorPeerAccessUnsupported);
 }
 

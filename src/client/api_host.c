@@ -45,9 +45,16 @@ HW_EXPORT hipError_t hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned i
     if (!hostPtr || sizeBytes == 0 || (flags & ~REGISTER_FLAGS) || !mapped(hostPtr, sizeBytes))
         return hw_ret(hipErrorInvalidValue);
     uint64_t a = (uint64_t)(uintptr_t)hostPtr;
-    if (hw_mem_host_overlap(a, sizeBytes, &r))
+    if (hw_mem_host_overlap(a, sizeBytes, &r)) {
+        /* ROCm does not look for an earlier registration: registering the
+         * same address again succeeds and the first record (size, flags)
+         * stays. Other overlaps it would record side by side; the table
+         * holds disjoint ranges, so those are refused. */
+        if (r.kind == HW_MEM_REGISTERED && r.base == a)
+            return hipSuccess;
         return hw_ret(r.kind == HW_MEM_REGISTERED ? hipErrorHostMemoryAlreadyRegistered
                                                   : hipErrorInvalidValue);
+    }
     struct hw_mem_range nr = { a, sizeBytes, hw_current_device(), HW_MEM_REGISTERED, flags };
     if (hw_mem_add(&nr) < 0)
         return hw_ret(hipErrorOutOfMemory);

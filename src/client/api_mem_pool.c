@@ -110,8 +110,10 @@ HW_EXPORT hipError_t hipDeviceGetMemPool(hipMemPool_t *mem_pool, int device)
         return hw_ret(hipErrorInvalidValue);
     if (!c)
         return hw_ret(err);
+    /* Unlike hipDeviceGetDefaultMemPool, AMD answers a bad ordinal here
+     * (and in hipDeviceSetMemPool) with hipErrorInvalidValue. */
     if (device < 0 || device >= c->device_count)
-        return hw_ret(hipErrorInvalidDevice);
+        return hw_ret(hipErrorInvalidValue);
     struct ihipMemPoolHandle_t *p = default_pool(c, device, &err);
     if (!p)
         return hw_ret(err);
@@ -130,7 +132,7 @@ HW_EXPORT hipError_t hipDeviceSetMemPool(int device, hipMemPool_t mem_pool)
     if (!c)
         return hw_ret(err);
     if (device < 0 || device >= c->device_count)
-        return hw_ret(hipErrorInvalidDevice);
+        return hw_ret(hipErrorInvalidValue);
     if (!pool_live(mem_pool))
         return hw_ret(hipErrorInvalidValue);
     if (mem_pool->device != device)

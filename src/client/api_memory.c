@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "client.h"
 #include "graph.h"
 
@@ -798,6 +799,17 @@ HW_EXPORT hipError_t hipPointerGetAttribute(void *data, hipPointer_attribute att
     struct hw_mem_range r;
     if (!data || !ptr)
         return hw_ret(hipErrorInvalidValue);
+    /* AMD answers an array handle's memory type (hipMemoryTypeArray) and
+     * device; its other attributes are about linear memory. */
+    const struct hw_array *a = hw_array_get(ptr);
+    if (a && attribute == HIP_POINTER_ATTRIBUTE_MEMORY_TYPE) {
+        *(uint32_t *)data = hipMemoryTypeArray;
+        return hipSuccess;
+    }
+    if (a && attribute == HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL) {
+        *(int *)data = a->device;
+        return hipSuccess;
+    }
     if (hw_mem_find((uint64_t)(uintptr_t)ptr, &r) < 0)
         return hw_ret(hipErrorInvalidValue); /* *data untouched */
     return hw_ret(hw_pointer_attribute(data, attribute, ptr));

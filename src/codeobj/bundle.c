@@ -20,6 +20,7 @@
  */
 #include "cob_internal.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 
 #ifdef HIPWIRE_HAVE_ZSTD
@@ -513,6 +514,32 @@ const char *hw_cob_target_id(const char *triple)
     /* the environment field between the two '-' is empty in AMD ids */
     const char *dash = strchr(t, '-');
     return dash ? dash + 1 : t;
+}
+
+bool hw_cob_isa_version(const char *target, unsigned *major, unsigned *minor)
+{
+    const char *t = target ? hw_cob_target_id(target) : NULL;
+    if (!t)
+        t = target;
+    if (!t || strncmp(t, "gfx", 3) != 0)
+        return false;
+    t += 3;
+    size_t n = 0;
+    while (isxdigit((unsigned char)t[n]))
+        n++;
+    /* the last two digits are minor and stepping (hex); the rest is major */
+    if (n < 3 || n > 4)
+        return false;
+    unsigned maj = 0;
+    for (size_t i = 0; i + 2 < n; i++) {
+        if (!isdigit((unsigned char)t[i]))
+            return false;
+        maj = maj * 10 + (unsigned)(t[i] - '0');
+    }
+    char m = (char)tolower((unsigned char)t[n - 2]);
+    *major = maj;
+    *minor = (unsigned)(isdigit((unsigned char)m) ? m - '0' : m - 'a' + 10);
+    return true;
 }
 
 const hw_cob_entry *hw_cob_bundle_find(const hw_cob_bundle *b,

@@ -164,6 +164,11 @@ bool hw_cob_target_match(const char *code_object_target, const char *device_targ
  * triple is not amdgcn-amd-amdhsa. */
 const char *hw_cob_target_id(const char *triple);
 
+/* The ISA version a target ID's processor names, as ROCm reads it:
+ * "gfx90a" is 9.0 (stepping a), "gfx1030" 10.3, "gfx942" 9.4. Accepts a
+ * target ID or a triple holding one. False when there is no gfx processor. */
+bool hw_cob_isa_version(const char *target, unsigned *major, unsigned *minor);
+
 /* Pointer to an entry's bytes (bounds were checked at open). */
 const uint8_t *hw_cob_entry_data(const hw_cob_bundle *b, const hw_cob_entry *e);
 

@@ -107,7 +107,13 @@ int foreign_module_function(struct foreign_module *fm, const char *name,
     info->max_dynamic_shared =
         dynamic_shared_limit > info->shared_size_bytes
             ? dynamic_shared_limit - info->shared_size_bytes : 0;
-    info->binary_version = (int32_t)fm->md.code_object_version;
+    /* ROCm gives both versions as the ISA's major * 10 + minor (gfx90a: 90);
+     * here the ISA is the one the code object was built for. */
+    unsigned major, minor;
+    if (hw_cob_isa_version(fm->md.target, &major, &minor)) {
+        info->binary_version = (int32_t)(major * 10 + minor);
+        info->ptx_version = info->binary_version;
+    }
     return HW_OK;
 }
 

@@ -608,6 +608,24 @@ static void test_targets(void)
     CHECK(t && strcmp(t, "gfx908") == 0, "bundle id: %s", t ? t : "NULL");
     CHECK(hw_cob_target_id("host-x86_64-unknown-linux") == NULL, "host id");
     CHECK(hw_cob_target_id(NULL) == NULL, "NULL triple");
+
+    /* ISA versions as ROCm reads them (hipFuncAttributes binaryVersion) */
+    static const struct { const char *t; unsigned major, minor; } isa[] = {
+        { "amdgcn-amd-amdhsa--gfx90a:xnack-", 9, 0 }, { "gfx1030", 10, 3 },
+        { "gfx942:sramecc+", 9, 4 }, { "hipv4-amdgcn-amd-amdhsa--gfx1100", 11, 0 },
+        { "gfx803", 8, 0 },
+    };
+    for (size_t i = 0; i < sizeof isa / sizeof isa[0]; i++) {
+        unsigned ma = 99, mi = 99;
+        CHECK(hw_cob_isa_version(isa[i].t, &ma, &mi) && ma == isa[i].major &&
+                  mi == isa[i].minor,
+              "isa of %s: %u.%u", isa[i].t, ma, mi);
+    }
+    unsigned ma = 7, mi = 7;
+    CHECK(!hw_cob_isa_version(NULL, &ma, &mi) && !hw_cob_isa_version("sm_90", &ma, &mi) &&
+              !hw_cob_isa_version("gfx9", &ma, &mi) && !hw_cob_isa_version("gfxa0a", &ma, &mi),
+          "not an ISA accepted");
+    CHECK(ma == 7 && mi == 7, "outputs written on failure");
 }
 
 /* ---- bundles ---- */

@@ -136,6 +136,14 @@ static void check_module(const void *image, const char *what)
         int v = 0;
         CHECK_OK(hipFuncGetAttribute(&v, HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fns[k]));
         CHECK(v == 1024, "%s: %s: max threads per block %d", what, kernels[k].name, v);
+        /* ROCm: both versions are the ISA's major * 10 + minor; gfx908 and
+         * gfx90a (the entries here) are 9.0 */
+        v = 0;
+        CHECK_OK(hipFuncGetAttribute(&v, HIP_FUNC_ATTRIBUTE_BINARY_VERSION, fns[k]));
+        CHECK(v == 90, "%s: %s: binary version %d", what, kernels[k].name, v);
+        v = 0;
+        CHECK_OK(hipFuncGetAttribute(&v, HIP_FUNC_ATTRIBUTE_PTX_VERSION, fns[k]));
+        CHECK(v == 90, "%s: %s: ptx version %d", what, kernels[k].name, v);
     }
     hipFunction_t none;
     CHECK(hipModuleGetFunction(&none, mod, "mk_missing") == hipErrorNotFound,

@@ -123,6 +123,23 @@ static void pointer_attributes(void)
     for (size_t i = 0; i < sizeof unsupported / sizeof unsupported[0]; i++)
         HIP_EXPECT(hipPointerGetAttribute(&data, unsupported[i], (hipDeviceptr_t)d),
                    hipErrorNotSupported);
+    /* An array handle is memory of type array (AMD), on its device; after
+     * hipFreeArray it is nothing. */
+    hipArray_t arr = NULL;
+    hipChannelFormatDesc cd = hipCreateChannelDesc(8, 0, 0, 0, hipChannelFormatKindSigned);
+    HIP_CHECK(hipSetDevice(count - 1));
+    HIP_CHECK(hipMallocArray(&arr, &cd, 16, 16, hipArrayDefault));
+    HIP_CHECK(hipSetDevice(0));
+    v = 0;
+    HIP_CHECK(hipPointerGetAttribute(&v, HIP_POINTER_ATTRIBUTE_MEMORY_TYPE, (hipDeviceptr_t)arr));
+    CHECK_EQ(v, hipMemoryTypeArray);
+    int arr_dev = -1;
+    HIP_CHECK(hipPointerGetAttribute(&arr_dev, HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                     (hipDeviceptr_t)arr));
+    CHECK_EQ(arr_dev, count - 1);
+    HIP_CHECK(hipFreeArray(arr));
+    HIP_EXPECT(hipPointerGetAttribute(&v, HIP_POINTER_ATTRIBUTE_MEMORY_TYPE, (hipDeviceptr_t)arr),
+               hipErrorInvalidValue);
     uint8_t plain[8];
     HIP_EXPECT(hipPointerGetAttribute(&v, HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
                                       (hipDeviceptr_t)plain),
@@ -298,7 +315,10 @@ static void registered(void)
     HIP_EXPECT(hipHostUnregister(NULL), hipErrorInvalidValue);
     HIP_EXPECT(hipHostUnregister(mem), hipErrorHostMemoryNotRegistered);
     HIP_CHECK(hipHostRegister(mem, N, hipHostRegisterPortable | hipHostRegisterMapped));
-    HIP_EXPECT(hipHostRegister(mem, N, 0), hipErrorHostMemoryAlreadyRegistered);
+    /* Again at the same address: ROCm says yes and keeps the first record
+     * (its flags are checked below; one unregister undoes both). */
+    HIP_CHECK(hipHostRegister(mem, N, 0));
+    HIP_CHECK(hipHostRegister(mem, 1, hipHostRegisterMapped));
     HIP_EXPECT(hipHostRegister(mem + N - 1, 1, 0), hipErrorHostMemoryAlreadyRegistered);
     uint8_t *around = malloc(3 * N);
     CHECK(around);
@@ -391,6 +411,13 @@ static void pools(hipStream_t s, int ndev)
     HIP_CHECK(hipDeviceGetDefaultMemPool(&def, 0));
     HIP_CHECK(hipDeviceGetMemPool(&cur, 0));
     CHECK(def && cur == def);
+    /* a bad ordinal: InvalidDevice above, InvalidValue for Get/SetMemPool */
+    HIP_EXPECT(hipDeviceGetMemPool(&cur, -1), hipErrorInvalidValue);
+    HIP_EXPECT(hipDeviceGetMemPool(&cur, ndev), hipErrorInvalidValue);
+    HIP_EXPECT(hipDeviceSetMemPool(-1, def), hipErrorInvalidValue);
+    HIP_EXPECT(hipDeviceSetMemPool(ndev, def), hipErrorInvalidValue);
+    HIP_EXPECT(hipDeviceSetMemPool(0, NULL), hipErrorInvalidValue);
+    CHECK(cur == def);
     HIP_EXPECT(hipMemPoolDestroy(def), hipErrorInvalidValue);
 
     hipMemPoolProps props = { 0 };

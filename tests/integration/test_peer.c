@@ -27,6 +27,9 @@ int main(void)
     HIP_CHECK(hipSetDevice(0));
     HIP_EXPECT(hipDeviceEnablePeerAccess(0, 0), hipErrorInvalidDevice); /* itself */
     HIP_EXPECT(hipDeviceEnablePeerAccess(n, 0), hipErrorInvalidDevice);
+    HIP_EXPECT(hipDeviceEnablePeerAccess(-1, 0), hipErrorInvalidDevice);
+    /* bad flags win over the device being its own peer (AMD's order) */
+    HIP_EXPECT(hipDeviceEnablePeerAccess(0, (unsigned)-1), hipErrorInvalidValue);
     if (n > 1) {
         HIP_EXPECT(hipDeviceEnablePeerAccess(1, 7), hipErrorInvalidValue);
         HIP_EXPECT(hipDeviceEnablePeerAccess(1, 0), hipErrorPeerAccessUnsupported);

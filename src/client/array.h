@@ -79,13 +79,6 @@ hipError_t hw_copy_from_array_linear(void *dst, hipArray_const_t src, size_t wOf
                                      size_t hOffset, size_t count, hipMemcpyKind kind,
                                      hipStream_t stream, int sync);
 
-/* hipMemcpyFromArray's body (its _spt form runs it on the thread's stream):
- * count bytes of the array's packed storage from row hOffset, byte wOffset
- * on, running on into the following rows. */
-hipError_t hw_copy_from_array_linear(void *dst, hipArray_const_t src, size_t wOffset,
-                                     size_t hOffset, size_t count, hipMemcpyKind kind,
-                                     hipStream_t stream, int sync);
-
 /* hipMemcpy3D's body (its Async form: sync 0), also graph memcpy nodes'
  * replay: array or pointer operands. Records its error (hw_ret). */
 hipError_t hw_copy_3d(const struct hipMemcpy3DParms *p, hipStream_t stream, int sync);

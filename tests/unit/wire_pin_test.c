@@ -14,14 +14,14 @@
 
 #include "hipr.h"
 
-/* (inline: the spec may not use every type.) Field k of a message gets a value that shows its width, order and byte
+/* (unused: the spec may not use every type.) Field k of a message gets a value that shows its width, order and byte
  * order: no two fields of a message encode alike. */
-static inline void fill_u8(hipr_u8_t *p, const char *n, unsigned k) { (void)n; *p = (uint8_t)k; }
-static inline void fill_u16(hipr_u16_t *p, const char *n, unsigned k) { (void)n; *p = (uint16_t)(0x1100u + k); }
+static inline __attribute__((unused)) void fill_u8(hipr_u8_t *p, const char *n, unsigned k) { (void)n; *p = (uint8_t)k; }
+static inline __attribute__((unused)) void fill_u16(hipr_u16_t *p, const char *n, unsigned k) { (void)n; *p = (uint16_t)(0x1100u + k); }
 static void fill_u32(hipr_u32_t *p, const char *n, unsigned k) { (void)n; *p = 0x33221100u + k; }
 static void fill_i32(hipr_i32_t *p, const char *n, unsigned k) { (void)n; *p = -(int32_t)(0x01020300 + k); }
 static void fill_u64(hipr_u64_t *p, const char *n, unsigned k) { (void)n; *p = 0x7766554433221100ull + k; }
-static inline void fill_i64(hipr_i64_t *p, const char *n, unsigned k) { (void)n; *p = -(int64_t)(0x0102030405060700ll + k); }
+static inline __attribute__((unused)) void fill_i64(hipr_i64_t *p, const char *n, unsigned k) { (void)n; *p = -(int64_t)(0x0102030405060700ll + k); }
 static void fill_f32(hipr_f32_t *p, const char *n, unsigned k) { (void)n; *p = (float)k + 0.25f; }
 static void fill_c256(hipr_c256_t *p, const char *n, unsigned k)
 {

@@ -191,16 +191,6 @@ HW_EXPORT hipError_t hipGetTextureReference(const textureReference **texref, con
     return hw_api_unsupported("hipGetTextureReference");
 }
 
-HW_EXPORT hipError_t hipGraphKernelNodeGetAttribute(hipGraphNode_t hNode, hipKernelNodeAttrID attr, hipKernelNodeAttrValue *value)
-{
-    return hw_api_unsupported("hipGraphKernelNodeGetAttribute");
-}
-
-HW_EXPORT hipError_t hipGraphKernelNodeSetAttribute(hipGraphNode_t hNode, hipKernelNodeAttrID attr, const hipKernelNodeAttrValue *value)
-{
-    return hw_api_unsupported("hipGraphKernelNodeSetAttribute");
-}
-
 HW_EXPORT hipError_t hipGraphicsGLRegisterBuffer(hipGraphicsResource **resource, GLuint buffer, unsigned int flags)
 {
     return hw_api_unsupported("hipGraphicsGLRegisterBuffer");

@@ -137,8 +137,8 @@ static int dims_valid(size_t w, size_t h, size_t d, unsigned flags)
     return w <= l.w3 && h <= l.h3 && d <= l.d3;
 }
 
-static hipError_t array_create(hipArray_t *out, size_t w, size_t h, size_t d, hipArray_Format f,
-                               unsigned channels, unsigned flags)
+hipError_t hw_array_create(hipArray_t *out, size_t w, size_t h, size_t d, hipArray_Format f,
+                           unsigned channels, unsigned flags)
 {
     hipError_t err;
     size_t elem = format_size(f) * channels;
@@ -187,14 +187,14 @@ static hipError_t array_create(hipArray_t *out, size_t w, size_t h, size_t d, hi
     return hipSuccess;
 }
 
-static hipError_t create_from_desc(hipArray_t *out, const hipChannelFormatDesc *desc, size_t w,
+hipError_t hw_array_create_desc(hipArray_t *out, const hipChannelFormatDesc *desc, size_t w,
                                    size_t h, size_t d, unsigned flags)
 {
     hipArray_Format f;
     unsigned channels;
     if (!out || !desc || !format_of(desc, &f, &channels))
         return hw_ret(hipErrorInvalidValue);
-    hipError_t err = array_create(out, w, h, d, f, channels, flags);
+    hipError_t err = hw_array_create(out, w, h, d, f, channels, flags);
 #if HIP_VERSION_MAJOR < 6
     if (err == hipSuccess)
         (*out)->isDrv = false;
@@ -205,20 +205,20 @@ static hipError_t create_from_desc(hipArray_t *out, const hipChannelFormatDesc *
 HW_EXPORT hipError_t hipMallocArray(hipArray_t *array, const hipChannelFormatDesc *desc,
                                     size_t width, size_t height, unsigned int flags)
 {
-    return create_from_desc(array, desc, width, height, 0, flags);
+    return hw_array_create_desc(array, desc, width, height, 0, flags);
 }
 
 HW_EXPORT hipError_t hipMalloc3DArray(hipArray_t *array, const struct hipChannelFormatDesc *desc,
                                       struct hipExtent extent, unsigned int flags)
 {
-    return create_from_desc(array, desc, extent.width, extent.height, extent.depth, flags);
+    return hw_array_create_desc(array, desc, extent.width, extent.height, extent.depth, flags);
 }
 
 HW_EXPORT hipError_t hipArrayCreate(hipArray_t *pHandle, const HIP_ARRAY_DESCRIPTOR *pAllocateArray)
 {
     if (!pAllocateArray)
         return hw_ret(hipErrorInvalidValue);
-    hipError_t err = array_create(pHandle, pAllocateArray->Width, pAllocateArray->Height, 0,
+    hipError_t err = hw_array_create(pHandle, pAllocateArray->Width, pAllocateArray->Height, 0,
                                   pAllocateArray->Format, pAllocateArray->NumChannels,
                                   hipArrayDefault);
 #if HIP_VERSION_MAJOR < 6
@@ -232,7 +232,7 @@ HW_EXPORT hipError_t hipArray3DCreate(hipArray_t *array, const HIP_ARRAY3D_DESCR
 {
     if (!pAllocateArray)
         return hw_ret(hipErrorInvalidValue);
-    hipError_t err = array_create(array, pAllocateArray->Width, pAllocateArray->Height,
+    hipError_t err = hw_array_create(array, pAllocateArray->Width, pAllocateArray->Height,
                                   pAllocateArray->Depth, pAllocateArray->Format,
                                   pAllocateArray->NumChannels, pAllocateArray->Flags);
 #if HIP_VERSION_MAJOR < 6
@@ -249,6 +249,16 @@ static hipError_t array_destroy(hipArray_t array)
         return hw_ret(hipErrorInvalidValue);
     if ((err = hw_capture_unsafe_call()) != hipSuccess)
         return hw_ret(err);
+    /* A mipmap level belongs to its mipmapped array, which frees it. */
+    const struct hw_array *lv = hw_array_get(array);
+    if (lv && lv->mipmap)
+        return hw_ret(hipErrorInvalidValue);
+    return hw_array_free_level(array);
+}
+
+hipError_t hw_array_free_level(hipArray_t array)
+{
+    hipError_t err;
     /* Removing first makes a racing second destroy fail, not free twice. */
     if (!hw_handle_remove(HW_HANDLE_ARRAY, array))
         return hw_ret(hipErrorContextIsDestroyed);

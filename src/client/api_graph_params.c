@@ -276,7 +276,16 @@ static hipError_t kernel_set(hipGraphExec_t exec, int in_exec, hipGraphNode_t no
     uint8_t args[HIPR_CAP_KERNEL_ARGS];
     struct hipGraphNode t;
     hipError_t err = hw_kernel_payload(p, &t, args);
-    return err == hipSuccess ? set(exec, in_exec, node, &t) : err;
+    if (err != hipSuccess)
+        return err;
+    /* New parameters keep the node's attributes. */
+    const struct hipGraphNode *n = target(exec, in_exec, node, HW_NODE_KERNEL);
+    if (n) {
+        t.u.kernel.flags |= n->u.kernel.flags & HIPR_LAUNCH_COOPERATIVE;
+        t.u.kernel.cooperative = n->u.kernel.cooperative;
+        t.u.kernel.apw = n->u.kernel.apw;
+    }
+    return set(exec, in_exec, node, &t);
 }
 
 HW_EXPORT hipError_t hipGraphKernelNodeSetParams(hipGraphNode_t node,
@@ -289,6 +298,69 @@ HW_EXPORT hipError_t hipGraphExecKernelNodeSetParams(hipGraphExec_t hGraphExec, 
                                                      const hipKernelNodeParams *pNodeParams)
 {
     return hw_ret(kernel_set(hGraphExec, 1, node, pNodeParams));
+}
+
+/* Kernel node attributes, checked as AMD's runtime checks them (hip-tests
+ * catch/unit/graph/hipGraphKernelNode{Get,Set}Attribute.cc): everything
+ * wrong is hipErrorInvalidValue. A window larger than the device's
+ * hipDeviceAttributeAccessPolicyMaxWindowSize is refused; a window that
+ * fits is kept and reported, and changes nothing at replay (no backend has
+ * an L2 persistence control to give it to). Cooperative takes effect: the
+ * node's replays launch as hipLaunchCooperativeKernel does. */
+static int window_ok(const struct hipGraphNode *n, const hipAccessPolicyWindow *w)
+{
+    hipError_t err;
+    struct hipr_devattr e;
+    struct hw_conn *c = hw_conn_get(&err);
+    if (!c || hw_device_attrs(c, n->graph ? n->graph->device : hw_current_device(), &e) !=
+                  hipSuccess)
+        return 0;
+    size_t max = e.access_policy_max_window_size > 0 ? (size_t)e.access_policy_max_window_size : 0;
+    return w->num_bytes <= max && w->hitRatio >= 0.0f && w->hitRatio <= 1.0f &&
+           (unsigned)w->hitProp <= hipAccessPropertyPersisting &&
+           (unsigned)w->missProp <= hipAccessPropertyStreaming;
+}
+
+HW_EXPORT hipError_t hipGraphKernelNodeSetAttribute(hipGraphNode_t hNode, hipKernelNodeAttrID attr,
+                                                    const hipKernelNodeAttrValue *value)
+{
+    struct hipGraphNode *n = target(NULL, 0, hNode, HW_NODE_KERNEL);
+    if (!n || !value)
+        return hw_ret(hipErrorInvalidValue);
+    switch (attr) {
+    case hipKernelNodeAttributeAccessPolicyWindow:
+        if (!window_ok(n, &value->accessPolicyWindow))
+            return hw_ret(hipErrorInvalidValue);
+        n->u.kernel.apw = value->accessPolicyWindow;
+        return hipSuccess;
+    case hipKernelNodeAttributeCooperative:
+        n->u.kernel.cooperative = value->cooperative;
+        if (value->cooperative)
+            n->u.kernel.flags |= HIPR_LAUNCH_COOPERATIVE;
+        else
+            n->u.kernel.flags &= ~HIPR_LAUNCH_COOPERATIVE;
+        return hipSuccess;
+    }
+    return hw_ret(hipErrorInvalidValue);
+}
+
+HW_EXPORT hipError_t hipGraphKernelNodeGetAttribute(hipGraphNode_t hNode, hipKernelNodeAttrID attr,
+                                                    hipKernelNodeAttrValue *value)
+{
+    const struct hipGraphNode *n = target(NULL, 0, hNode, HW_NODE_KERNEL);
+    if (!n || !value)
+        return hw_ret(hipErrorInvalidValue);
+    switch (attr) {
+    case hipKernelNodeAttributeAccessPolicyWindow:
+        value->accessPolicyWindow = n->u.kernel.apw;
+        return hipSuccess;
+    case hipKernelNodeAttributeCooperative:
+        /* A captured hipLaunchCooperativeKernel is cooperative too. */
+        value->cooperative = n->u.kernel.cooperative ? n->u.kernel.cooperative
+                             : (n->u.kernel.flags & HIPR_LAUNCH_COOPERATIVE) != 0;
+        return hipSuccess;
+    }
+    return hw_ret(hipErrorInvalidValue);
 }
 
 /* memcpy */

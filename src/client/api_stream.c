@@ -140,7 +140,7 @@ static hipError_t finish_sync(struct hw_conn *c, hipError_t err)
     return hw_ret(err);
 }
 
-static hipError_t stream_create(hipStream_t *out, unsigned flags, int priority)
+hipError_t hw_stream_create(hipStream_t *out, unsigned flags, int priority)
 {
     hipError_t err;
     struct hw_conn *c = hw_conn_get(&err);
@@ -182,18 +182,18 @@ static hipError_t stream_create(hipStream_t *out, unsigned flags, int priority)
 
 HW_EXPORT hipError_t hipStreamCreate(hipStream_t *stream)
 {
-    return stream_create(stream, hipStreamDefault, 0);
+    return hw_stream_create(stream, hipStreamDefault, 0);
 }
 
 HW_EXPORT hipError_t hipStreamCreateWithFlags(hipStream_t *stream, unsigned int flags)
 {
-    return stream_create(stream, flags, 0);
+    return hw_stream_create(stream, flags, 0);
 }
 
 HW_EXPORT hipError_t hipStreamCreateWithPriority(hipStream_t *stream, unsigned int flags,
                                                  int priority)
 {
-    return stream_create(stream, flags, priority);
+    return hw_stream_create(stream, flags, priority);
 }
 
 HW_EXPORT hipError_t hipStreamDestroy(hipStream_t stream)

@@ -75,6 +75,12 @@ hipError_t hw_api_unsupported(const char *name)
     return hipErrorNotSupported;
 }
 
+void hw_api_note_once(const char *key, const char *line)
+{
+    if (report_enabled() && first_sighting(key))
+        fprintf(stderr, "hipwire: %s (TF_QUIET=1 silences this)\n", line);
+}
+
 static int export_cmp(const void *key, const void *elem)
 {
     return strcmp((const char *)key, ((const struct hw_export *)elem)->name);

@@ -39,6 +39,8 @@ struct hw_array {
     unsigned channels;
     unsigned flags;
     int device;
+    /* The mipmapped array this is a level of (it frees it), else NULL. */
+    const void *mipmap;
 };
 
 /* The live array behind a handle the application passed; NULL when it is
@@ -54,6 +56,17 @@ static inline size_t hw_array_slices(const struct hw_array *a)
 {
     return a->depth ? a->depth : 1;
 }
+
+/* Creates an array of f x channels elements (hipArray3DCreate's body).
+ * Records its error (hw_ret). */
+hipError_t hw_array_create(hipArray_t *out, size_t w, size_t h, size_t d, hipArray_Format f,
+                           unsigned channels, unsigned flags);
+/* Creates an array from a runtime descriptor, as hipMalloc3DArray does
+ * (mipmap levels are made by it). Records its error (hw_ret). */
+hipError_t hw_array_create_desc(hipArray_t *out, const hipChannelFormatDesc *desc, size_t w,
+                                size_t h, size_t d, unsigned flags);
+/* Frees an array whatever owns it (a mipmapped array freeing its levels). */
+hipError_t hw_array_free_level(hipArray_t array);
 
 /* One side of a region copy: an array, or memory at base with pitch bytes
  * per row and rows rows per slice. */

@@ -233,6 +233,9 @@ struct hw_function {
  * hipErrorContextIsDestroyed, outputs untouched, for a stream this proxy
  * did not create or already destroyed. */
 hipError_t hw_stream_resolve(hipStream_t s, uint64_t *id, int *dev);
+/* hipStreamCreateWithPriority's body: a stream on the current device,
+ * registered (HW_HANDLE_STREAM). Records its error (hw_ret). */
+hipError_t hw_stream_create(hipStream_t *out, unsigned flags, int priority);
 /* hw_stream_resolve's verdict alone. */
 hipError_t hw_stream_check(hipStream_t s);
 /* A wire id no worker stream has: what hw_stream_wire_id gives for an

@@ -47,6 +47,11 @@ struct hipGraphNode {
             uint8_t *args;         /* owned by the node once recorded */
             void *func;            /* as the application named it (GetParams) */
             void **kparams;        /* pointers into args, one per parameter (GetParams) */
+            /* hipGraphKernelNodeSetAttribute's values: cooperative as given
+             * (nonzero puts HIPR_LAUNCH_COOPERATIVE in flags), the access
+             * policy window kept as a hint only. */
+            int cooperative;
+            hipAccessPolicyWindow apw;
         } kernel;
         struct {
             void *dst;

@@ -18,6 +18,7 @@ enum hw_handle_kind {
     HW_HANDLE_ARRAY,
     HW_HANDLE_MEM_POOL,
     HW_HANDLE_CONTEXT,
+    HW_HANDLE_MIPMAPPED_ARRAY,
     HW_HANDLE_KIND_END
 };
 

@@ -156,34 +156,14 @@ HW_EXPORT bool hipEnableActivityCallback(uint32_t op, bool enable)
     return hw_r;
 }
 
-HW_EXPORT hipError_t hipExtStreamCreateWithCUMask(hipStream_t *stream, uint32_t cuMaskSize, const uint32_t *cuMask)
-{
-    return hw_api_unsupported("hipExtStreamCreateWithCUMask");
-}
-
-HW_EXPORT hipError_t hipExtStreamGetCUMask(hipStream_t stream, uint32_t cuMaskSize, uint32_t *cuMask)
-{
-    return hw_api_unsupported("hipExtStreamGetCUMask");
-}
-
 HW_EXPORT hipError_t hipExternalMemoryGetMappedBuffer(void **devPtr, hipExternalMemory_t extMem, const hipExternalMemoryBufferDesc *bufferDesc)
 {
     return hw_api_unsupported("hipExternalMemoryGetMappedBuffer");
 }
 
-HW_EXPORT hipError_t hipFreeMipmappedArray(hipMipmappedArray_t mipmappedArray)
-{
-    return hw_api_unsupported("hipFreeMipmappedArray");
-}
-
 HW_EXPORT hipError_t hipGLGetDevices(unsigned int *pHipDeviceCount, int *pHipDevices, unsigned int hipDeviceCount, hipGLDeviceList deviceList)
 {
     return hw_api_unsupported("hipGLGetDevices");
-}
-
-HW_EXPORT hipError_t hipGetMipmappedArrayLevel(hipArray_t *levelArray, hipMipmappedArray_const_t mipmappedArray, unsigned int level)
-{
-    return hw_api_unsupported("hipGetMipmappedArrayLevel");
 }
 
 HW_EXPORT hipError_t hipGetTextureAlignmentOffset(size_t *offset, const textureReference *texref)
@@ -209,16 +189,6 @@ HW_EXPORT hipError_t hipGetTextureObjectTextureDesc(hipTextureDesc *pTexDesc, hi
 HW_EXPORT hipError_t hipGetTextureReference(const textureReference **texref, const void *symbol)
 {
     return hw_api_unsupported("hipGetTextureReference");
-}
-
-HW_EXPORT hipError_t hipGraphKernelNodeGetAttribute(hipGraphNode_t hNode, hipKernelNodeAttrID attr, hipKernelNodeAttrValue *value)
-{
-    return hw_api_unsupported("hipGraphKernelNodeGetAttribute");
-}
-
-HW_EXPORT hipError_t hipGraphKernelNodeSetAttribute(hipGraphNode_t hNode, hipKernelNodeAttrID attr, const hipKernelNodeAttrValue *value)
-{
-    return hw_api_unsupported("hipGraphKernelNodeSetAttribute");
 }
 
 HW_EXPORT hipError_t hipGraphicsGLRegisterBuffer(hipGraphicsResource **resource, GLuint buffer, unsigned int flags)
@@ -299,11 +269,6 @@ HW_EXPORT hipError_t hipIpcOpenMemHandle(void **devPtr, hipIpcMemHandle_t handle
 HW_EXPORT hipError_t hipMallocManaged(void **dev_ptr, size_t size, unsigned int flags)
 {
     return hw_api_unsupported("hipMallocManaged");
-}
-
-HW_EXPORT hipError_t hipMallocMipmappedArray(hipMipmappedArray_t *mipmappedArray, const struct hipChannelFormatDesc *desc, struct hipExtent extent, unsigned int numLevels, unsigned int flags)
-{
-    return hw_api_unsupported("hipMallocMipmappedArray");
 }
 
 HW_EXPORT hipError_t hipMemAddressFree(void *devPtr, size_t size)
@@ -414,21 +379,6 @@ HW_EXPORT hipError_t hipMemSetAccess(void *ptr, size_t size, const hipMemAccessD
 HW_EXPORT hipError_t hipMemUnmap(void *ptr, size_t size)
 {
     return hw_api_unsupported("hipMemUnmap");
-}
-
-HW_EXPORT hipError_t hipMipmappedArrayCreate(hipMipmappedArray_t *pHandle, HIP_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)
-{
-    return hw_api_unsupported("hipMipmappedArrayCreate");
-}
-
-HW_EXPORT hipError_t hipMipmappedArrayDestroy(hipMipmappedArray_t hMipmappedArray)
-{
-    return hw_api_unsupported("hipMipmappedArrayDestroy");
-}
-
-HW_EXPORT hipError_t hipMipmappedArrayGetLevel(hipArray_t *pLevelArray, hipMipmappedArray_t hMipMappedArray, unsigned int level)
-{
-    return hw_api_unsupported("hipMipmappedArrayGetLevel");
 }
 
 HW_EXPORT hipError_t hipModuleGetTexRef(textureReference **texRef, hipModule_t hmod, const char *name)

@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hw_cli.h"
+
 static void sleep_ms(int ms)
 {
     struct timespec ts = { 0, ms * 1000000L };
@@ -26,9 +28,13 @@ int main(int argc, char **argv)
 {
     char self[PATH_MAX], bin[PATH_MAX], worker[PATH_MAX + 16], app[PATH_MAX + 16],
         kernels[PATH_MAX + 32], portfile[64], portarg[96];
+    if (hw_cli_help_version(argc, argv, "hipwire-demo",
+                            "usage: hipwire-demo\n"
+                            "Starts a private hip-worker on loopback (the CPU device when there is "
+                            "no GPU) and runs the\nvector_add HIP program against it through the "
+                            "proxy libamdhip64.\n"))
+        return 0;
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    (void)argc;
-    (void)argv;
     if (n <= 0)
         return 1;
     self[n] = '\0';

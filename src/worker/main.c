@@ -61,6 +61,7 @@ static void usage(FILE *f)
             "  --rtc-max-output SIZE largest file a run-time compile may write (default 64M)\n"
             "  --rtc-dir PATH        where compiles get private directories (default $TMPDIR or /tmp)\n"
             "  --hipcc PATH          the compiler for run-time compiles (default: hipcc in PATH)\n"
+            "  --help, --version\n"
             "Environment: TF_DEBUG=1 for debug logs.\n",
             HIPR_DEFAULT_PORT, WORKER_DEFAULT_MAX_HANDLES);
 }
@@ -257,7 +258,7 @@ int main(int argc, char **argv)
         .resume_buffer = WORKER_DEFAULT_RESUME_BUFFER,
     };
     enum { O_BIND = 1, O_PORT, O_PORT_FILE, O_BACKEND, O_MAX, O_MEM, O_CPUDEV, O_HS,
-           O_HANDLES, O_MODSIZE, O_INFLIGHT, O_IDLE, O_HELP,
+           O_HANDLES, O_MODSIZE, O_INFLIGHT, O_IDLE, O_HELP, O_VERSION,
            O_TOKEN, O_INSECURE, O_TLS_CERT, O_TLS_KEY, O_REQUIRE_TLS, O_GRACE, O_RBUF,
            O_RTC_TIMEOUT, O_RTC_OUTPUT, O_RTC_DIR, O_HIPCC };
     const char *token_file = NULL, *tls_cert = NULL, *tls_key = NULL;
@@ -276,6 +277,7 @@ int main(int argc, char **argv)
         { "max-inflight", required_argument, NULL, O_INFLIGHT },
         { "idle-timeout", required_argument, NULL, O_IDLE },
         { "help", no_argument, NULL, O_HELP },
+        { "version", no_argument, NULL, O_VERSION },
         { "token-file", required_argument, NULL, O_TOKEN },
         { "insecure", no_argument, NULL, O_INSECURE },
         { "tls-cert", required_argument, NULL, O_TLS_CERT },
@@ -383,6 +385,9 @@ int main(int argc, char **argv)
         case O_HIPCC: cfg.hipcc = optarg; break;
         case O_HELP: case 'h':
             usage(stdout);
+            return 0;
+        case O_VERSION:
+            printf("hip-worker %s\n", HIPWIRE_VERSION);
             return 0;
         default:
             usage(stderr);

@@ -19,6 +19,7 @@
 #include "cpu_fiber.h"
 #include "cpu_sched.h"
 #include "rtc_compile.h"
+#include "hw_cli.h"
 
 static double now(void)
 {
@@ -240,6 +241,11 @@ static double host_sum(void *p)
 
 int main(int argc, char **argv)
 {
+    if (hw_cli_help_version(argc, argv, "hipwire-bench-cpu-device",
+                            "usage: hipwire-bench-cpu-device [--quick]\n"
+                            "The CPU device's fiber switch, barrier, tiled matmul and shuffle "
+                            "reduction against plain C on the same cores.\n"))
+        return 0;
     int quick = argc > 1 && !strcmp(argv[1], "--quick");
     int reps = quick ? 1 : 5;
     int threads = cpu_sched_threads();

@@ -567,6 +567,9 @@ static int parse_args(int argc, char **argv, struct bench_options *opt)
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             exit(0);
+        } else if (!strcmp(a, "--version")) {
+            printf("hipwire-bench %s\n", HIPWIRE_VERSION);
+            exit(0);
         } else {
             fprintf(stderr, "hipwire-bench: unknown argument %s\n", a);
             return -1;

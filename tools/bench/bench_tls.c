@@ -26,6 +26,7 @@
 #include "hw_net.h"
 #include "hw_sha256.h"
 #include "hw_transport.h"
+#include "hw_cli.h"
 
 #define MAX_SIZE (64u << 20)
 
@@ -236,6 +237,10 @@ int main(int argc, char **argv)
 {
     const char *worker = NULL;
     int quick = 0;
+    if (hw_cli_help_version(argc, argv, "hipwire-bench-tls",
+                            "usage: hipwire-bench-tls --spawn-worker PATH [--quick]\n"
+                            "TLS against plain TCP through a spawned hip-worker, side by side.\n"))
+        return 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--spawn-worker") && i + 1 < argc)
             worker = argv[++i];

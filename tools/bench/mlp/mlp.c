@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "hw_cli.h"
 
 /* hipwire extension (src/client/api_stats.c): requests this process sent
  * the worker and how many waited for a reply; the native shim has none. */
@@ -119,6 +120,11 @@ static void upload(float *d, const float *h, size_t n)
 
 int main(int argc, char **argv)
 {
+    if (hw_cli_help_version(argc, argv, "hipwire-mlp",
+                            "usage: hipwire-mlp [--steps N] [--warmup N] [--batch N] [--in N] "
+                            "[--hidden N] [--classes N] [--kernels PATH]\n"
+                            "A training step of a small MLP through HIP (docs/benchmarks.md).\n"))
+        return 0;
     const char *kernels = getenv("HIPWIRE_MLP_KERNELS");
     int steps = 200, warmup = 20, B = 1024, D = 1024, H = 2048, C = 32;
     for (int i = 1; i < argc; i++) {

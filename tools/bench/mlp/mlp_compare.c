@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "hw_cli.h"
 
 #define MAX_ROUNDS 9
 #define TARGET_STEP_RATIO 1.05
@@ -137,6 +138,11 @@ static double median_ms(const struct mlp_run *runs, int n, const struct mlp_run 
 
 int main(int argc, char **argv)
 {
+    if (hw_cli_help_version(argc, argv, "hipwire-mlp-compare",
+                            "usage: hipwire-mlp-compare --remote PATH [--native PATH] [--rounds N] "
+                            "[-- MLP ARGS]\n"
+                            "Runs the MLP workload remote and native, side by side.\n"))
+        return 0;
     const char *remote = NULL, *native = NULL;
     int rounds = 3, i;
     for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {

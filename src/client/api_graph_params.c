@@ -340,6 +340,8 @@ HW_EXPORT hipError_t hipGraphKernelNodeSetAttribute(hipGraphNode_t hNode, hipKer
         else
             n->u.kernel.flags &= ~HIPR_LAUNCH_COOPERATIVE;
         return hipSuccess;
+    default: /* HIP 6 adds launch attributes (priority...) not kept on nodes */
+        break;
     }
     return hw_ret(hipErrorInvalidValue);
 }
@@ -359,6 +361,8 @@ HW_EXPORT hipError_t hipGraphKernelNodeGetAttribute(hipGraphNode_t hNode, hipKer
         value->cooperative = n->u.kernel.cooperative ? n->u.kernel.cooperative
                              : (n->u.kernel.flags & HIPR_LAUNCH_COOPERATIVE) != 0;
         return hipSuccess;
+    default:
+        break;
     }
     return hw_ret(hipErrorInvalidValue);
 }

@@ -79,42 +79,6 @@ HW_EXPORT const char *amd_dbgapi_get_git_hash(void)
     return "amd_dbgapi_get_git_hash is not supported by hipwire";
 }
 
-HW_EXPORT const char *hipApiName(uint32_t id)
-{
-    (void)hw_api_unsupported("hipApiName");
-    return "hipApiName is not supported by hipwire";
-}
-
-HW_EXPORT hipError_t hipArray3DCreate(hipArray_t *array, const HIP_ARRAY3D_DESCRIPTOR *pAllocateArray)
-{
-    return hw_api_unsupported("hipArray3DCreate");
-}
-
-HW_EXPORT hipError_t hipArray3DGetDescriptor(HIP_ARRAY3D_DESCRIPTOR *pArrayDescriptor, hipArray_t array)
-{
-    return hw_api_unsupported("hipArray3DGetDescriptor");
-}
-
-HW_EXPORT hipError_t hipArrayCreate(hipArray_t *pHandle, const HIP_ARRAY_DESCRIPTOR *pAllocateArray)
-{
-    return hw_api_unsupported("hipArrayCreate");
-}
-
-HW_EXPORT hipError_t hipArrayDestroy(hipArray_t array)
-{
-    return hw_api_unsupported("hipArrayDestroy");
-}
-
-HW_EXPORT hipError_t hipArrayGetDescriptor(HIP_ARRAY_DESCRIPTOR *pArrayDescriptor, hipArray_t array)
-{
-    return hw_api_unsupported("hipArrayGetDescriptor");
-}
-
-HW_EXPORT hipError_t hipArrayGetInfo(hipChannelFormatDesc *desc, hipExtent *extent, unsigned int *flags, hipArray_t array)
-{
-    return hw_api_unsupported("hipArrayGetInfo");
-}
-
 HW_EXPORT hipError_t hipBindTexture(size_t *offset, const textureReference *tex, const void *devPtr, const hipChannelFormatDesc *desc, size_t size)
 {
     return hw_api_unsupported("hipBindTexture");
@@ -140,19 +104,6 @@ HW_EXPORT hipError_t hw_shadowed_hipChooseDevice(int *device, const hipDevicePro
     return hipChooseDeviceR0000(device, prop);
 }
 
-HW_EXPORT hipError_t hipConfigureCall(dim3 gridDim, dim3 blockDim, size_t sharedMem, hipStream_t stream)
-{
-    return hw_api_unsupported("hipConfigureCall");
-}
-
-HW_EXPORT struct hipChannelFormatDesc hipCreateChannelDesc(int x, int y, int z, int w, enum hipChannelFormatKind f)
-{
-    struct hipChannelFormatDesc hw_r;
-    (void)hw_api_unsupported("hipCreateChannelDesc");
-    memset(&hw_r, 0, sizeof(hw_r));
-    return hw_r;
-}
-
 HW_EXPORT hipError_t hipCreateSurfaceObject(hipSurfaceObject_t *pSurfObject, const hipResourceDesc *pResDesc)
 {
     return hw_api_unsupported("hipCreateSurfaceObject");
@@ -161,86 +112,6 @@ HW_EXPORT hipError_t hipCreateSurfaceObject(hipSurfaceObject_t *pSurfObject, con
 HW_EXPORT hipError_t hipCreateTextureObject(hipTextureObject_t *pTexObject, const hipResourceDesc *pResDesc, const hipTextureDesc *pTexDesc, const struct hipResourceViewDesc *pResViewDesc)
 {
     return hw_api_unsupported("hipCreateTextureObject");
-}
-
-HW_EXPORT hipError_t hipCtxCreate(hipCtx_t *ctx, unsigned int flags, hipDevice_t device)
-{
-    return hw_api_unsupported("hipCtxCreate");
-}
-
-HW_EXPORT hipError_t hipCtxDestroy(hipCtx_t ctx)
-{
-    return hw_api_unsupported("hipCtxDestroy");
-}
-
-HW_EXPORT hipError_t hipCtxDisablePeerAccess(hipCtx_t peerCtx)
-{
-    return hw_api_unsupported("hipCtxDisablePeerAccess");
-}
-
-HW_EXPORT hipError_t hipCtxEnablePeerAccess(hipCtx_t peerCtx, unsigned int flags)
-{
-    return hw_api_unsupported("hipCtxEnablePeerAccess");
-}
-
-HW_EXPORT hipError_t hipCtxGetApiVersion(hipCtx_t ctx, int *apiVersion)
-{
-    return hw_api_unsupported("hipCtxGetApiVersion");
-}
-
-HW_EXPORT hipError_t hipCtxGetCacheConfig(hipFuncCache_t *cacheConfig)
-{
-    return hw_api_unsupported("hipCtxGetCacheConfig");
-}
-
-HW_EXPORT hipError_t hipCtxGetCurrent(hipCtx_t *ctx)
-{
-    return hw_api_unsupported("hipCtxGetCurrent");
-}
-
-HW_EXPORT hipError_t hipCtxGetDevice(hipDevice_t *device)
-{
-    return hw_api_unsupported("hipCtxGetDevice");
-}
-
-HW_EXPORT hipError_t hipCtxGetFlags(unsigned int *flags)
-{
-    return hw_api_unsupported("hipCtxGetFlags");
-}
-
-HW_EXPORT hipError_t hipCtxGetSharedMemConfig(hipSharedMemConfig *pConfig)
-{
-    return hw_api_unsupported("hipCtxGetSharedMemConfig");
-}
-
-HW_EXPORT hipError_t hipCtxPopCurrent(hipCtx_t *ctx)
-{
-    return hw_api_unsupported("hipCtxPopCurrent");
-}
-
-HW_EXPORT hipError_t hipCtxPushCurrent(hipCtx_t ctx)
-{
-    return hw_api_unsupported("hipCtxPushCurrent");
-}
-
-HW_EXPORT hipError_t hipCtxSetCacheConfig(hipFuncCache_t cacheConfig)
-{
-    return hw_api_unsupported("hipCtxSetCacheConfig");
-}
-
-HW_EXPORT hipError_t hipCtxSetCurrent(hipCtx_t ctx)
-{
-    return hw_api_unsupported("hipCtxSetCurrent");
-}
-
-HW_EXPORT hipError_t hipCtxSetSharedMemConfig(hipSharedMemConfig config)
-{
-    return hw_api_unsupported("hipCtxSetSharedMemConfig");
-}
-
-HW_EXPORT hipError_t hipCtxSynchronize(void)
-{
-    return hw_api_unsupported("hipCtxSynchronize");
 }
 
 HW_EXPORT hipError_t hipDestroyExternalMemory(hipExternalMemory_t extMem)
@@ -263,54 +134,9 @@ HW_EXPORT hipError_t hipDestroyTextureObject(hipTextureObject_t textureObject)
     return hw_api_unsupported("hipDestroyTextureObject");
 }
 
-HW_EXPORT hipError_t hipDeviceGetByPCIBusId(int *device, const char *pciBusId)
-{
-    return hw_api_unsupported("hipDeviceGetByPCIBusId");
-}
-
-HW_EXPORT hipError_t hipDeviceGetCacheConfig(hipFuncCache_t *cacheConfig)
-{
-    return hw_api_unsupported("hipDeviceGetCacheConfig");
-}
-
-HW_EXPORT hipError_t hipDeviceGetDefaultMemPool(hipMemPool_t *mem_pool, int device)
-{
-    return hw_api_unsupported("hipDeviceGetDefaultMemPool");
-}
-
 HW_EXPORT hipError_t hipDeviceGetGraphMemAttribute(int device, hipGraphMemAttributeType attr, void *value)
 {
     return hw_api_unsupported("hipDeviceGetGraphMemAttribute");
-}
-
-HW_EXPORT hipError_t hipDeviceGetLimit(size_t *pValue, enum hipLimit_t limit)
-{
-    return hw_api_unsupported("hipDeviceGetLimit");
-}
-
-HW_EXPORT hipError_t hipDeviceGetMemPool(hipMemPool_t *mem_pool, int device)
-{
-    return hw_api_unsupported("hipDeviceGetMemPool");
-}
-
-HW_EXPORT hipError_t hipDeviceGetP2PAttribute(int *value, hipDeviceP2PAttr attr, int srcDevice, int dstDevice)
-{
-    return hw_api_unsupported("hipDeviceGetP2PAttribute");
-}
-
-HW_EXPORT hipError_t hipDeviceGetPCIBusId(char *pciBusId, int len, int device)
-{
-    return hw_api_unsupported("hipDeviceGetPCIBusId");
-}
-
-HW_EXPORT hipError_t hipDeviceGetSharedMemConfig(hipSharedMemConfig *pConfig)
-{
-    return hw_api_unsupported("hipDeviceGetSharedMemConfig");
-}
-
-HW_EXPORT hipError_t hipDeviceGetUuid(hipUUID *uuid, hipDevice_t device)
-{
-    return hw_api_unsupported("hipDeviceGetUuid");
 }
 
 HW_EXPORT hipError_t hipDeviceGraphMemTrim(int device)
@@ -318,54 +144,9 @@ HW_EXPORT hipError_t hipDeviceGraphMemTrim(int device)
     return hw_api_unsupported("hipDeviceGraphMemTrim");
 }
 
-HW_EXPORT hipError_t hipDevicePrimaryCtxGetState(hipDevice_t dev, unsigned int *flags, int *active)
-{
-    return hw_api_unsupported("hipDevicePrimaryCtxGetState");
-}
-
-HW_EXPORT hipError_t hipDevicePrimaryCtxRelease(hipDevice_t dev)
-{
-    return hw_api_unsupported("hipDevicePrimaryCtxRelease");
-}
-
-HW_EXPORT hipError_t hipDevicePrimaryCtxReset(hipDevice_t dev)
-{
-    return hw_api_unsupported("hipDevicePrimaryCtxReset");
-}
-
-HW_EXPORT hipError_t hipDevicePrimaryCtxRetain(hipCtx_t *pctx, hipDevice_t dev)
-{
-    return hw_api_unsupported("hipDevicePrimaryCtxRetain");
-}
-
-HW_EXPORT hipError_t hipDevicePrimaryCtxSetFlags(hipDevice_t dev, unsigned int flags)
-{
-    return hw_api_unsupported("hipDevicePrimaryCtxSetFlags");
-}
-
-HW_EXPORT hipError_t hipDeviceSetCacheConfig(hipFuncCache_t cacheConfig)
-{
-    return hw_api_unsupported("hipDeviceSetCacheConfig");
-}
-
 HW_EXPORT hipError_t hipDeviceSetGraphMemAttribute(int device, hipGraphMemAttributeType attr, void *value)
 {
     return hw_api_unsupported("hipDeviceSetGraphMemAttribute");
-}
-
-HW_EXPORT hipError_t hipDeviceSetLimit(enum hipLimit_t limit, size_t value)
-{
-    return hw_api_unsupported("hipDeviceSetLimit");
-}
-
-HW_EXPORT hipError_t hipDeviceSetMemPool(int device, hipMemPool_t mem_pool)
-{
-    return hw_api_unsupported("hipDeviceSetMemPool");
-}
-
-HW_EXPORT hipError_t hipDeviceSetSharedMemConfig(hipSharedMemConfig config)
-{
-    return hw_api_unsupported("hipDeviceSetSharedMemConfig");
 }
 
 HW_EXPORT hipError_t hipDrvGetErrorName(hipError_t hipError, const char **errorString)
@@ -388,26 +169,6 @@ HW_EXPORT hipError_t hipDrvGraphAddMemsetNode(hipGraphNode_t *phGraphNode, hipGr
     return hw_api_unsupported("hipDrvGraphAddMemsetNode");
 }
 
-HW_EXPORT hipError_t hipDrvMemcpy2DUnaligned(const hip_Memcpy2D *pCopy)
-{
-    return hw_api_unsupported("hipDrvMemcpy2DUnaligned");
-}
-
-HW_EXPORT hipError_t hipDrvMemcpy3D(const HIP_MEMCPY3D *pCopy)
-{
-    return hw_api_unsupported("hipDrvMemcpy3D");
-}
-
-HW_EXPORT hipError_t hipDrvMemcpy3DAsync(const HIP_MEMCPY3D *pCopy, hipStream_t stream)
-{
-    return hw_api_unsupported("hipDrvMemcpy3DAsync");
-}
-
-HW_EXPORT hipError_t hipDrvPointerGetAttributes(unsigned int numAttributes, hipPointer_attribute *attributes, void **data, hipDeviceptr_t ptr)
-{
-    return hw_api_unsupported("hipDrvPointerGetAttributes");
-}
-
 HW_EXPORT bool hipEnableActivityCallback(uint32_t op, bool enable)
 {
     bool hw_r;
@@ -421,31 +182,6 @@ HW_EXPORT hipError_t hipExtGetLastError(void)
     return hw_api_unsupported("hipExtGetLastError");
 }
 
-HW_EXPORT hipError_t hipExtGetLinkTypeAndHopCount(int device1, int device2, uint32_t *linktype, uint32_t *hopcount)
-{
-    return hw_api_unsupported("hipExtGetLinkTypeAndHopCount");
-}
-
-HW_EXPORT hipError_t hipExtLaunchMultiKernelMultiDevice(hipLaunchParams *launchParamsList, int numDevices, unsigned int flags)
-{
-    return hw_api_unsupported("hipExtLaunchMultiKernelMultiDevice");
-}
-
-HW_EXPORT hipError_t hipExtMallocWithFlags(void **ptr, size_t sizeBytes, unsigned int flags)
-{
-    return hw_api_unsupported("hipExtMallocWithFlags");
-}
-
-HW_EXPORT hipError_t hipExtStreamCreateWithCUMask(hipStream_t *stream, uint32_t cuMaskSize, const uint32_t *cuMask)
-{
-    return hw_api_unsupported("hipExtStreamCreateWithCUMask");
-}
-
-HW_EXPORT hipError_t hipExtStreamGetCUMask(hipStream_t stream, uint32_t cuMaskSize, uint32_t *cuMask)
-{
-    return hw_api_unsupported("hipExtStreamGetCUMask");
-}
-
 HW_EXPORT hipError_t hipExternalMemoryGetMappedBuffer(void **devPtr, hipExternalMemory_t extMem, const hipExternalMemoryBufferDesc *bufferDesc)
 {
     return hw_api_unsupported("hipExternalMemoryGetMappedBuffer");
@@ -456,40 +192,9 @@ HW_EXPORT hipError_t hipExternalMemoryGetMappedMipmappedArray(hipMipmappedArray_
     return hw_api_unsupported("hipExternalMemoryGetMappedMipmappedArray");
 }
 
-HW_EXPORT hipError_t hipFreeArray(hipArray_t array)
-{
-    return hw_api_unsupported("hipFreeArray");
-}
-
-HW_EXPORT hipError_t hipFreeAsync(void *dev_ptr, hipStream_t stream)
-{
-    return hw_api_unsupported("hipFreeAsync");
-}
-
-HW_EXPORT hipError_t hipFreeMipmappedArray(hipMipmappedArray_t mipmappedArray)
-{
-    return hw_api_unsupported("hipFreeMipmappedArray");
-}
-
 HW_EXPORT hipError_t hipGLGetDevices(unsigned int *pHipDeviceCount, int *pHipDevices, unsigned int hipDeviceCount, hipGLDeviceList deviceList)
 {
     return hw_api_unsupported("hipGLGetDevices");
-}
-
-HW_EXPORT hipError_t hipGetChannelDesc(hipChannelFormatDesc *desc, hipArray_const_t array)
-{
-    return hw_api_unsupported("hipGetChannelDesc");
-}
-
-HW_EXPORT const char *hipGetCmdName(uint32_t id)
-{
-    (void)hw_api_unsupported("hipGetCmdName");
-    return "hipGetCmdName is not supported by hipwire";
-}
-
-HW_EXPORT hipError_t hipGetDeviceFlags(unsigned int *flags)
-{
-    return hw_api_unsupported("hipGetDeviceFlags");
 }
 
 HW_EXPORT hipError_t hw_shadowed_hipGetDeviceProperties(hipDeviceProp_tR0000 *prop, int device)
@@ -500,11 +205,6 @@ HW_EXPORT hipError_t hw_shadowed_hipGetDeviceProperties(hipDeviceProp_tR0000 *pr
 HW_EXPORT hipError_t hipGetFuncBySymbol(hipFunction_t *functionPtr, const void *symbolPtr)
 {
     return hw_api_unsupported("hipGetFuncBySymbol");
-}
-
-HW_EXPORT hipError_t hipGetMipmappedArrayLevel(hipArray_t *levelArray, hipMipmappedArray_const_t mipmappedArray, unsigned int level)
-{
-    return hw_api_unsupported("hipGetMipmappedArrayLevel");
 }
 
 HW_EXPORT hipError_t hipGetTextureAlignmentOffset(size_t *offset, const textureReference *texref)
@@ -532,31 +232,6 @@ HW_EXPORT hipError_t hipGetTextureReference(const textureReference **texref, con
     return hw_api_unsupported("hipGetTextureReference");
 }
 
-HW_EXPORT hipError_t hipGraphAddChildGraphNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipGraph_t childGraph)
-{
-    return hw_api_unsupported("hipGraphAddChildGraphNode");
-}
-
-HW_EXPORT hipError_t hipGraphAddDependencies(hipGraph_t graph, const hipGraphNode_t *from, const hipGraphNode_t *to, size_t numDependencies)
-{
-    return hw_api_unsupported("hipGraphAddDependencies");
-}
-
-HW_EXPORT hipError_t hipGraphAddEmptyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies)
-{
-    return hw_api_unsupported("hipGraphAddEmptyNode");
-}
-
-HW_EXPORT hipError_t hipGraphAddEventRecordNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipEvent_t event)
-{
-    return hw_api_unsupported("hipGraphAddEventRecordNode");
-}
-
-HW_EXPORT hipError_t hipGraphAddEventWaitNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipEvent_t event)
-{
-    return hw_api_unsupported("hipGraphAddEventWaitNode");
-}
-
 HW_EXPORT hipError_t hipGraphAddExternalSemaphoresSignalNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipExternalSemaphoreSignalNodeParams *nodeParams)
 {
     return hw_api_unsupported("hipGraphAddExternalSemaphoresSignalNode");
@@ -565,16 +240,6 @@ HW_EXPORT hipError_t hipGraphAddExternalSemaphoresSignalNode(hipGraphNode_t *pGr
 HW_EXPORT hipError_t hipGraphAddExternalSemaphoresWaitNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipExternalSemaphoreWaitNodeParams *nodeParams)
 {
     return hw_api_unsupported("hipGraphAddExternalSemaphoresWaitNode");
-}
-
-HW_EXPORT hipError_t hipGraphAddHostNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipHostNodeParams *pNodeParams)
-{
-    return hw_api_unsupported("hipGraphAddHostNode");
-}
-
-HW_EXPORT hipError_t hipGraphAddKernelNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipKernelNodeParams *pNodeParams)
-{
-    return hw_api_unsupported("hipGraphAddKernelNode");
 }
 
 HW_EXPORT hipError_t hipGraphAddMemAllocNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipMemAllocNodeParams *pNodeParams)
@@ -587,89 +252,14 @@ HW_EXPORT hipError_t hipGraphAddMemFreeNode(hipGraphNode_t *pGraphNode, hipGraph
     return hw_api_unsupported("hipGraphAddMemFreeNode");
 }
 
-HW_EXPORT hipError_t hipGraphAddMemcpyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipMemcpy3DParms *pCopyParams)
-{
-    return hw_api_unsupported("hipGraphAddMemcpyNode");
-}
-
-HW_EXPORT hipError_t hipGraphAddMemcpyNode1D(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipGraphAddMemcpyNode1D");
-}
-
-HW_EXPORT hipError_t hipGraphAddMemcpyNodeFromSymbol(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipGraphAddMemcpyNodeFromSymbol");
-}
-
-HW_EXPORT hipError_t hipGraphAddMemcpyNodeToSymbol(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipGraphAddMemcpyNodeToSymbol");
-}
-
-HW_EXPORT hipError_t hipGraphAddMemsetNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipMemsetParams *pMemsetParams)
-{
-    return hw_api_unsupported("hipGraphAddMemsetNode");
-}
-
 HW_EXPORT hipError_t hipGraphAddNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipGraphNodeParams *nodeParams)
 {
     return hw_api_unsupported("hipGraphAddNode");
 }
 
-HW_EXPORT hipError_t hipGraphChildGraphNodeGetGraph(hipGraphNode_t node, hipGraph_t *pGraph)
-{
-    return hw_api_unsupported("hipGraphChildGraphNodeGetGraph");
-}
-
-HW_EXPORT hipError_t hipGraphClone(hipGraph_t *pGraphClone, hipGraph_t originalGraph)
-{
-    return hw_api_unsupported("hipGraphClone");
-}
-
 HW_EXPORT hipError_t hipGraphDebugDotPrint(hipGraph_t graph, const char *path, unsigned int flags)
 {
     return hw_api_unsupported("hipGraphDebugDotPrint");
-}
-
-HW_EXPORT hipError_t hipGraphDestroyNode(hipGraphNode_t node)
-{
-    return hw_api_unsupported("hipGraphDestroyNode");
-}
-
-HW_EXPORT hipError_t hipGraphEventRecordNodeGetEvent(hipGraphNode_t node, hipEvent_t *event_out)
-{
-    return hw_api_unsupported("hipGraphEventRecordNodeGetEvent");
-}
-
-HW_EXPORT hipError_t hipGraphEventRecordNodeSetEvent(hipGraphNode_t node, hipEvent_t event)
-{
-    return hw_api_unsupported("hipGraphEventRecordNodeSetEvent");
-}
-
-HW_EXPORT hipError_t hipGraphEventWaitNodeGetEvent(hipGraphNode_t node, hipEvent_t *event_out)
-{
-    return hw_api_unsupported("hipGraphEventWaitNodeGetEvent");
-}
-
-HW_EXPORT hipError_t hipGraphEventWaitNodeSetEvent(hipGraphNode_t node, hipEvent_t event)
-{
-    return hw_api_unsupported("hipGraphEventWaitNodeSetEvent");
-}
-
-HW_EXPORT hipError_t hipGraphExecChildGraphNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, hipGraph_t childGraph)
-{
-    return hw_api_unsupported("hipGraphExecChildGraphNodeSetParams");
-}
-
-HW_EXPORT hipError_t hipGraphExecEventRecordNodeSetEvent(hipGraphExec_t hGraphExec, hipGraphNode_t hNode, hipEvent_t event)
-{
-    return hw_api_unsupported("hipGraphExecEventRecordNodeSetEvent");
-}
-
-HW_EXPORT hipError_t hipGraphExecEventWaitNodeSetEvent(hipGraphExec_t hGraphExec, hipGraphNode_t hNode, hipEvent_t event)
-{
-    return hw_api_unsupported("hipGraphExecEventWaitNodeSetEvent");
 }
 
 HW_EXPORT hipError_t hipGraphExecExternalSemaphoresSignalNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t hNode, const hipExternalSemaphoreSignalNodeParams *nodeParams)
@@ -680,46 +270,6 @@ HW_EXPORT hipError_t hipGraphExecExternalSemaphoresSignalNodeSetParams(hipGraphE
 HW_EXPORT hipError_t hipGraphExecExternalSemaphoresWaitNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t hNode, const hipExternalSemaphoreWaitNodeParams *nodeParams)
 {
     return hw_api_unsupported("hipGraphExecExternalSemaphoresWaitNodeSetParams");
-}
-
-HW_EXPORT hipError_t hipGraphExecHostNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, const hipHostNodeParams *pNodeParams)
-{
-    return hw_api_unsupported("hipGraphExecHostNodeSetParams");
-}
-
-HW_EXPORT hipError_t hipGraphExecKernelNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, const hipKernelNodeParams *pNodeParams)
-{
-    return hw_api_unsupported("hipGraphExecKernelNodeSetParams");
-}
-
-HW_EXPORT hipError_t hipGraphExecMemcpyNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, hipMemcpy3DParms *pNodeParams)
-{
-    return hw_api_unsupported("hipGraphExecMemcpyNodeSetParams");
-}
-
-HW_EXPORT hipError_t hipGraphExecMemcpyNodeSetParams1D(hipGraphExec_t hGraphExec, hipGraphNode_t node, void *dst, const void *src, size_t count, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipGraphExecMemcpyNodeSetParams1D");
-}
-
-HW_EXPORT hipError_t hipGraphExecMemcpyNodeSetParamsFromSymbol(hipGraphExec_t hGraphExec, hipGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipGraphExecMemcpyNodeSetParamsFromSymbol");
-}
-
-HW_EXPORT hipError_t hipGraphExecMemcpyNodeSetParamsToSymbol(hipGraphExec_t hGraphExec, hipGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipGraphExecMemcpyNodeSetParamsToSymbol");
-}
-
-HW_EXPORT hipError_t hipGraphExecMemsetNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, const hipMemsetParams *pNodeParams)
-{
-    return hw_api_unsupported("hipGraphExecMemsetNodeSetParams");
-}
-
-HW_EXPORT hipError_t hipGraphExecUpdate(hipGraphExec_t hGraphExec, hipGraph_t hGraph, hipGraphNode_t *hErrorNode_out, hipGraphExecUpdateResult *updateResult_out)
-{
-    return hw_api_unsupported("hipGraphExecUpdate");
 }
 
 HW_EXPORT hipError_t hipGraphExternalSemaphoresSignalNodeGetParams(hipGraphNode_t hNode, hipExternalSemaphoreSignalNodeParams *params_out)
@@ -742,26 +292,6 @@ HW_EXPORT hipError_t hipGraphExternalSemaphoresWaitNodeSetParams(hipGraphNode_t 
     return hw_api_unsupported("hipGraphExternalSemaphoresWaitNodeSetParams");
 }
 
-HW_EXPORT hipError_t hipGraphGetEdges(hipGraph_t graph, hipGraphNode_t *from, hipGraphNode_t *to, size_t *numEdges)
-{
-    return hw_api_unsupported("hipGraphGetEdges");
-}
-
-HW_EXPORT hipError_t hipGraphGetRootNodes(hipGraph_t graph, hipGraphNode_t *pRootNodes, size_t *pNumRootNodes)
-{
-    return hw_api_unsupported("hipGraphGetRootNodes");
-}
-
-HW_EXPORT hipError_t hipGraphHostNodeGetParams(hipGraphNode_t node, hipHostNodeParams *pNodeParams)
-{
-    return hw_api_unsupported("hipGraphHostNodeGetParams");
-}
-
-HW_EXPORT hipError_t hipGraphHostNodeSetParams(hipGraphNode_t node, const hipHostNodeParams *pNodeParams)
-{
-    return hw_api_unsupported("hipGraphHostNodeSetParams");
-}
-
 HW_EXPORT hipError_t hipGraphInstantiateWithParams(hipGraphExec_t *pGraphExec, hipGraph_t graph, hipGraphInstantiateParams *instantiateParams)
 {
     return hw_api_unsupported("hipGraphInstantiateWithParams");
@@ -772,26 +302,6 @@ HW_EXPORT hipError_t hipGraphKernelNodeCopyAttributes(hipGraphNode_t hSrc, hipGr
     return hw_api_unsupported("hipGraphKernelNodeCopyAttributes");
 }
 
-HW_EXPORT hipError_t hipGraphKernelNodeGetAttribute(hipGraphNode_t hNode, hipKernelNodeAttrID attr, hipKernelNodeAttrValue *value)
-{
-    return hw_api_unsupported("hipGraphKernelNodeGetAttribute");
-}
-
-HW_EXPORT hipError_t hipGraphKernelNodeGetParams(hipGraphNode_t node, hipKernelNodeParams *pNodeParams)
-{
-    return hw_api_unsupported("hipGraphKernelNodeGetParams");
-}
-
-HW_EXPORT hipError_t hipGraphKernelNodeSetAttribute(hipGraphNode_t hNode, hipKernelNodeAttrID attr, const hipKernelNodeAttrValue *value)
-{
-    return hw_api_unsupported("hipGraphKernelNodeSetAttribute");
-}
-
-HW_EXPORT hipError_t hipGraphKernelNodeSetParams(hipGraphNode_t node, const hipKernelNodeParams *pNodeParams)
-{
-    return hw_api_unsupported("hipGraphKernelNodeSetParams");
-}
-
 HW_EXPORT hipError_t hipGraphMemAllocNodeGetParams(hipGraphNode_t node, hipMemAllocNodeParams *pNodeParams)
 {
     return hw_api_unsupported("hipGraphMemAllocNodeGetParams");
@@ -800,56 +310,6 @@ HW_EXPORT hipError_t hipGraphMemAllocNodeGetParams(hipGraphNode_t node, hipMemAl
 HW_EXPORT hipError_t hipGraphMemFreeNodeGetParams(hipGraphNode_t node, void *dev_ptr)
 {
     return hw_api_unsupported("hipGraphMemFreeNodeGetParams");
-}
-
-HW_EXPORT hipError_t hipGraphMemcpyNodeGetParams(hipGraphNode_t node, hipMemcpy3DParms *pNodeParams)
-{
-    return hw_api_unsupported("hipGraphMemcpyNodeGetParams");
-}
-
-HW_EXPORT hipError_t hipGraphMemcpyNodeSetParams(hipGraphNode_t node, const hipMemcpy3DParms *pNodeParams)
-{
-    return hw_api_unsupported("hipGraphMemcpyNodeSetParams");
-}
-
-HW_EXPORT hipError_t hipGraphMemcpyNodeSetParams1D(hipGraphNode_t node, void *dst, const void *src, size_t count, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipGraphMemcpyNodeSetParams1D");
-}
-
-HW_EXPORT hipError_t hipGraphMemcpyNodeSetParamsFromSymbol(hipGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipGraphMemcpyNodeSetParamsFromSymbol");
-}
-
-HW_EXPORT hipError_t hipGraphMemcpyNodeSetParamsToSymbol(hipGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipGraphMemcpyNodeSetParamsToSymbol");
-}
-
-HW_EXPORT hipError_t hipGraphMemsetNodeGetParams(hipGraphNode_t node, hipMemsetParams *pNodeParams)
-{
-    return hw_api_unsupported("hipGraphMemsetNodeGetParams");
-}
-
-HW_EXPORT hipError_t hipGraphMemsetNodeSetParams(hipGraphNode_t node, const hipMemsetParams *pNodeParams)
-{
-    return hw_api_unsupported("hipGraphMemsetNodeSetParams");
-}
-
-HW_EXPORT hipError_t hipGraphNodeFindInClone(hipGraphNode_t *pNode, hipGraphNode_t originalNode, hipGraph_t clonedGraph)
-{
-    return hw_api_unsupported("hipGraphNodeFindInClone");
-}
-
-HW_EXPORT hipError_t hipGraphNodeGetDependencies(hipGraphNode_t node, hipGraphNode_t *pDependencies, size_t *pNumDependencies)
-{
-    return hw_api_unsupported("hipGraphNodeGetDependencies");
-}
-
-HW_EXPORT hipError_t hipGraphNodeGetDependentNodes(hipGraphNode_t node, hipGraphNode_t *pDependentNodes, size_t *pNumDependentNodes)
-{
-    return hw_api_unsupported("hipGraphNodeGetDependentNodes");
 }
 
 HW_EXPORT hipError_t hipGraphNodeGetEnabled(hipGraphExec_t hGraphExec, hipGraphNode_t hNode, unsigned int *isEnabled)
@@ -865,11 +325,6 @@ HW_EXPORT hipError_t hipGraphNodeSetEnabled(hipGraphExec_t hGraphExec, hipGraphN
 HW_EXPORT hipError_t hipGraphReleaseUserObject(hipGraph_t graph, hipUserObject_t object, unsigned int count)
 {
     return hw_api_unsupported("hipGraphReleaseUserObject");
-}
-
-HW_EXPORT hipError_t hipGraphRemoveDependencies(hipGraph_t graph, const hipGraphNode_t *from, const hipGraphNode_t *to, size_t numDependencies)
-{
-    return hw_api_unsupported("hipGraphRemoveDependencies");
 }
 
 HW_EXPORT hipError_t hipGraphRetainUserObject(hipGraph_t graph, hipUserObject_t object, unsigned int count, unsigned int flags)
@@ -922,26 +377,6 @@ HW_EXPORT hipError_t hipHccModuleLaunchKernel(hipFunction_t f, uint32_t globalWo
     return hw_api_unsupported("hipHccModuleLaunchKernel");
 }
 
-HW_EXPORT hipError_t hipHostGetDevicePointer(void **devPtr, void *hstPtr, unsigned int flags)
-{
-    return hw_api_unsupported("hipHostGetDevicePointer");
-}
-
-HW_EXPORT hipError_t hipHostGetFlags(unsigned int *flagsPtr, void *hostPtr)
-{
-    return hw_api_unsupported("hipHostGetFlags");
-}
-
-HW_EXPORT hipError_t hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned int flags)
-{
-    return hw_api_unsupported("hipHostRegister");
-}
-
-HW_EXPORT hipError_t hipHostUnregister(void *hostPtr)
-{
-    return hw_api_unsupported("hipHostUnregister");
-}
-
 HW_EXPORT hipError_t hipImportExternalMemory(hipExternalMemory_t *extMem_out, const hipExternalMemoryHandleDesc *memHandleDesc)
 {
     return hw_api_unsupported("hipImportExternalMemory");
@@ -982,71 +417,9 @@ HW_EXPORT hipError_t hipIpcOpenMemHandle(void **devPtr, hipIpcMemHandle_t handle
     return hw_api_unsupported("hipIpcOpenMemHandle");
 }
 
-HW_EXPORT const char *hipKernelNameRef(const hipFunction_t f)
-{
-    (void)hw_api_unsupported("hipKernelNameRef");
-    return "hipKernelNameRef is not supported by hipwire";
-}
-
-HW_EXPORT const char *hipKernelNameRefByPtr(const void *hostFunction, hipStream_t stream)
-{
-    (void)hw_api_unsupported("hipKernelNameRefByPtr");
-    return "hipKernelNameRefByPtr is not supported by hipwire";
-}
-
-HW_EXPORT hipError_t hipLaunchByPtr(const void *func)
-{
-    return hw_api_unsupported("hipLaunchByPtr");
-}
-
-HW_EXPORT hipError_t hipLaunchCooperativeKernelMultiDevice(hipLaunchParams *launchParamsList, int numDevices, unsigned int flags)
-{
-    return hw_api_unsupported("hipLaunchCooperativeKernelMultiDevice");
-}
-
-HW_EXPORT hipError_t hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void *userData)
-{
-    return hw_api_unsupported("hipLaunchHostFunc");
-}
-
-HW_EXPORT hipError_t hipMalloc3D(hipPitchedPtr *pitchedDevPtr, hipExtent extent)
-{
-    return hw_api_unsupported("hipMalloc3D");
-}
-
-HW_EXPORT hipError_t hipMalloc3DArray(hipArray_t *array, const struct hipChannelFormatDesc *desc, struct hipExtent extent, unsigned int flags)
-{
-    return hw_api_unsupported("hipMalloc3DArray");
-}
-
-HW_EXPORT hipError_t hipMallocArray(hipArray_t *array, const hipChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)
-{
-    return hw_api_unsupported("hipMallocArray");
-}
-
-HW_EXPORT hipError_t hipMallocAsync(void **dev_ptr, size_t size, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMallocAsync");
-}
-
-HW_EXPORT hipError_t hipMallocFromPoolAsync(void **dev_ptr, size_t size, hipMemPool_t mem_pool, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMallocFromPoolAsync");
-}
-
 HW_EXPORT hipError_t hipMallocManaged(void **dev_ptr, size_t size, unsigned int flags)
 {
     return hw_api_unsupported("hipMallocManaged");
-}
-
-HW_EXPORT hipError_t hipMallocMipmappedArray(hipMipmappedArray_t *mipmappedArray, const struct hipChannelFormatDesc *desc, struct hipExtent extent, unsigned int numLevels, unsigned int flags)
-{
-    return hw_api_unsupported("hipMallocMipmappedArray");
-}
-
-HW_EXPORT hipError_t hipMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height)
-{
-    return hw_api_unsupported("hipMallocPitch");
 }
 
 HW_EXPORT hipError_t hipMemAddressFree(void *devPtr, size_t size)
@@ -1064,16 +437,6 @@ HW_EXPORT hipError_t hipMemAdvise(const void *dev_ptr, size_t count, hipMemoryAd
     return hw_api_unsupported("hipMemAdvise");
 }
 
-HW_EXPORT hipError_t hipMemAllocHost(void **ptr, size_t size)
-{
-    return hw_api_unsupported("hipMemAllocHost");
-}
-
-HW_EXPORT hipError_t hipMemAllocPitch(hipDeviceptr_t *dptr, size_t *pitch, size_t widthInBytes, size_t height, unsigned int elementSizeBytes)
-{
-    return hw_api_unsupported("hipMemAllocPitch");
-}
-
 HW_EXPORT hipError_t hipMemCreate(hipMemGenericAllocationHandle_t *handle, size_t size, const hipMemAllocationProp *prop, unsigned long long flags)
 {
     return hw_api_unsupported("hipMemCreate");
@@ -1087,11 +450,6 @@ HW_EXPORT hipError_t hipMemExportToShareableHandle(void *shareableHandle, hipMem
 HW_EXPORT hipError_t hipMemGetAccess(unsigned long long *flags, const hipMemLocation *location, void *ptr)
 {
     return hw_api_unsupported("hipMemGetAccess");
-}
-
-HW_EXPORT hipError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize, hipDeviceptr_t dptr)
-{
-    return hw_api_unsupported("hipMemGetAddressRange");
 }
 
 HW_EXPORT hipError_t hipMemGetAllocationGranularity(size_t *granularity, const hipMemAllocationProp *prop, hipMemAllocationGranularity_flags option)
@@ -1119,16 +477,6 @@ HW_EXPORT hipError_t hipMemMapArrayAsync(hipArrayMapInfo *mapInfoList, unsigned 
     return hw_api_unsupported("hipMemMapArrayAsync");
 }
 
-HW_EXPORT hipError_t hipMemPoolCreate(hipMemPool_t *mem_pool, const hipMemPoolProps *pool_props)
-{
-    return hw_api_unsupported("hipMemPoolCreate");
-}
-
-HW_EXPORT hipError_t hipMemPoolDestroy(hipMemPool_t mem_pool)
-{
-    return hw_api_unsupported("hipMemPoolDestroy");
-}
-
 HW_EXPORT hipError_t hipMemPoolExportPointer(hipMemPoolPtrExportData *export_data, void *dev_ptr)
 {
     return hw_api_unsupported("hipMemPoolExportPointer");
@@ -1137,16 +485,6 @@ HW_EXPORT hipError_t hipMemPoolExportPointer(hipMemPoolPtrExportData *export_dat
 HW_EXPORT hipError_t hipMemPoolExportToShareableHandle(void *shared_handle, hipMemPool_t mem_pool, hipMemAllocationHandleType handle_type, unsigned int flags)
 {
     return hw_api_unsupported("hipMemPoolExportToShareableHandle");
-}
-
-HW_EXPORT hipError_t hipMemPoolGetAccess(hipMemAccessFlags *flags, hipMemPool_t mem_pool, hipMemLocation *location)
-{
-    return hw_api_unsupported("hipMemPoolGetAccess");
-}
-
-HW_EXPORT hipError_t hipMemPoolGetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)
-{
-    return hw_api_unsupported("hipMemPoolGetAttribute");
 }
 
 HW_EXPORT hipError_t hipMemPoolImportFromShareableHandle(hipMemPool_t *mem_pool, void *shared_handle, hipMemAllocationHandleType handle_type, unsigned int flags)
@@ -1159,29 +497,9 @@ HW_EXPORT hipError_t hipMemPoolImportPointer(void **dev_ptr, hipMemPool_t mem_po
     return hw_api_unsupported("hipMemPoolImportPointer");
 }
 
-HW_EXPORT hipError_t hipMemPoolSetAccess(hipMemPool_t mem_pool, const hipMemAccessDesc *desc_list, size_t count)
-{
-    return hw_api_unsupported("hipMemPoolSetAccess");
-}
-
-HW_EXPORT hipError_t hipMemPoolSetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)
-{
-    return hw_api_unsupported("hipMemPoolSetAttribute");
-}
-
-HW_EXPORT hipError_t hipMemPoolTrimTo(hipMemPool_t mem_pool, size_t min_bytes_to_hold)
-{
-    return hw_api_unsupported("hipMemPoolTrimTo");
-}
-
 HW_EXPORT hipError_t hipMemPrefetchAsync(const void *dev_ptr, size_t count, int device, hipStream_t stream)
 {
     return hw_api_unsupported("hipMemPrefetchAsync");
-}
-
-HW_EXPORT hipError_t hipMemPtrGetInfo(void *ptr, size_t *size)
-{
-    return hw_api_unsupported("hipMemPtrGetInfo");
 }
 
 HW_EXPORT hipError_t hipMemRangeGetAttribute(void *data, size_t data_size, hipMemRangeAttribute attribute, const void *dev_ptr, size_t count)
@@ -1214,131 +532,6 @@ HW_EXPORT hipError_t hipMemUnmap(void *ptr, size_t size)
     return hw_api_unsupported("hipMemUnmap");
 }
 
-HW_EXPORT hipError_t hipMemcpy2DArrayToArray(hipArray_t dst, size_t wOffsetDst, size_t hOffsetDst, hipArray_const_t src, size_t wOffsetSrc, size_t hOffsetSrc, size_t width, size_t height, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipMemcpy2DArrayToArray");
-}
-
-HW_EXPORT hipError_t hipMemcpy2DFromArray(void *dst, size_t dpitch, hipArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipMemcpy2DFromArray");
-}
-
-HW_EXPORT hipError_t hipMemcpy2DFromArrayAsync(void *dst, size_t dpitch, hipArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, hipMemcpyKind kind, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemcpy2DFromArrayAsync");
-}
-
-HW_EXPORT hipError_t hipMemcpy2DToArray(hipArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipMemcpy2DToArray");
-}
-
-HW_EXPORT hipError_t hipMemcpy2DToArrayAsync(hipArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemcpy2DToArrayAsync");
-}
-
-HW_EXPORT hipError_t hipMemcpy3D(const struct hipMemcpy3DParms *p)
-{
-    return hw_api_unsupported("hipMemcpy3D");
-}
-
-HW_EXPORT hipError_t hipMemcpy3DAsync(const struct hipMemcpy3DParms *p, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemcpy3DAsync");
-}
-
-HW_EXPORT hipError_t hipMemcpyAtoA(hipArray_t dstArray, size_t dstOffset, hipArray_t srcArray, size_t srcOffset, size_t ByteCount)
-{
-    return hw_api_unsupported("hipMemcpyAtoA");
-}
-
-HW_EXPORT hipError_t hipMemcpyAtoD(hipDeviceptr_t dstDevice, hipArray_t srcArray, size_t srcOffset, size_t ByteCount)
-{
-    return hw_api_unsupported("hipMemcpyAtoD");
-}
-
-HW_EXPORT hipError_t hipMemcpyAtoH(void *dst, hipArray_t srcArray, size_t srcOffset, size_t count)
-{
-    return hw_api_unsupported("hipMemcpyAtoH");
-}
-
-HW_EXPORT hipError_t hipMemcpyAtoHAsync(void *dstHost, hipArray_t srcArray, size_t srcOffset, size_t ByteCount, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemcpyAtoHAsync");
-}
-
-HW_EXPORT hipError_t hipMemcpyDtoA(hipArray_t dstArray, size_t dstOffset, hipDeviceptr_t srcDevice, size_t ByteCount)
-{
-    return hw_api_unsupported("hipMemcpyDtoA");
-}
-
-HW_EXPORT hipError_t hipMemcpyFromArray(void *dst, hipArray_const_t srcArray, size_t wOffset, size_t hOffset, size_t count, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipMemcpyFromArray");
-}
-
-HW_EXPORT hipError_t hipMemcpyHtoA(hipArray_t dstArray, size_t dstOffset, const void *srcHost, size_t count)
-{
-    return hw_api_unsupported("hipMemcpyHtoA");
-}
-
-HW_EXPORT hipError_t hipMemcpyHtoAAsync(hipArray_t dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemcpyHtoAAsync");
-}
-
-HW_EXPORT hipError_t hipMemcpyParam2D(const hip_Memcpy2D *pCopy)
-{
-    return hw_api_unsupported("hipMemcpyParam2D");
-}
-
-HW_EXPORT hipError_t hipMemcpyParam2DAsync(const hip_Memcpy2D *pCopy, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemcpyParam2DAsync");
-}
-
-HW_EXPORT hipError_t hipMemcpyToArray(hipArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count, hipMemcpyKind kind)
-{
-    return hw_api_unsupported("hipMemcpyToArray");
-}
-
-HW_EXPORT hipError_t hipMemset2D(void *dst, size_t pitch, int value, size_t width, size_t height)
-{
-    return hw_api_unsupported("hipMemset2D");
-}
-
-HW_EXPORT hipError_t hipMemset2DAsync(void *dst, size_t pitch, int value, size_t width, size_t height, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemset2DAsync");
-}
-
-HW_EXPORT hipError_t hipMemset3D(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent)
-{
-    return hw_api_unsupported("hipMemset3D");
-}
-
-HW_EXPORT hipError_t hipMemset3DAsync(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent, hipStream_t stream)
-{
-    return hw_api_unsupported("hipMemset3DAsync");
-}
-
-HW_EXPORT hipError_t hipMipmappedArrayCreate(hipMipmappedArray_t *pHandle, HIP_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)
-{
-    return hw_api_unsupported("hipMipmappedArrayCreate");
-}
-
-HW_EXPORT hipError_t hipMipmappedArrayDestroy(hipMipmappedArray_t hMipmappedArray)
-{
-    return hw_api_unsupported("hipMipmappedArrayDestroy");
-}
-
-HW_EXPORT hipError_t hipMipmappedArrayGetLevel(hipArray_t *pLevelArray, hipMipmappedArray_t hMipMappedArray, unsigned int level)
-{
-    return hw_api_unsupported("hipMipmappedArrayGetLevel");
-}
-
 HW_EXPORT hipError_t hipModuleGetTexRef(textureReference **texRef, hipModule_t hmod, const char *name)
 {
     return hw_api_unsupported("hipModuleGetTexRef");
@@ -1359,24 +552,9 @@ HW_EXPORT hipError_t hipPointerSetAttribute(const void *value, hipPointer_attrib
     return hw_api_unsupported("hipPointerSetAttribute");
 }
 
-HW_EXPORT hipError_t hipProfilerStart(void)
-{
-    return hw_api_unsupported("hipProfilerStart");
-}
-
-HW_EXPORT hipError_t hipProfilerStop(void)
-{
-    return hw_api_unsupported("hipProfilerStop");
-}
-
 HW_EXPORT void hipRegisterTracerCallback(const void *function)
 {
     (void)hw_api_unsupported("hipRegisterTracerCallback");
-}
-
-HW_EXPORT hipError_t hipSetDeviceFlags(unsigned flags)
-{
-    return hw_api_unsupported("hipSetDeviceFlags");
 }
 
 HW_EXPORT hipError_t hipSetValidDevices(int *device_arr, int len)
@@ -1384,19 +562,9 @@ HW_EXPORT hipError_t hipSetValidDevices(int *device_arr, int len)
     return hw_api_unsupported("hipSetValidDevices");
 }
 
-HW_EXPORT hipError_t hipSetupArgument(const void *arg, size_t size, size_t offset)
-{
-    return hw_api_unsupported("hipSetupArgument");
-}
-
 HW_EXPORT hipError_t hipSignalExternalSemaphoresAsync(const hipExternalSemaphore_t *extSemArray, const hipExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, hipStream_t stream)
 {
     return hw_api_unsupported("hipSignalExternalSemaphoresAsync");
-}
-
-HW_EXPORT hipError_t hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t callback, void *userData, unsigned int flags)
-{
-    return hw_api_unsupported("hipStreamAddCallback");
 }
 
 HW_EXPORT hipError_t hipStreamAttachMemAsync(hipStream_t stream, void *dev_ptr, size_t length, unsigned int flags)
@@ -1412,31 +580,6 @@ HW_EXPORT hipError_t hipStreamBeginCaptureToGraph(hipStream_t stream, hipGraph_t
 HW_EXPORT hipError_t hipStreamGetDevice(hipStream_t stream, hipDevice_t *device)
 {
     return hw_api_unsupported("hipStreamGetDevice");
-}
-
-HW_EXPORT hipError_t hipStreamUpdateCaptureDependencies(hipStream_t stream, hipGraphNode_t *dependencies, size_t numDependencies, unsigned int flags)
-{
-    return hw_api_unsupported("hipStreamUpdateCaptureDependencies");
-}
-
-HW_EXPORT hipError_t hipStreamWaitValue32(hipStream_t stream, void *ptr, uint32_t value, unsigned int flags, uint32_t mask)
-{
-    return hw_api_unsupported("hipStreamWaitValue32");
-}
-
-HW_EXPORT hipError_t hipStreamWaitValue64(hipStream_t stream, void *ptr, uint64_t value, unsigned int flags, uint64_t mask)
-{
-    return hw_api_unsupported("hipStreamWaitValue64");
-}
-
-HW_EXPORT hipError_t hipStreamWriteValue32(hipStream_t stream, void *ptr, uint32_t value, unsigned int flags)
-{
-    return hw_api_unsupported("hipStreamWriteValue32");
-}
-
-HW_EXPORT hipError_t hipStreamWriteValue64(hipStream_t stream, void *ptr, uint64_t value, unsigned int flags)
-{
-    return hw_api_unsupported("hipStreamWriteValue64");
 }
 
 HW_EXPORT hipError_t hipTexObjectCreate(hipTextureObject_t *pTexObject, const HIP_RESOURCE_DESC *pResDesc, const HIP_TEXTURE_DESC *pTexDesc, const HIP_RESOURCE_VIEW_DESC *pResViewDesc)

@@ -205,6 +205,13 @@ int raw_call(struct raw_conn *c, uint16_t opcode, const void *fixed, size_t fixe
     if (err < 0)
         return RAW_EOF;
     int rc = raw_recv(c, r, RAW_TIMEOUT_MS);
+    /* The worker's own heartbeats and acknowledgements (request_id 0) may
+     * arrive before the reply at any time: a client passes over them. */
+    while (rc == 0 && r->h.request_id == 0 &&
+           (r->h.opcode == HIPR_OP_HEARTBEAT || r->h.opcode == HIPR_OP_ACK)) {
+        raw_reply_free(r);
+        rc = raw_recv(c, r, RAW_TIMEOUT_MS);
+    }
     if (rc < 0)
         return rc;
     if (r->h.request_id != id || r->h.opcode != opcode) {

@@ -108,7 +108,12 @@ static void pointer_attributes(void)
     HIP_CHECK(hipSetDevice(0));
     hipPointerAttribute_t pa;
     HIP_CHECK(hipPointerGetAttributes(&pa, h2 + 1));
-    CHECK(pa.memoryType == hipMemoryTypeHost && pa.hostPointer == h2 + 1 &&
+#if HIP_VERSION_MAJOR >= 6
+    const hipMemoryType pa_type = pa.type; /* HIP 6 renamed memoryType */
+#else
+    const hipMemoryType pa_type = pa.memoryType;
+#endif
+    CHECK(pa_type == hipMemoryTypeHost && pa.hostPointer == h2 + 1 &&
           pa.devicePointer == h2 + 1 && pa.device == count - 1);
     HIP_CHECK(hipHostFree(h2));
     HIP_CHECK(hipPointerGetAttribute(&v, HIP_POINTER_ATTRIBUTE_MAPPED, (hipDeviceptr_t)d));

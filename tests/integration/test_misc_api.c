@@ -354,8 +354,28 @@ static void profiler(void)
     HIP_EXPECT(hipGetLastError(), hipSuccess);
 }
 
+/* amd_hip_runtime.h declares these for C++ only. */
+const char *amd_dbgapi_get_build_name(void);
+const char *amd_dbgapi_get_git_hash(void);
+size_t amd_dbgapi_get_build_id(void);
+
+/* The debugger's build queries describe the library installed: hipwire's
+ * proxy, its version, the HIP it stands in for, its commit. */
+static void build_info(void)
+{
+    char want[64];
+    snprintf(want, sizeof want, "for HIP %d.%d.%d)", HIP_VERSION_MAJOR, HIP_VERSION_MINOR,
+             HIP_VERSION_PATCH);
+    const char *name = amd_dbgapi_get_build_name();
+    CHECK(name && strncmp(name, "hipwire ", 8) == 0 && strstr(name, want) != NULL);
+    const char *hash = amd_dbgapi_get_git_hash();
+    CHECK(hash && hash[0] != '\0' && strstr(hash, "not supported") == NULL);
+    CHECK_EQ(amd_dbgapi_get_build_id(), (size_t)HIP_VERSION_BUILD_ID);
+}
+
 int main(void)
 {
+    build_info();
     const char *kernels = getenv("HIPWIRE_KERNELS");
     CHECK(kernels);
     register_kernels(kernels);

@@ -25,6 +25,9 @@ void __hipRegisterSurface(void **modules, void *var, char *hostVar, char *device
 void __hipRegisterTexture(void **modules, void *var, char *hostVar, char *deviceVar, int type, int norm, int ext);
 void __hipRegisterVar(void **modules, void *var, char *hostVar, char *deviceVar, int ext, size_t size, int constant, int global);
 void __hipUnregisterFatBinary(void **modules);
+size_t amd_dbgapi_get_build_id(void);
+const char *amd_dbgapi_get_build_name(void);
+const char *amd_dbgapi_get_git_hash(void);
 void hipArray3DGetDescriptor(void);
 void hipArrayGetDescriptor(void);
 void hipArrayGetInfo(void);
@@ -86,26 +89,6 @@ HW_EXPORT void __hipRegisterSurface(void **modules, void *var, char *hostVar, ch
 HW_EXPORT void __hipRegisterTexture(void **modules, void *var, char *hostVar, char *deviceVar, int type, int norm, int ext)
 {
     (void)hw_api_unsupported("__hipRegisterTexture");
-}
-
-HW_EXPORT size_t amd_dbgapi_get_build_id(void)
-{
-    size_t hw_r;
-    (void)hw_api_unsupported("amd_dbgapi_get_build_id");
-    memset(&hw_r, 0, sizeof(hw_r));
-    return hw_r;
-}
-
-HW_EXPORT const char *amd_dbgapi_get_build_name(void)
-{
-    (void)hw_api_unsupported("amd_dbgapi_get_build_name");
-    return "amd_dbgapi_get_build_name is not supported by hipwire";
-}
-
-HW_EXPORT const char *amd_dbgapi_get_git_hash(void)
-{
-    (void)hw_api_unsupported("amd_dbgapi_get_git_hash");
-    return "amd_dbgapi_get_git_hash is not supported by hipwire";
 }
 
 HW_EXPORT hipError_t hipBindTexture(size_t *offset, const textureReference *tex, const void *devPtr, const hipChannelFormatDesc *desc, size_t size)

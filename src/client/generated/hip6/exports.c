@@ -28,6 +28,9 @@ void __hipRegisterSurface(void **modules, void *var, char *hostVar, char *device
 void __hipRegisterTexture(void **modules, void *var, char *hostVar, char *deviceVar, int type, int norm, int ext);
 void __hipRegisterVar(void **modules, void *var, char *hostVar, char *deviceVar, int ext, size_t size, int constant, int global);
 void __hipUnregisterFatBinary(void **modules);
+size_t amd_dbgapi_get_build_id(void);
+const char *amd_dbgapi_get_build_name(void);
+const char *amd_dbgapi_get_git_hash(void);
 hipError_t hw_shadowed_hipChooseDevice(int *device, const hipDeviceProp_tR0000 *prop) __asm__("hipChooseDevice");
 hipError_t hipExtModuleLaunchKernel(hipFunction_t f, uint32_t globalWorkSizeX, uint32_t globalWorkSizeY, uint32_t globalWorkSizeZ, uint32_t localWorkSizeX, uint32_t localWorkSizeY, uint32_t localWorkSizeZ, size_t sharedMemBytes, hipStream_t hStream, void **kernelParams, void **extra, hipEvent_t startEvent, hipEvent_t stopEvent, uint32_t flags);
 hipError_t hw_shadowed_hipGetDeviceProperties(hipDeviceProp_tR0000 *prop, int device) __asm__("hipGetDeviceProperties");
@@ -57,26 +60,6 @@ HW_EXPORT void __hipRegisterSurface(void **modules, void *var, char *hostVar, ch
 HW_EXPORT void __hipRegisterTexture(void **modules, void *var, char *hostVar, char *deviceVar, int type, int norm, int ext)
 {
     (void)hw_api_unsupported("__hipRegisterTexture");
-}
-
-HW_EXPORT size_t amd_dbgapi_get_build_id(void)
-{
-    size_t hw_r;
-    (void)hw_api_unsupported("amd_dbgapi_get_build_id");
-    memset(&hw_r, 0, sizeof(hw_r));
-    return hw_r;
-}
-
-HW_EXPORT const char *amd_dbgapi_get_build_name(void)
-{
-    (void)hw_api_unsupported("amd_dbgapi_get_build_name");
-    return "amd_dbgapi_get_build_name is not supported by hipwire";
-}
-
-HW_EXPORT const char *amd_dbgapi_get_git_hash(void)
-{
-    (void)hw_api_unsupported("amd_dbgapi_get_git_hash");
-    return "amd_dbgapi_get_git_hash is not supported by hipwire";
 }
 
 HW_EXPORT hipError_t hipBindTexture(size_t *offset, const textureReference *tex, const void *devPtr, const hipChannelFormatDesc *desc, size_t size)

@@ -23,188 +23,24 @@
 #define BIG_BYTES (128u << 20)         /* 128 MiB of large slabs in flight at most */
 #define WATCHDOG_MS 100
 
-/* The context the calling thread has current, so the common case of one
- * device costs no driver call. Only the dispatch thread calls hwcu_use(). */
-static _Thread_local CUcontext tl_ctx;
-
-int hwcu_use(struct hw_backend *be, struct cu_dev *d)
-{
-    if (tl_ctx == d->ctx)
-        return HW_OK;
-    CUresult r = be->api.cuCtxSetCurrent(d->ctx);
-    if (r != HWCU_SUCCESS)
-        return hwcu_check(be, r);
-    tl_ctx = d->ctx;
-    return HW_OK;
-}
-
-static const char *cu_name(struct hw_backend *be, CUresult r)
-{
-    const char *s = NULL;
-    if (be->api.cuGetErrorName(r, &s) != HWCU_SUCCESS || !s)
-        s = "unknown CUresult";
-    return s;
-}
-
-static void flush_pending(struct hw_backend *be, int status);
-
-void hwcu_fail(struct hw_backend *be, CUresult r)
-{
-    int st = hwcu_status(r);
-    int expected = 0;
-    if (__atomic_compare_exchange_n(&be->dead, &expected, st, 0, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_ACQUIRE)) {
-        /* No cuGetErrorName here: this may run on the driver's callback
-         * thread, where CUDA calls are not allowed. */
-        hw_error("cuda: device context lost: CUresult %d (hipError %d); every later call fails",
-                 (int)r, st);
-        if (be->cfg.on_async_error)
-            be->cfg.on_async_error(be->cfg.ctx, st);
-    }
-    flush_pending(be, HWCU_DEAD(be));
-}
-
-int hwcu_check(struct hw_backend *be, CUresult r)
-{
-    if (r == HWCU_SUCCESS)
-        return HW_OK;
-    if (hwcu_is_sticky(r))
-        hwcu_fail(be, r);
-    return hwcu_status(r);
-}
-
-/* ---- pending completions ---------------------------------------------------- */
-
-static void list_add(struct hw_backend *be, struct cb_rec *r)
-{
-    r->next = &be->pending;
-    r->prev = be->pending.prev;
-    be->pending.prev->next = r;
-    be->pending.prev = r;
-    be->npending++;
-}
-
-static void list_del(struct hw_backend *be, struct cb_rec *r)
-{
-    r->prev->next = r->next;
-    r->next->prev = r->prev;
-    r->prev = r->next = r;
-    be->npending--;
-}
-
-static void slab_put_locked(struct hw_backend *be, struct slab_pool *pool, struct hw_bstage *sl)
-{
-    sl->next = pool->free;
-    pool->free = sl;
-    pthread_cond_broadcast(&be->slab_cond);
-}
-
-/* Runs each completion at most once: from the driver's callback, or from a
- * flush after the context was lost, whichever comes first. */
-void hwcu_cb_complete(struct cb_rec *r, CUresult res)
-{
-    struct hw_backend *be = r->be;
-    int st = hwcu_status(res);
-    if (res != HWCU_SUCCESS) {
-        /* Runs on the driver's thread: no CUDA calls, so no flush of streams
-         * here beyond failing what is pending (hwcu_fail makes no CUDA call
-         * except cuGetErrorName, which only reads a table). */
-        hwcu_fail(be, hwcu_is_sticky(res) ? res : HWCU_ERROR_LAUNCH_FAILED);
-    }
-    pthread_mutex_lock(&be->lock);
-    int fire = !r->fired;
-    r->fired = 1;
-    list_del(be, r);
-    pthread_mutex_unlock(&be->lock);
-    if (fire) {
-        if (r->d2h_dst && st == HW_OK)
-            memcpy(r->d2h_dst, r->slab->p, r->d2h_len);
-        if (r->slab) {
-            pthread_mutex_lock(&be->lock);
-            slab_put_locked(be, r->pool, r->slab);
-            pthread_mutex_unlock(&be->lock);
-        }
-        if (r->fn)
-            r->fn(r->arg, st);
-    }
-    free(r);
-}
-
-static void cb_stream(CUstream s, CUresult status, void *ud)
-{
-    (void)s;
-    hwcu_cb_complete(ud, status);
-}
-
-static void cb_host(void *ud)
-{
-    hwcu_cb_complete(ud, HWCU_SUCCESS);
-}
-
-struct flushed {
-    hw_done_fn fn;
-    void *arg;
-};
-
-/* Fails every completion still pending. The records stay listed (the
- * driver may still call back; cb_complete then only frees them); fn/arg are
- * copied out under the lock because that call may free a record at once. */
-static void flush_pending(struct hw_backend *be, int status)
-{
-    pthread_mutex_lock(&be->lock);
-    struct flushed *v = calloc(be->npending ? be->npending : 1, sizeof *v);
-    size_t n = 0;
-    for (struct cb_rec *r = be->pending.next; r != &be->pending; r = r->next) {
-        if (r->fired)
-            continue;
-        r->fired = 1;
-        if (r->slab)
-            slab_put_locked(be, r->pool, r->slab);
-        if (!r->fn)
-            continue;
-        if (v) {
-            v[n].fn = r->fn;
-            v[n].arg = r->arg;
-            n++;
-        } else {
-            r->fn(r->arg, status); /* out of memory: better late under the lock than never */
-        }
-    }
-    pthread_mutex_unlock(&be->lock);
-    for (size_t i = 0; i < n; i++)
-        v[i].fn(v[i].arg, status);
-    free(v);
-}
-
-static struct cb_rec *rec_new(struct hw_backend *be, hw_done_fn fn, void *arg)
-{
-    struct cb_rec *r = calloc(1, sizeof *r);
-    if (r) {
-        r->be = be;
-        r->fn = fn;
-        r->arg = arg;
-    }
-    return r;
-}
-
 /* Queues r's completion behind the work already on s (of device d, whose
  * context is current). On failure r is neither listed nor freed: the caller
  * still owns it. */
 static int rec_enqueue(struct hw_backend *be, struct cu_dev *d, CUstream s, struct cb_rec *r)
 {
     pthread_mutex_lock(&be->lock);
-    list_add(be, r);
+    hwcu_pending_add(be, r);
     pthread_mutex_unlock(&be->lock);
     int rc = HW_OK;
     if (be->poll)
         rc = hwcu_poll_enqueue(be, d, s, r);
     else if (be->use_host_func)
-        rc = hwcu_check(be, be->api.cuLaunchHostFunc(s, cb_host, r));
+        rc = hwcu_check(be, be->api.cuLaunchHostFunc(s, hwcu_cb_host, r));
     else
-        rc = hwcu_check(be, be->api.cuStreamAddCallback(s, cb_stream, r, 0));
+        rc = hwcu_check(be, be->api.cuStreamAddCallback(s, hwcu_cb_stream, r, 0));
     if (rc != HW_OK) {
         pthread_mutex_lock(&be->lock);
-        list_del(be, r);
+        hwcu_pending_del(be, r);
         pthread_mutex_unlock(&be->lock);
         return rc;
     }
@@ -268,7 +104,7 @@ static int slab_get(struct hw_backend *be, struct slab_pool *pool, struct hw_bst
 static void slab_put(struct hw_backend *be, struct slab_pool *pool, struct hw_bstage *sl)
 {
     pthread_mutex_lock(&be->lock);
-    slab_put_locked(be, pool, sl);
+    hwcu_slab_put_locked(be, pool, sl);
     pthread_mutex_unlock(&be->lock);
 }
 
@@ -329,7 +165,7 @@ static void release_devices(struct hw_backend *be)
                     be->api.cuStreamDestroy(d->evq[q]);
         be->api.cuDevicePrimaryCtxRelease(d->dev);
     }
-    tl_ctx = NULL;
+    hwcu_forget_current();
     be->api.cuCtxSetCurrent(NULL);
 }
 
@@ -387,11 +223,11 @@ static int cuda_open(const struct hw_backend_config *cfg, struct hw_backend **ou
                 goto cu_fail;
         continue;
 cu_fail:
-        hw_warn("cuda: device %d: %s (%d)", i, cu_name(be, r), (int)r);
+        hw_warn("cuda: device %d: %s (%d)", i, hwcu_err_name(be, r), (int)r);
         rc = hwcu_status(r);
         goto fail;
     }
-    tl_ctx = NULL;
+    hwcu_forget_current();
     be->small = (struct slab_pool){ .slab_size = SMALL_SLAB, .max = SMALL_SLABS };
     /* The chunk size trades per-chunk overhead against how long the wire
      * waits for the first chunk's DMA; HIPWIRE_CUDA_CHUNK_KIB tunes it. */
@@ -442,7 +278,7 @@ static void cuda_close(struct hw_backend *be)
     if (be->wd_started)
         pthread_join(be->wd, NULL);
     if (HWCU_DEAD(be))
-        flush_pending(be, HWCU_DEAD(be));
+        hwcu_flush_pending(be, HWCU_DEAD(be));
     pthread_mutex_lock(&be->lock);
     /* Records the driver never called back (lost context only) are left
      * allocated: the driver may still hold their addresses. */
@@ -717,7 +553,7 @@ static int cuda_stream_callback(struct hw_backend *be, struct hw_bstream *s, hw_
     int rc;
     if ((rc = HWCU_DEAD(be)) != 0 || (rc = hwcu_use(be, s->d)) != HW_OK)
         return rc;
-    struct cb_rec *r = rec_new(be, fn, arg);
+    struct cb_rec *r = hwcu_rec_new(be, fn, arg);
     if (!r)
         return HW_ENOMEM;
     if ((rc = rec_enqueue(be, s->d, s->s, r)) != HW_OK)
@@ -741,7 +577,7 @@ static int staged_chunk(struct hw_backend *be, struct hw_bstream *s, struct slab
         slab_put(be, pool, sl);
         return hwcu_check(be, copy_result);
     }
-    struct cb_rec *r = rec_new(be, NULL, NULL);
+    struct cb_rec *r = hwcu_rec_new(be, NULL, NULL);
     int rc = r ? HW_OK : HW_ENOMEM;
     if (r) {
         r->slab = sl;
@@ -964,7 +800,7 @@ static int cuda_event_callback(struct hw_backend *be, struct hw_bevent *e, hw_do
     CUstream q = d->evq[d->evq_next++ % HWCU_EVQ_STREAMS];
     if ((rc = hwcu_check(be, be->api.cuStreamWaitEvent(q, e->e, 0))) != HW_OK)
         return rc;
-    struct cb_rec *r = rec_new(be, fn, arg);
+    struct cb_rec *r = hwcu_rec_new(be, fn, arg);
     if (!r)
         return HW_ENOMEM;
     if ((rc = rec_enqueue(be, d, q, r)) != HW_OK)

@@ -119,8 +119,13 @@ struct hw_backend {
     int poll_stop, poller_started;
 };
 
+/* cuda_completion.c: the layer under the poller and the ops. */
 /* Makes d's context current on the calling thread. */
 int hwcu_use(struct hw_backend *be, struct cu_dev *d);
+/* The calling thread no longer has a context current (contexts released). */
+void hwcu_forget_current(void);
+/* The driver's name for r (only where CUDA calls are allowed). */
+const char *hwcu_err_name(struct hw_backend *be, CUresult r);
 /* CUresult -> status; a sticky error also fails the whole backend (hwcu_fail). */
 int hwcu_check(struct hw_backend *be, CUresult r);
 /* The first sticky error: reported once, every pending completion failed. */
@@ -128,6 +133,18 @@ void hwcu_fail(struct hw_backend *be, CUresult r);
 #define HWCU_DEAD(be) __atomic_load_n(&(be)->dead, __ATOMIC_ACQUIRE)
 /* Runs a completion once (driver callback, poller or flush) and frees r. */
 void hwcu_cb_complete(struct cb_rec *r, CUresult res);
+/* A completion record for fn(arg) (either may be NULL); NULL when out of memory. */
+struct cb_rec *hwcu_rec_new(struct hw_backend *be, hw_done_fn fn, void *arg);
+/* The pending list, under be->lock: what a lost context fails. */
+void hwcu_pending_add(struct hw_backend *be, struct cb_rec *r);
+void hwcu_pending_del(struct hw_backend *be, struct cb_rec *r);
+/* Fails every completion still pending with status. */
+void hwcu_flush_pending(struct hw_backend *be, int status);
+/* Returns a staging slab to its pool, under be->lock. */
+void hwcu_slab_put_locked(struct hw_backend *be, struct slab_pool *pool, struct hw_bstage *sl);
+/* The driver's callback trampolines: they complete their record. */
+void hwcu_cb_stream(CUstream s, CUresult status, void *ud);
+void hwcu_cb_host(void *ud);
 
 /* cuda_poll.c */
 int hwcu_poll_start(struct hw_backend *be);

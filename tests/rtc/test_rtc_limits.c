@@ -13,6 +13,8 @@
  *    --rtc-timeout=6): while another client process compiles the endless
  *    source, a second one waits its second and is refused with the limit
  *    named; once the first is done a third compile succeeds;
+ *  - queue (worker: --rtc-max-concurrent=1 --rtc-timeout=4): the second
+ *    compile waits for the first to end, then succeeds;
  *  - killed (worker: --rtc-max-concurrent=1 --rtc-queue-timeout=20
  *    --rtc-timeout=60): the session process holding the only slot is
  *    killed (SIGKILL); a new compile gets the slot at once, not after 20 s;
@@ -131,7 +133,20 @@ static int concurrent_modes(const char *mode)
     CHECK(pipe(pfd) == 0);
     char *log;
     int st;
-    if (strcmp(mode, "concurrent") == 0) {
+    if (strcmp(mode, "queue") == 0) {
+        pid_t first = endless_client(pfd);
+        double t0 = now_s();
+        hiprtcResult r = compile(small, &log);
+        double took = now_s() - t0;
+        if (r != HIPRTC_SUCCESS)
+            fprintf(stderr, "log: %s\n", log);
+        CHECK(r == HIPRTC_SUCCESS);
+        free(log);
+        /* The first holds the slot until its 4 s limit, ~2 s after this began. */
+        printf("a compile queued behind a running one: succeeded after %.1f s\n", took);
+        CHECK(took >= 1.0);
+        CHECK(waitpid(first, &st, 0) == first && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    } else if (strcmp(mode, "concurrent") == 0) {
         pid_t first = endless_client(pfd);
         pid_t second = fork();
         CHECK(second >= 0);
@@ -216,7 +231,8 @@ int main(int argc, char **argv)
         CHECK(r == HIPRTC_SUCCESS);
         free(log);
         printf("a small program then compiles under the same limit\n");
-    } else if (strcmp(argv[1], "concurrent") == 0 || strcmp(argv[1], "killed") == 0) {
+    } else if (strcmp(argv[1], "concurrent") == 0 || strcmp(argv[1], "killed") == 0 ||
+               strcmp(argv[1], "queue") == 0) {
         concurrent_modes(argv[1]);
     } else {
         CHECK(strcmp(argv[1], "output") == 0);

@@ -100,6 +100,7 @@ struct hw_rtc_input {
     const char *work_dir;              /* where a private directory may be made */
     const char *compiler;              /* hipcc to run, NULL: search PATH */
     const int *cancel;                 /* set (atomically) when the session ends */
+    uint64_t max_memory;               /* compiler address space (bytes); 0: the backend's */
 };
 
 /* What a compile produced; every buffer is malloc'ed and the caller's. */

@@ -23,6 +23,7 @@
 #include "hw_log.h"
 #include "hw_net.h"
 #include "hw_transport.h"
+#include "rtc_slots.h"
 #include "supervisor.h"
 #include "worker.h"
 #include "worker_info.h"
@@ -61,6 +62,11 @@ static void usage(FILE *f)
             "  --rtc-max-output SIZE largest file a run-time compile may write (default 64M)\n"
             "  --rtc-dir PATH        where compiles get private directories (default $TMPDIR or /tmp)\n"
             "  --hipcc PATH          the compiler for run-time compiles (default: hipcc in PATH)\n"
+            "  --rtc-max-concurrent N  run-time compiles running at once across all sessions\n"
+            "                        (default: half the CPUs, at least 1)\n"
+            "  --rtc-queue-timeout S how long a compile waits for one of those before it is\n"
+            "                        refused (default 30; 0: refuse at once)\n"
+            "  --rtc-max-memory SIZE address space of one compiler process (default 4G)\n"
             "  --help, --version\n"
             "Environment: TF_DEBUG=1 for debug logs.\n",
             HIPR_DEFAULT_PORT, WORKER_DEFAULT_MAX_HANDLES);
@@ -256,11 +262,17 @@ int main(int argc, char **argv)
         .max_inflight = WORKER_DEFAULT_MAX_INFLIGHT,
         .resume_grace_ms = WORKER_DEFAULT_RESUME_GRACE_MS,
         .resume_buffer = WORKER_DEFAULT_RESUME_BUFFER,
+        .rtc_max_memory = 4ull << 30,
+        .rtc_queue_timeout_ms = 30000,
     };
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int rtc_max_concurrent = ncpu >= 2 ? (int)(ncpu / 2) : 1;
+    struct rtc_slots *rtc_slots = NULL;
     enum { O_BIND = 1, O_PORT, O_PORT_FILE, O_BACKEND, O_MAX, O_MEM, O_CPUDEV, O_HS,
            O_HANDLES, O_MODSIZE, O_INFLIGHT, O_IDLE, O_HELP, O_VERSION,
            O_TOKEN, O_INSECURE, O_TLS_CERT, O_TLS_KEY, O_REQUIRE_TLS, O_GRACE, O_RBUF,
-           O_RTC_TIMEOUT, O_RTC_OUTPUT, O_RTC_DIR, O_HIPCC };
+           O_RTC_TIMEOUT, O_RTC_OUTPUT, O_RTC_DIR, O_HIPCC, O_RTC_CONC, O_RTC_QUEUE,
+           O_RTC_MEM };
     const char *token_file = NULL, *tls_cert = NULL, *tls_key = NULL;
     int insecure = 0;
     static const struct option opts[] = {
@@ -289,6 +301,9 @@ int main(int argc, char **argv)
         { "rtc-max-output", required_argument, NULL, O_RTC_OUTPUT },
         { "rtc-dir", required_argument, NULL, O_RTC_DIR },
         { "hipcc", required_argument, NULL, O_HIPCC },
+        { "rtc-max-concurrent", required_argument, NULL, O_RTC_CONC },
+        { "rtc-queue-timeout", required_argument, NULL, O_RTC_QUEUE },
+        { "rtc-max-memory", required_argument, NULL, O_RTC_MEM },
         { NULL, 0, NULL, 0 },
     };
     hw_log_init("hip-worker");
@@ -383,6 +398,22 @@ int main(int argc, char **argv)
             break;
         case O_RTC_DIR: cfg.rtc_dir = optarg; break;
         case O_HIPCC: cfg.hipcc = optarg; break;
+        case O_RTC_CONC:
+            if (parse_int(optarg, 1, 4096, &rtc_max_concurrent) < 0)
+                goto bad;
+            break;
+        case O_RTC_QUEUE: {
+            int sec;
+            if (parse_int(optarg, 0, 3600, &sec) < 0)
+                goto bad;
+            cfg.rtc_queue_timeout_ms = sec * 1000;
+            break;
+        }
+        case O_RTC_MEM:
+            /* Below this not even the compiler's driver starts. */
+            if (parse_size(optarg, &cfg.rtc_max_memory) < 0 || cfg.rtc_max_memory < (64u << 20))
+                goto bad;
+            break;
         case O_HELP: case 'h':
             usage(stdout);
             return 0;
@@ -420,8 +451,20 @@ int main(int argc, char **argv)
             (unsigned long long)cfg.mem_limit, cfg.max_handles,
             (unsigned long long)cfg.max_module_size, (unsigned long long)cfg.max_inflight,
             (unsigned long long)cfg.idle_timeout_ms, (unsigned long long)cfg.resume_grace_ms);
+    /* Mapped before any session is forked, so every session shares it. */
+    rtc_slots = rtc_slots_create((uint32_t)rtc_max_concurrent);
+    if (!rtc_slots) {
+        hw_error("out of memory");
+        rc = 1;
+        goto out;
+    }
+    cfg.rtc_slots = rtc_slots;
+    hw_info("run-time compiles: --rtc-max-concurrent %d (worker-wide), --rtc-queue-timeout "
+            "%d s, --rtc-max-memory %llu", rtc_max_concurrent, cfg.rtc_queue_timeout_ms / 1000,
+            (unsigned long long)cfg.rtc_max_memory);
     rc = supervisor_run(&cfg);
 out:
+    rtc_slots_destroy(rtc_slots);
     worker_info_destroy(info);
     hw_tls_ctx_free(cfg.tls);
     hw_token_clear(&token);

@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hw_log.h"
 #include "rtc.h"
+#include "rtc_slots.h"
 #include "session.h"
 
 #define DEFAULT_TIMEOUT_MS 60000
@@ -112,7 +114,33 @@ static void *compile_thread(void *arg)
     struct rtc_jobs *jobs = s->rtc;
     struct hw_rtc_output out;
     memset(&out, 0, sizeof out);
+    /* The worker-wide cap: compiles of every session share these slots. */
+    struct rtc_slots *slots = s->cfg->rtc_slots;
+    pid_t self = getpid();
+    int slot = slots ? rtc_slots_acquire(slots, self, (uint32_t)s->cfg->rtc_queue_timeout_ms,
+                                         &jobs->cancel)
+                     : 0;
+    if (slot == -2) {
+        reply_text(j, HW_RTC_INTERNAL_ERROR,
+                   "hipwire: the compile was cancelled: the session is ending\n");
+        goto done;
+    }
+    if (slot < 0) {
+        char msg[320];
+        snprintf(msg, sizeof msg, "hipwire: the worker is running its limit of %u run-time "
+                 "compiles at once (--rtc-max-concurrent); this one waited %d s for a slot "
+                 "(--rtc-queue-timeout) and was refused\n", rtc_slots_count(slots),
+                 s->cfg->rtc_queue_timeout_ms / 1000);
+        hw_warn("session %016llx: compile '%s' refused: %u compiles running "
+                "(--rtc-max-concurrent), none finished within --rtc-queue-timeout %d s",
+                (unsigned long long)s->id, j->in.name, rtc_slots_count(slots),
+                s->cfg->rtc_queue_timeout_ms / 1000);
+        reply_text(j, HW_RTC_COMPILATION, msg);
+        goto done;
+    }
     int rc = s->ops->rtc_compile(s->be, j->device, &j->in, &out);
+    if (slots)
+        rtc_slots_release(slots, slot, self);
     if (rc != HW_OK) {
         char msg[160];
         snprintf(msg, sizeof msg, "hipwire: the worker's %s backend failed to run the compile "
@@ -129,6 +157,7 @@ static void *compile_thread(void *arg)
         free(out.lowered);
         free(out.log);
     }
+done:
     job_free(j);
     pthread_mutex_lock(&jobs->lock);
     jobs->running--;
@@ -212,6 +241,7 @@ int rtc_handle_compile(struct session *s, const struct hipr_header *h, const uin
     in->work_dir = s->cfg->rtc_dir;
     in->compiler = s->cfg->hipcc;
     in->cancel = &jobs->cancel;
+    in->max_memory = s->cfg->rtc_max_memory;
 
     /* Bad input is the program's error, answered in its log like a compile
      * error, so the application sees why. */

@@ -13,6 +13,7 @@
 
 #include "hw_log.h"
 #include "hw_net.h"
+#include "rtc_slots.h"
 #include "session.h"
 #include "status_table.h"
 
@@ -43,13 +44,19 @@ static uint64_t new_session_id(uint64_t *counter)
            ++*counter;
 }
 
-static void reap(struct status_table *table, struct child *kids, int nkids, int *live)
+static void reap(const struct worker_config *cfg, struct status_table *table, struct child *kids,
+                 int nkids, int *live)
 {
     int status;
     pid_t pid;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
         uint64_t sid;
         uint64_t bytes = status_table_release_pid(table, pid, &sid);
+        /* A session that died holding compile slots cannot give them back. */
+        uint32_t slots = rtc_slots_release_pid(cfg->rtc_slots, pid);
+        if (slots)
+            hw_warn("session process %d died holding %u run-time compile slot(s); freed",
+                    (int)pid, slots);
         for (int i = 0; i < nkids; i++)
             if (kids[i].pid == pid) {
                 kids[i].pid = 0;
@@ -124,7 +131,7 @@ int supervisor_run(const struct worker_config *cfg)
         full_logged = full;
         struct pollfd pfd = { .fd = full ? -1 : lfd, .events = POLLIN };
         int n = poll(&pfd, 1, full ? 20 : 200); /* also the reaping period */
-        reap(table, kids, nkids, &live);
+        reap(cfg, table, kids, nkids, &live);
         if (n <= 0 || full)
             continue;
         int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
@@ -156,7 +163,7 @@ int supervisor_run(const struct worker_config *cfg)
         if (kids[i].pid)
             kill(kids[i].pid, SIGTERM);
     for (int waited = 0; live > 0 && waited < 100; waited++) {
-        reap(table, kids, nkids, &live);
+        reap(cfg, table, kids, nkids, &live);
         if (live > 0)
             usleep(50 * 1000);
     }

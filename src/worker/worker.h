@@ -15,6 +15,8 @@ struct worker_info;
 #define WORKER_DEFAULT_RESUME_GRACE_MS 60000u
 #define WORKER_DEFAULT_RESUME_BUFFER (UINT64_C(256) << 20)
 
+struct rtc_slots;
+
 struct worker_config {
     const char *bind;
     int port;
@@ -38,6 +40,9 @@ struct worker_config {
     uint64_t rtc_max_output;  /* bytes per file the compiler writes */
     const char *rtc_dir;      /* private compile directories go here; NULL: $TMPDIR or /tmp */
     const char *hipcc;        /* NULL: hipcc from PATH */
+    uint64_t rtc_max_memory;  /* address space of the compiler process; 0: the backend's */
+    int rtc_queue_timeout_ms; /* how long a compile waits for a worker-wide slot */
+    struct rtc_slots *rtc_slots; /* --rtc-max-concurrent, shared by sessions; NULL: no cap */
     /* Session resume (docs/worker.md): how long a session whose connection
      * broke is kept for its client to come back (0: resume off), and how
      * many bytes of unacknowledged replies it may keep. */

@@ -226,7 +226,8 @@ int rtc_hipcc_compile(const struct hw_rtc_input *in, const char *target,
     struct rtc_exec x = {
         .argv = cmd->argv, .envp = cmd->envp, .dir = dir, .read_dirs = extra,
         .timeout_ms = in->timeout_ms, .max_file_size = in->max_output,
-        .max_memory = MAX_MEMORY, .max_log = LOG_CAP, .cancel = in->cancel,
+        .max_memory = rtc_memory_limit(in->max_memory, MAX_MEMORY), .max_log = LOG_CAP,
+        .cancel = in->cancel,
     };
     if (rtc_exec_run(&x) < 0) {
         text_fmt(&log, "hipwire: cannot run %s: %s\n", compiler, strerror(errno));
@@ -239,6 +240,7 @@ int rtc_hipcc_compile(const struct hw_rtc_input *in, const char *target,
     text_add(&log, x.log, x.log_len);
     if (x.log_truncated)
         text_str(&log, "\n[hipwire: compiler output truncated]\n");
+    int oom = rtc_out_of_memory(x.log);
     free(x.log);
     if (x.cancelled) {
         text_str(&log, "hipwire: the compile was cancelled: the session is ending\n");
@@ -251,6 +253,11 @@ int rtc_hipcc_compile(const struct hw_rtc_input *in, const char *target,
         result = HW_RTC_SUCCESS;
         if (in->name_count)
             rtc_lowered_names(code, (size_t)code_size, in->name_count, lowered);
+    } else if (oom) {
+        text_fmt(&log, "hipwire: the compiler ran out of its --rtc-max-memory of %llu bytes "
+                 "(the worker's limit on one compile's address space)\n",
+                 (unsigned long long)x.max_memory);
+        result = HW_RTC_COMPILATION;
     } else {
         if (WIFSIGNALED(x.wait_status))
             text_fmt(&log, "hipwire: the compiler was killed by signal %d (%s)\n",

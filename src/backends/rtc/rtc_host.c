@@ -230,7 +230,8 @@ static int run(struct job *j, struct command *c, struct text *out)
     struct rtc_exec x = {
         .argv = c->argv, .envp = c->envp, .dir = j->dir, .read_dirs = j->extra,
         .timeout_ms = left ? left : 1, .max_file_size = j->in->max_output,
-        .max_memory = MAX_MEMORY, .max_log = LOG_CAP, .cancel = j->in->cancel,
+        .max_memory = rtc_memory_limit(j->in->max_memory, MAX_MEMORY), .max_log = LOG_CAP,
+        .cancel = j->in->cancel,
     };
     if (rtc_exec_run(&x) < 0) {
         text_fmt(j->log, "hipwire: cannot run %s: %s\n", c->argv[0], strerror(errno));
@@ -244,7 +245,17 @@ static int run(struct job *j, struct command *c, struct text *out)
     text_add(out ? out : j->log, x.log, x.log_len);
     if (x.log_truncated)
         text_str(j->log, "\n[hipwire: compiler output truncated]\n");
+    int oom = !x.cancelled && !x.timed_out &&
+              !(WIFEXITED(x.wait_status) && WEXITSTATUS(x.wait_status) == 0) &&
+              rtc_out_of_memory(x.log);
     free(x.log);
+    if (oom) {
+        text_fmt(j->log, "hipwire: the compiler ran out of its --rtc-max-memory of %llu bytes "
+                 "(the worker's limit on one compile's address space)\n",
+                 (unsigned long long)x.max_memory);
+        j->result = HW_RTC_COMPILATION;
+        return -1;
+    }
     if (x.cancelled) {
         text_str(j->log, "hipwire: the compile was cancelled: the session is ending\n");
         j->result = HW_RTC_INTERNAL_ERROR;

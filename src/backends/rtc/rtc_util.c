@@ -196,3 +196,18 @@ int rtc_read_file(const char *dir, const char *name, uint64_t cap, uint8_t **cod
     return 0;
 }
 
+
+int rtc_out_of_memory(const char *log)
+{
+    static const char *const signs[] = {
+        "out of memory",                  /* clang: LLVM ERROR: out of memory */
+        "Allocation failed",              /* clang */
+        "memory exhausted",               /* gcc: virtual memory exhausted */
+        "Cannot allocate memory",         /* ENOMEM from anything */
+        "std::bad_alloc",
+    };
+    for (size_t i = 0; log && i < sizeof signs / sizeof signs[0]; i++)
+        if (strstr(log, signs[i]))
+            return 1;
+    return 0;
+}

@@ -31,6 +31,14 @@ int rtc_read_file(const char *dir, const char *name, uint64_t cap, uint8_t **cod
 /* A program name fit for a #line directive. */
 void rtc_line_name(const char *name, char *out, size_t cap);
 const char *rtc_signal_name(int sig);
+/* Whether a failed compiler's output says it could not get memory (how
+ * clang and gcc report hitting RLIMIT_AS). */
+int rtc_out_of_memory(const char *log);
+/* The compiler's address-space limit: the worker's, else def. */
+static inline uint64_t rtc_memory_limit(uint64_t configured, uint64_t def)
+{
+    return configured ? configured : def;
+}
 
 /* A compiler's command line and environment. */
 struct command {

@@ -12,13 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CHECK(call)                                                                   \
-    do {                                                                              \
-        hipError_t e_ = (call);                                                       \
-        if (e_ != hipSuccess) {                                                       \
-            fprintf(stderr, "vector_add: %s: %s\n", #call, hipGetErrorString(e_));    \
-            return 1;                                                                 \
-        }                                                                             \
+#define CHECK(call)                                                                \
+    do {                                                                           \
+        hipError_t e_ = (call);                                                    \
+        if (e_ != hipSuccess) {                                                    \
+            fprintf(stderr, "vector_add: %s: %s\n", #call, hipGetErrorString(e_)); \
+            return 1;                                                              \
+        }                                                                          \
     } while (0)
 
 int main(int argc, char **argv)
@@ -35,8 +35,8 @@ int main(int argc, char **argv)
     hipDeviceProp_t prop;
     CHECK(hipGetDeviceCount(&count));
     CHECK(hipGetDeviceProperties(&prop, 0));
-    printf("%d device(s); using device 0: %s (%s), %zu MiB\n", count, prop.name,
-           prop.gcnArchName, prop.totalGlobalMem >> 20);
+    printf("%d device(s); using device 0: %s (%s), %zu MiB\n", count, prop.name, prop.gcnArchName,
+           prop.totalGlobalMem >> 20);
 
     float *a = malloc(bytes), *b = malloc(bytes), *c = malloc(bytes);
     if (!a || !b || !c)

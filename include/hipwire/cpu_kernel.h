@@ -63,10 +63,10 @@ struct hipwire_cpu_ctx {
  * backend produces ABI 2 objects; hand-written ABI 1 objects keep working.
  */
 #define HIPWIRE_CPU_KERNEL_ABI_FIBER 2
-#define HIPWIRE_CPU_FIBER_STACK (128u * 1024u)
+#define HIPWIRE_CPU_FIBER_STACK      (128u * 1024u)
 /* Reserved at the top of a fiber's stack for its struct hipwire_cpu_fiber. */
 #define HIPWIRE_CPU_FIBER_SLOT (8u * 1024u)
-#define HIPWIRE_CPU_WARP_SIZE 64
+#define HIPWIRE_CPU_WARP_SIZE  64
 
 struct hipwire_cpu_fiber;
 
@@ -78,7 +78,7 @@ struct hipwire_cpu_warp_step {
 };
 
 struct hipwire_cpu_fiber {
-    struct hipwire_cpu_ctx ctx;       /* first: ABI 2 kernels get &fiber->ctx */
+    struct hipwire_cpu_ctx ctx; /* first: ABI 2 kernels get &fiber->ctx */
     uint32_t lane, warp_size, linear_tid, reserved;
     /* __syncthreads(): returns when every thread of the block reached a
      * barrier or returned. */
@@ -86,7 +86,7 @@ struct hipwire_cpu_fiber {
     /* One lockstep step of the lane's warp: publishes v, returns when every
      * live lane of the warp has published, with the step's values. */
     const struct hipwire_cpu_warp_step *(*warp_step)(struct hipwire_cpu_fiber *self, uint64_t v);
-    void *sched;                      /* the scheduler's, opaque */
+    void *sched; /* the scheduler's, opaque */
 };
 
 /* The fiber whose stack holds address sp. The record sits in the top slot at
@@ -99,7 +99,6 @@ static inline struct hipwire_cpu_fiber *hipwire_cpu_fiber_of(uintptr_t sp)
                                         (base / HIPWIRE_CPU_FIBER_STACK % 64) * 64);
 }
 
-
 typedef void (*hipwire_cpu_kernel_fn)(const struct hipwire_cpu_ctx *ctx, const void *args);
 
 struct hipwire_cpu_param {
@@ -108,24 +107,31 @@ struct hipwire_cpu_param {
 };
 
 struct hipwire_cpu_kernel {
-    uint32_t abi_version;   /* HIPWIRE_CPU_KERNEL_ABI */
+    uint32_t abi_version; /* HIPWIRE_CPU_KERNEL_ABI */
     uint32_t param_count;
-    uint32_t args_size;     /* sizeof the argument struct */
+    uint32_t args_size; /* sizeof the argument struct */
     uint32_t reserved;
     const struct hipwire_cpu_param *params;
     hipwire_cpu_kernel_fn fn;
     const char *name;
 };
 
-#define HIPWIRE_PARAM(type, field) { offsetof(type, field), sizeof(((type *)0)->field) }
+#define HIPWIRE_PARAM(type, field)                        \
+    {                                                     \
+        offsetof(type, field), sizeof(((type *)0)->field) \
+    }
 
-#define HIPWIRE_CPU_KERNEL(name, args_type, ...)                                        \
-    static const struct hipwire_cpu_param hipwire_params_##name[] = { __VA_ARGS__ };    \
-    __attribute__((visibility("default"))) const struct hipwire_cpu_kernel              \
-        hipwire_kernel_##name = {                                                       \
-            HIPWIRE_CPU_KERNEL_ABI,                                                     \
-            sizeof(hipwire_params_##name) / sizeof(hipwire_params_##name[0]),           \
-            sizeof(args_type), 0, hipwire_params_##name,                                \
-            (hipwire_cpu_kernel_fn)(void (*)(void))name, #name }
+#define HIPWIRE_CPU_KERNEL(name, args_type, ...)                                     \
+    static const struct hipwire_cpu_param hipwire_params_##name[] = { __VA_ARGS__ }; \
+    __attribute__((visibility("default")))                                           \
+    const struct hipwire_cpu_kernel hipwire_kernel_##name = {                        \
+        HIPWIRE_CPU_KERNEL_ABI,                                                      \
+        sizeof(hipwire_params_##name) / sizeof(hipwire_params_##name[0]),            \
+        sizeof(args_type),                                                           \
+        0,                                                                           \
+        hipwire_params_##name,                                                       \
+        (hipwire_cpu_kernel_fn)(void (*)(void))name,                                 \
+        #name                                                                        \
+    }
 
 #endif

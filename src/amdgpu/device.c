@@ -45,19 +45,16 @@ static void read_temps(const char *hwmon, amdgpu_metrics_t *m)
         int64_t mc;
 
         snprintf(name, sizeof(name), "temp%d_input", i);
-        if (sysfs_read_i64(hwmon, name, &mc) != 0 || mc < -273000 ||
-            mc > 1000000)
+        if (sysfs_read_i64(hwmon, name, &mc) != 0 || mc < -273000 || mc > 1000000)
             continue;
         snprintf(name, sizeof(name), "temp%d_label", i);
         if (sysfs_read_line(hwmon, name, label, sizeof(label)) != 0)
-            snprintf(label, sizeof(label), "%s",
-                     i == 1 ? "edge" : i == 2 ? "junction" : "mem");
+            snprintf(label, sizeof(label), "%s", i == 1 ? "edge" : i == 2 ? "junction" : "mem");
         double c = (double)mc / 1000.0; /* m°C */
         if (strcmp(label, "edge") == 0) {
             m->temp_edge_c = c;
             m->have_temp_edge = 1;
-        } else if (strcmp(label, "junction") == 0 ||
-                   strcmp(label, "hotspot") == 0) {
+        } else if (strcmp(label, "junction") == 0 || strcmp(label, "hotspot") == 0) {
             m->temp_junction_c = c;
             m->have_temp_junction = 1;
         } else if (strcmp(label, "mem") == 0) {
@@ -108,8 +105,7 @@ static void read_gpu_metrics(const char *dir, amdgpu_metrics_t *m)
     free(buf);
 }
 
-int amdgpu_metrics_read(const amdgpu_gpu_t *gpu, amdgpu_metrics_t *out,
-                        char *err, size_t errlen)
+int amdgpu_metrics_read(const amdgpu_gpu_t *gpu, amdgpu_metrics_t *out, char *err, size_t errlen)
 {
     amdgpu_metrics_t m;
     char hwmon[AMDGPU_PATH_LEN + 64];
@@ -120,13 +116,11 @@ int amdgpu_metrics_read(const amdgpu_gpu_t *gpu, amdgpu_metrics_t *out,
         return -1;
     }
     if (gpu->device_dir[0] == '\0') {
-        sysfs_set_error(err, errlen, "GPU %s has no PCI device directory",
-                        gpu->bdf);
+        sysfs_set_error(err, errlen, "GPU %s has no PCI device directory", gpu->bdf);
         return -1;
     }
     if (access(gpu->device_dir, F_OK) != 0) {
-        sysfs_set_error(err, errlen, "GPU %s: %s: %s", gpu->bdf,
-                        gpu->device_dir, strerror(errno));
+        sysfs_set_error(err, errlen, "GPU %s: %s: %s", gpu->bdf, gpu->device_dir, strerror(errno));
         return -1;
     }
     memset(&m, 0, sizeof(m));
@@ -168,43 +162,38 @@ static const char *const partition_file_names[] = {
     [AMDGPU_AVAILABLE_MEMORY_PARTITION] = "available_memory_partition",
 };
 
-int amdgpu_partition_file_path(const amdgpu_gpu_t *gpu,
-                               amdgpu_partition_file_t which,
-                               char *out, size_t outlen)
+int amdgpu_partition_file_path(const amdgpu_gpu_t *gpu, amdgpu_partition_file_t which, char *out,
+                               size_t outlen)
 {
     if (gpu == NULL || out == NULL || gpu->device_dir[0] == '\0' ||
-        (unsigned)which >= sizeof(partition_file_names) /
-                               sizeof(*partition_file_names))
+        (unsigned)which >= sizeof(partition_file_names) / sizeof(*partition_file_names))
         return -1;
     char tmp[AMDGPU_PATH_LEN + 64];
-    if (sysfs_join(tmp, sizeof(tmp), gpu->device_dir,
-                   partition_file_names[which]) != 0 ||
+    if (sysfs_join(tmp, sizeof(tmp), gpu->device_dir, partition_file_names[which]) != 0 ||
         strlen(tmp) >= outlen)
         return -1;
     memcpy(out, tmp, strlen(tmp) + 1);
     return 0;
 }
 
-int amdgpu_partition_modes_read(const amdgpu_gpu_t *gpu, char compute[8],
-                                char memory[8], char *err, size_t errlen)
+int amdgpu_partition_modes_read(const amdgpu_gpu_t *gpu, char compute[8], char memory[8], char *err,
+                                size_t errlen)
 {
     char c[8] = "", m[8] = "", buf[64];
 
     if (gpu == NULL || compute == NULL || memory == NULL) {
-        sysfs_set_error(err, errlen, "amdgpu_partition_modes_read: NULL "
+        sysfs_set_error(err, errlen,
+                        "amdgpu_partition_modes_read: NULL "
                         "argument");
         return -1;
     }
     if (gpu->device_dir[0] == '\0' || access(gpu->device_dir, F_OK) != 0) {
-        sysfs_set_error(err, errlen, "GPU %s has no PCI device directory",
-                        gpu->bdf);
+        sysfs_set_error(err, errlen, "GPU %s has no PCI device directory", gpu->bdf);
         return -1;
     }
-    if (sysfs_read_line(gpu->device_dir, "current_compute_partition", buf,
-                        sizeof(buf)) == 0)
+    if (sysfs_read_line(gpu->device_dir, "current_compute_partition", buf, sizeof(buf)) == 0)
         parse_partition_mode(buf, strlen(buf), c);
-    if (sysfs_read_line(gpu->device_dir, "current_memory_partition", buf,
-                        sizeof(buf)) == 0)
+    if (sysfs_read_line(gpu->device_dir, "current_memory_partition", buf, sizeof(buf)) == 0)
         parse_partition_mode(buf, strlen(buf), m);
     memcpy(compute, c, sizeof(c));
     memcpy(memory, m, sizeof(m));

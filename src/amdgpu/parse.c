@@ -25,8 +25,7 @@ static void trim(const char **b, const char **e)
         (*e)--;
 }
 
-static int digits_u64(const char *b, const char *e, unsigned base,
-                      uint64_t *out)
+static int digits_u64(const char *b, const char *e, unsigned base, uint64_t *out)
 {
     uint64_t v = 0;
 
@@ -149,8 +148,7 @@ int parse_kfd_properties(const char *buf, size_t len, kfd_properties_t *out)
         }
         size_t klen = (size_t)(sp - b);
         for (int k = 0; k < KFD_KEY_COUNT; k++) {
-            if (strlen(kfd_key_names[k]) == klen &&
-                memcmp(kfd_key_names[k], b, klen) == 0) {
+            if (strlen(kfd_key_names[k]) == klen && memcmp(kfd_key_names[k], b, klen) == 0) {
                 p.value[k] = v;
                 p.present |= 1u << k;
                 break;
@@ -162,8 +160,7 @@ int parse_kfd_properties(const char *buf, size_t len, kfd_properties_t *out)
 }
 
 static const char *const partition_modes[] = {
-    "SPX", "DPX", "TPX", "QPX", "CPX",
-    "NPS1", "NPS2", "NPS3", "NPS4", "NPS6", "NPS8",
+    "SPX", "DPX", "TPX", "QPX", "CPX", "NPS1", "NPS2", "NPS3", "NPS4", "NPS6", "NPS8",
 };
 
 /* Upper-cased token [b, e) if it is a known mode. */
@@ -177,8 +174,7 @@ static int known_mode(const char *b, const char *e, char out[8])
     for (size_t i = 0; i < n; i++)
         tok[i] = (char)toupper((unsigned char)b[i]);
     tok[n] = '\0';
-    for (size_t i = 0; i < sizeof(partition_modes) / sizeof(*partition_modes);
-         i++) {
+    for (size_t i = 0; i < sizeof(partition_modes) / sizeof(*partition_modes); i++) {
         if (strcmp(tok, partition_modes[i]) == 0) {
             memcpy(out, tok, n + 1);
             return 0;
@@ -199,8 +195,7 @@ int parse_partition_mode(const char *buf, size_t len, char out[8])
     return known_mode(b, t, out);
 }
 
-int parse_partition_list(const char *buf, size_t len, char *out,
-                         size_t outlen)
+int parse_partition_list(const char *buf, size_t len, char *out, size_t outlen)
 {
     const char *b = buf, *e = buf + len;
     size_t used = 0;
@@ -240,10 +235,12 @@ int parse_partition_list(const char *buf, size_t len, char *out,
 
 int parse_link_speed_gen(const char *buf, size_t len, uint32_t *gen)
 {
-    static const struct { const char *speed; uint32_t gen; } table[] = {
-        {"2.5", 1}, {"5.0", 2}, {"5", 2}, {"8.0", 3}, {"8", 3},
-        {"16.0", 4}, {"16", 4}, {"32.0", 5}, {"32", 5}, {"64.0", 6},
-        {"64", 6},
+    static const struct {
+        const char *speed;
+        uint32_t gen;
+    } table[] = {
+        { "2.5", 1 }, { "5.0", 2 },  { "5", 2 },  { "8.0", 3 },  { "8", 3 },  { "16.0", 4 },
+        { "16", 4 },  { "32.0", 5 }, { "32", 5 }, { "64.0", 6 }, { "64", 6 },
     };
     const char *b = buf, *e = buf + len, *t;
 
@@ -268,8 +265,8 @@ int parse_link_speed_gen(const char *buf, size_t len, uint32_t *gen)
     return -1;
 }
 
-int parse_uevent_slot(const char *buf, size_t len, uint32_t *domain,
-                      uint32_t *bus, uint32_t *dev, uint32_t *fn)
+int parse_uevent_slot(const char *buf, size_t len, uint32_t *domain, uint32_t *bus, uint32_t *dev,
+                      uint32_t *fn)
 {
     static const char key[] = "PCI_SLOT_NAME=";
     const char *line = buf, *end = buf + len;
@@ -307,8 +304,7 @@ static uint16_t le16(const uint8_t *p)
     return (uint16_t)(p[0] | (p[1] << 8));
 }
 
-int parse_gpu_metrics(const uint8_t *buf, size_t len,
-                      gpu_metrics_summary_t *out)
+int parse_gpu_metrics(const uint8_t *buf, size_t len, gpu_metrics_summary_t *out)
 {
     gpu_metrics_summary_t m;
     size_t size;
@@ -327,23 +323,49 @@ int parse_gpu_metrics(const uint8_t *buf, size_t len,
     if (m.content_revision >= 1 && m.content_revision <= 3) {
         if (size < 24)
             return -1;
-        uint16_t edge = le16(buf + 4), hot = le16(buf + 6),
-                 mem = le16(buf + 8), act = le16(buf + 16),
-                 pwr = le16(buf + 22);
-        if (edge != UINT16_MAX) { m.temp_edge_c = edge; m.have_edge = 1; }
-        if (hot != UINT16_MAX) { m.temp_hotspot_c = hot; m.have_hotspot = 1; }
-        if (mem != UINT16_MAX) { m.temp_mem_c = mem; m.have_mem = 1; }
-        if (act != UINT16_MAX) { m.gfx_activity = act; m.have_activity = 1; }
-        if (pwr != UINT16_MAX) { m.socket_power_w = pwr; m.have_power = 1; }
+        uint16_t edge = le16(buf + 4), hot = le16(buf + 6), mem = le16(buf + 8),
+                 act = le16(buf + 16), pwr = le16(buf + 22);
+        if (edge != UINT16_MAX) {
+            m.temp_edge_c = edge;
+            m.have_edge = 1;
+        }
+        if (hot != UINT16_MAX) {
+            m.temp_hotspot_c = hot;
+            m.have_hotspot = 1;
+        }
+        if (mem != UINT16_MAX) {
+            m.temp_mem_c = mem;
+            m.have_mem = 1;
+        }
+        if (act != UINT16_MAX) {
+            m.gfx_activity = act;
+            m.have_activity = 1;
+        }
+        if (pwr != UINT16_MAX) {
+            m.socket_power_w = pwr;
+            m.have_power = 1;
+        }
     } else if (m.content_revision >= 4) {
         if (size < 16)
             return -1;
-        uint16_t hot = le16(buf + 4), mem = le16(buf + 6),
-                 pwr = le16(buf + 10), act = le16(buf + 12);
-        if (hot != UINT16_MAX) { m.temp_hotspot_c = hot; m.have_hotspot = 1; }
-        if (mem != UINT16_MAX) { m.temp_mem_c = mem; m.have_mem = 1; }
-        if (pwr != UINT16_MAX) { m.socket_power_w = pwr; m.have_power = 1; }
-        if (act != UINT16_MAX) { m.gfx_activity = act; m.have_activity = 1; }
+        uint16_t hot = le16(buf + 4), mem = le16(buf + 6), pwr = le16(buf + 10),
+                 act = le16(buf + 12);
+        if (hot != UINT16_MAX) {
+            m.temp_hotspot_c = hot;
+            m.have_hotspot = 1;
+        }
+        if (mem != UINT16_MAX) {
+            m.temp_mem_c = mem;
+            m.have_mem = 1;
+        }
+        if (pwr != UINT16_MAX) {
+            m.socket_power_w = pwr;
+            m.have_power = 1;
+        }
+        if (act != UINT16_MAX) {
+            m.gfx_activity = act;
+            m.have_activity = 1;
+        }
     } else {
         return -1;
     }

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int lookup_gpu_id(const amdgpu_system_t *sys, uint32_t gpu_id,
-                         uint32_t *gpu_index, uint32_t *partition_index)
+static int lookup_gpu_id(const amdgpu_system_t *sys, uint32_t gpu_id, uint32_t *gpu_index,
+                         uint32_t *partition_index)
 {
     if (gpu_id == 0)
         return -1;
@@ -42,9 +42,8 @@ static int parse_pid(const char *s, pid_t *out)
 }
 
 /* Add the entries of one proc/<pid> directory. */
-static void read_pid_dir(const amdgpu_system_t *sys, const char *dir,
-                         pid_t pid, amdgpu_process_t *procs, size_t max,
-                         size_t *n)
+static void read_pid_dir(const amdgpu_system_t *sys, const char *dir, pid_t pid,
+                         amdgpu_process_t *procs, size_t max, size_t *n)
 {
     struct dirent *de;
     DIR *d = opendir(dir);
@@ -58,8 +57,7 @@ static void read_pid_dir(const amdgpu_system_t *sys, const char *dir,
 
         if (strncmp(de->d_name, "vram_", 5) != 0)
             continue;
-        if (parse_u64(de->d_name + 5, strlen(de->d_name + 5), &id) != 0 ||
-            id > UINT32_MAX)
+        if (parse_u64(de->d_name + 5, strlen(de->d_name + 5), &id) != 0 || id > UINT32_MAX)
             continue;
         memset(&e, 0, sizeof(e));
         e.pid = pid;
@@ -70,8 +68,7 @@ static void read_pid_dir(const amdgpu_system_t *sys, const char *dir,
             continue;
         e.vram_bytes = bytes;
         e.cu_occupancy = -1;
-        snprintf(stats, sizeof(stats), "stats_%" PRIu32 "/cu_occupancy",
-                 e.gpu_id);
+        snprintf(stats, sizeof(stats), "stats_%" PRIu32 "/cu_occupancy", e.gpu_id);
         if (sysfs_read_u64(dir, stats, &occ) == 0 && occ <= INT32_MAX)
             e.cu_occupancy = (int32_t)occ;
         procs[(*n)++] = e;
@@ -79,8 +76,8 @@ static void read_pid_dir(const amdgpu_system_t *sys, const char *dir,
     closedir(d);
 }
 
-int amdgpu_processes_read(const amdgpu_system_t *sys, amdgpu_process_t *procs,
-                          size_t max, size_t *count, char *err, size_t errlen)
+int amdgpu_processes_read(const amdgpu_system_t *sys, amdgpu_process_t *procs, size_t max,
+                          size_t *count, char *err, size_t errlen)
 {
     char root[AMDGPU_PATH_LEN];
     struct dirent *de;

@@ -106,8 +106,7 @@ int sysfs_read_i64(const char *dir, const char *name, int64_t *out)
     return parse_i64(buf, (size_t)n, out);
 }
 
-int sysfs_read_line(const char *dir, const char *name, char *out,
-                    size_t outlen)
+int sysfs_read_line(const char *dir, const char *name, char *out, size_t outlen)
 {
     char path[AMDGPU_PATH_LEN + 64], buf[512];
     long n;
@@ -122,8 +121,7 @@ int sysfs_read_line(const char *dir, const char *name, char *out,
         e = buf + n;
     while (b < e && (*b == ' ' || *b == '\t'))
         b++;
-    while (e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' ||
-                     e[-1] == '\0'))
+    while (e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\0'))
         e--;
     if (e == b)
         return -1;

@@ -19,8 +19,7 @@ int sysfs_read_u64(const char *dir, const char *name, uint64_t *out);
 int sysfs_read_i64(const char *dir, const char *name, int64_t *out);
 
 /* Read dir/name's first line, trimmed, into out. -1 when absent/empty. */
-int sysfs_read_line(const char *dir, const char *name, char *out,
-                    size_t outlen);
+int sysfs_read_line(const char *dir, const char *name, char *out, size_t outlen);
 
 /* errbuf helper: formats into err when err is not NULL. */
 void sysfs_set_error(char *err, size_t errlen, const char *fmt, ...)

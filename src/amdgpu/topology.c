@@ -21,12 +21,12 @@
 #include <strings.h>
 #include <unistd.h>
 
-#define MAX_KFD_NODES 1024
+#define MAX_KFD_NODES  1024
 #define MAX_NODE_LINKS 256
 
 /* CRAT io link types (kfd_crat.h) */
 #define CRAT_IOLINK_TYPE_PCIEXPRESS 2
-#define CRAT_IOLINK_TYPE_XGMI 11
+#define CRAT_IOLINK_TYPE_XGMI       11
 
 typedef struct kfd_link {
     uint32_t to;
@@ -44,7 +44,7 @@ typedef struct kfd_node {
 } kfd_node_t;
 
 typedef struct scan {
-    kfd_node_t *gpu_nodes;     /* GPU nodes only */
+    kfd_node_t *gpu_nodes; /* GPU nodes only */
     size_t gpu_node_count;
     uint32_t cpu_nodes[MAX_KFD_NODES]; /* KFD ids of CPU nodes, in order */
     size_t cpu_node_count;
@@ -94,11 +94,9 @@ static uint64_t read_mem_banks(const char *node_dir)
     while ((de = readdir(d)) != NULL) {
         char bank[AMDGPU_PATH_LEN + 128];
         kfd_properties_t p;
-        if (!is_number(de->d_name) ||
-            sysfs_join(bank, sizeof(bank), dir, de->d_name) != 0)
+        if (!is_number(de->d_name) || sysfs_join(bank, sizeof(bank), dir, de->d_name) != 0)
             continue;
-        if (read_properties(bank, &p) == 0 &&
-            (p.present & (1u << KFD_SIZE_IN_BYTES)))
+        if (read_properties(bank, &p) == 0 && (p.present & (1u << KFD_SIZE_IN_BYTES)))
             total += p.value[KFD_SIZE_IN_BYTES];
     }
     closedir(d);
@@ -120,8 +118,7 @@ static void read_links(const char *node_dir, kfd_node_t *n)
         char link[AMDGPU_PATH_LEN + 128];
         kfd_properties_t p;
         const uint32_t need = (1u << KFD_TYPE) | (1u << KFD_NODE_TO);
-        if (!is_number(de->d_name) ||
-            sysfs_join(link, sizeof(link), dir, de->d_name) != 0)
+        if (!is_number(de->d_name) || sysfs_join(link, sizeof(link), dir, de->d_name) != 0)
             continue;
         if (read_properties(link, &p) != 0 || (p.present & need) != need)
             continue;
@@ -147,15 +144,16 @@ static int scan_nodes(scan_t *s, char *err, size_t errlen)
     struct dirent *de;
     DIR *d;
 
-    if (amdgpu_host_path(nodes_dir, sizeof(nodes_dir),
-                         "/sys/class/kfd/kfd/topology/nodes") != 0) {
+    if (amdgpu_host_path(nodes_dir, sizeof(nodes_dir), "/sys/class/kfd/kfd/topology/nodes") != 0) {
         sysfs_set_error(err, errlen, "HIPWIRE_HOST_ROOT is too long");
         return -1;
     }
     d = opendir(nodes_dir);
     if (d == NULL) {
-        sysfs_set_error(err, errlen, "no KFD topology at %s: %s (is amdgpu "
-                        "loaded?)", nodes_dir, strerror(errno));
+        sysfs_set_error(err, errlen,
+                        "no KFD topology at %s: %s (is amdgpu "
+                        "loaded?)",
+                        nodes_dir, strerror(errno));
         return -1;
     }
     while ((de = readdir(d)) != NULL && id_count < MAX_KFD_NODES) {
@@ -201,8 +199,14 @@ static int scan_nodes(scan_t *s, char *err, size_t errlen)
     return 0;
 }
 
-static uint32_t loc_bus(uint64_t loc) { return (uint32_t)(loc >> 8) & 0xff; }
-static uint32_t loc_dev(uint64_t loc) { return (uint32_t)(loc >> 3) & 0x1f; }
+static uint32_t loc_bus(uint64_t loc)
+{
+    return (uint32_t)(loc >> 8) & 0xff;
+}
+static uint32_t loc_dev(uint64_t loc)
+{
+    return (uint32_t)(loc >> 3) & 0x1f;
+}
 static uint32_t loc_part(uint64_t loc)
 {
     return (uint32_t)(loc & 7) | (uint32_t)((loc >> 28) & 0xf) << 3;
@@ -210,8 +214,7 @@ static uint32_t loc_part(uint64_t loc)
 
 static uint64_t gpu_key(const kfd_node_t *n)
 {
-    return prop(n, KFD_DOMAIN) << 16 |
-           (uint64_t)loc_bus(prop(n, KFD_LOCATION_ID)) << 8 |
+    return prop(n, KFD_DOMAIN) << 16 | (uint64_t)loc_bus(prop(n, KFD_LOCATION_ID)) << 8 |
            (uint64_t)loc_dev(prop(n, KFD_LOCATION_ID)) << 3;
 }
 
@@ -265,8 +268,8 @@ static void find_device_dir(amdgpu_gpu_t *g)
     if (amdgpu_host_path(drm, sizeof(drm), "/sys/class/drm") != 0)
         return;
     if (g->partitions[0].render_minor >= 0) {
-        int n = snprintf(dir, sizeof(dir), "%s/renderD%d/device", drm,
-                         g->partitions[0].render_minor);
+        int n =
+            snprintf(dir, sizeof(dir), "%s/renderD%d/device", drm, g->partitions[0].render_minor);
         if (n > 0 && (size_t)n < sizeof(dir) && device_dir_matches(dir, g)) {
             memcpy(g->device_dir, dir, (size_t)n + 1);
             return;
@@ -284,8 +287,8 @@ static void find_device_dir(amdgpu_gpu_t *g)
             continue;
         char uevent[AMDGPU_PATH_LEN + 16];
         /* only a dir with a matching uevent counts here */
-        if (sysfs_join(uevent, sizeof(uevent), dir, "uevent") == 0 &&
-            access(uevent, F_OK) == 0 && device_dir_matches(dir, g)) {
+        if (sysfs_join(uevent, sizeof(uevent), dir, "uevent") == 0 && access(uevent, F_OK) == 0 &&
+            device_dir_matches(dir, g)) {
             memcpy(g->device_dir, dir, (size_t)n + 1);
             break;
         }
@@ -328,12 +331,10 @@ static void read_device_dir(amdgpu_gpu_t *g)
     const char *dir = g->device_dir;
     if (sysfs_read_u64(dir, "mem_info_vram_total", &v) == 0)
         g->vram_bytes = v;
-    if (g->unique_id == 0 && sysfs_read_line(dir, "unique_id", buf,
-                                             sizeof(buf)) == 0 &&
+    if (g->unique_id == 0 && sysfs_read_line(dir, "unique_id", buf, sizeof(buf)) == 0 &&
         parse_hex_u64(buf, strlen(buf), &v) == 0)
         g->unique_id = v;
-    if (sysfs_read_line(dir, "product_name", g->product_name,
-                        sizeof(g->product_name)) != 0)
+    if (sysfs_read_line(dir, "product_name", g->product_name, sizeof(g->product_name)) != 0)
         g->product_name[0] = '\0';
     if (sysfs_read_line(dir, "current_link_speed", buf, sizeof(buf)) == 0)
         parse_link_speed_gen(buf, strlen(buf), &g->pcie_gen);
@@ -341,14 +342,11 @@ static void read_device_dir(amdgpu_gpu_t *g)
         g->pcie_width = (uint32_t)v;
     if (sysfs_read_i64(dir, "numa_node", &sv) == 0 && sv >= 0 && sv < 4096)
         g->numa_node = (int)sv;
-    amdgpu_partition_modes_read(g, g->compute_partition,
-                                g->memory_partition, NULL, 0);
-    if (sysfs_read_line(dir, "available_compute_partition", buf,
-                        sizeof(buf)) == 0)
+    amdgpu_partition_modes_read(g, g->compute_partition, g->memory_partition, NULL, 0);
+    if (sysfs_read_line(dir, "available_compute_partition", buf, sizeof(buf)) == 0)
         parse_partition_list(buf, strlen(buf), g->available_compute_partitions,
                              sizeof(g->available_compute_partitions));
-    if (sysfs_read_line(dir, "available_memory_partition", buf,
-                        sizeof(buf)) == 0)
+    if (sysfs_read_line(dir, "available_memory_partition", buf, sizeof(buf)) == 0)
         parse_partition_list(buf, strlen(buf), g->available_memory_partitions,
                              sizeof(g->available_memory_partitions));
     g->card_index = find_card_index(dir);
@@ -360,8 +358,10 @@ static uint32_t mode_partitions(const amdgpu_gpu_t *g)
 {
     const char *avail = g->available_compute_partitions;
     const char *mode = g->compute_partition;
-    uint32_t xcc = strstr(avail, "QPX") ? 8 : strstr(avail, "TPX") ? 6
-                 : strstr(avail, "DPX") ? 4 : 0;
+    uint32_t xcc = strstr(avail, "QPX")   ? 8
+                   : strstr(avail, "TPX") ? 6
+                   : strstr(avail, "DPX") ? 4
+                                          : 0;
 
     if (strcmp(mode, "SPX") == 0)
         return 1;
@@ -393,23 +393,21 @@ static int numa_from_kfd(const scan_t *s, const kfd_node_t *n)
 static void set_uuids(amdgpu_gpu_t *g)
 {
     if (g->unique_id != 0)
-        snprintf(g->uuid, sizeof(g->uuid), "amdgpu-%016" PRIx64,
-                 g->unique_id);
+        snprintf(g->uuid, sizeof(g->uuid), "amdgpu-%016" PRIx64, g->unique_id);
     else
-        snprintf(g->uuid, sizeof(g->uuid), "amdgpu-pci-%04" PRIx32
-                 "-%02" PRIx32 "-%02" PRIx32, g->domain, g->bus, g->device);
+        snprintf(g->uuid, sizeof(g->uuid), "amdgpu-pci-%04" PRIx32 "-%02" PRIx32 "-%02" PRIx32,
+                 g->domain, g->bus, g->device);
     /* A local copy: gcc -O2 cannot tell g->uuid from the partitions' own
      * buffers and rejects the snprintf under -Werror=restrict. */
     char base[sizeof(g->uuid)];
     memcpy(base, g->uuid, sizeof base);
     for (uint32_t p = 0; p < g->partition_count; p++)
-        snprintf(g->partitions[p].uuid, sizeof(g->partitions[p].uuid),
-                 "%.48s-p%" PRIu32, base, p);
+        snprintf(g->partitions[p].uuid, sizeof(g->partitions[p].uuid), "%.48s-p%" PRIu32, base, p);
 }
 
 /* Build the GPU at sorted nodes [first, last). */
-static void build_gpu(const scan_t *s, const kfd_node_t *nodes, size_t first,
-                      size_t last, amdgpu_gpu_t *g, uint32_t index)
+static void build_gpu(const scan_t *s, const kfd_node_t *nodes, size_t first, size_t last,
+                      amdgpu_gpu_t *g, uint32_t index)
 {
     const kfd_node_t *primary = &nodes[first];
     uint64_t loc = prop(primary, KFD_LOCATION_ID);
@@ -422,25 +420,24 @@ static void build_gpu(const scan_t *s, const kfd_node_t *nodes, size_t first,
     g->domain = (uint32_t)prop(primary, KFD_DOMAIN);
     g->bus = loc_bus(loc);
     g->device = loc_dev(loc);
-    snprintf(g->bdf, sizeof(g->bdf), "%04" PRIx32 ":%02" PRIx32 ":%02"
-             PRIx32 ".0", g->domain & 0xffff, g->bus, g->device);
+    snprintf(g->bdf, sizeof(g->bdf), "%04" PRIx32 ":%02" PRIx32 ":%02" PRIx32 ".0",
+             g->domain & 0xffff, g->bus, g->device);
     g->vendor_id = (uint32_t)prop(primary, KFD_VENDOR_ID);
     g->device_id = (uint32_t)prop(primary, KFD_DEVICE_ID);
     g->gfx_target_version = (uint32_t)prop(primary, KFD_GFX_TARGET_VERSION);
     gfx_target_name(g->gfx_target_version, g->gfx_target);
     g->hive_id = prop(primary, KFD_HIVE_ID);
     g->unique_id = prop(primary, KFD_UNIQUE_ID);
-    g->max_engine_clk_mhz = (uint32_t)prop(primary,
-                                           KFD_MAX_ENGINE_CLK_FCOMPUTE);
-    for (size_t i = first; i < last && g->partition_count <
-         AMDGPU_MAX_PARTITIONS; i++) {
+    g->max_engine_clk_mhz = (uint32_t)prop(primary, KFD_MAX_ENGINE_CLK_FCOMPUTE);
+    for (size_t i = first; i < last && g->partition_count < AMDGPU_MAX_PARTITIONS; i++) {
         const kfd_node_t *n = &nodes[i];
         amdgpu_partition_t *p = &g->partitions[g->partition_count];
         p->index = g->partition_count++;
         p->kfd_node = n->id;
         p->gpu_id = n->gpu_id;
         p->render_minor = (n->props.present & (1u << KFD_DRM_RENDER_MINOR))
-                              ? (int)prop(n, KFD_DRM_RENDER_MINOR) : -1;
+                              ? (int)prop(n, KFD_DRM_RENDER_MINOR)
+                              : -1;
         p->location_id = (uint32_t)prop(n, KFD_LOCATION_ID);
         p->simd_count = (uint32_t)prop(n, KFD_SIMD_COUNT);
         p->simd_per_cu = (uint32_t)prop(n, KFD_SIMD_PER_CU);
@@ -457,13 +454,11 @@ static void build_gpu(const scan_t *s, const kfd_node_t *nodes, size_t first,
     if (model)
         snprintf(g->model, sizeof(g->model), "%s", model);
     else
-        snprintf(g->model, sizeof(g->model), "AMD GPU 0x%04" PRIx32,
-                 g->device_id);
+        snprintf(g->model, sizeof(g->model), "AMD GPU 0x%04" PRIx32, g->device_id);
 }
 
 /* link_type/weight between GPUs from the primary partitions' io_links. */
-static void fill_links(amdgpu_system_t *sys, const kfd_node_t *nodes,
-                       const size_t *primary_of)
+static void fill_links(amdgpu_system_t *sys, const kfd_node_t *nodes, const size_t *primary_of)
 {
     for (uint32_t i = 0; i < sys->gpu_count; i++) {
         amdgpu_gpu_t *g = &sys->gpus[i];
@@ -478,13 +473,11 @@ static void fill_links(amdgpu_system_t *sys, const kfd_node_t *nodes,
                 for (uint32_t k = 0; k < sys->gpus[j].partition_count; k++) {
                     if (sys->gpus[j].partitions[k].kfd_node == lk->to) {
                         p = &sys->gpus[j].partitions[k];
-                        if (g->link_type[j] == AMDGPU_LINK_NONE ||
-                            lk->weight < g->link_weight[j]) {
-                            g->link_type[j] =
-                                lk->type == CRAT_IOLINK_TYPE_XGMI
-                                    ? AMDGPU_LINK_XGMI
-                                : lk->type == CRAT_IOLINK_TYPE_PCIEXPRESS
-                                    ? AMDGPU_LINK_PCIE : AMDGPU_LINK_OTHER;
+                        if (g->link_type[j] == AMDGPU_LINK_NONE || lk->weight < g->link_weight[j]) {
+                            g->link_type[j] = lk->type == CRAT_IOLINK_TYPE_XGMI ? AMDGPU_LINK_XGMI
+                                              : lk->type == CRAT_IOLINK_TYPE_PCIEXPRESS
+                                                  ? AMDGPU_LINK_PCIE
+                                                  : AMDGPU_LINK_OTHER;
                             g->link_weight[j] = lk->weight;
                         }
                         break;
@@ -516,15 +509,12 @@ int amdgpu_system_load(amdgpu_system_t **out, char *err, size_t errlen)
         goto cleanup;
     qsort(s->gpu_nodes, s->gpu_node_count, sizeof(*s->gpu_nodes), cmp_nodes);
 
-    for (size_t i = 0; i < s->gpu_node_count &&
-         sys->gpu_count < AMDGPU_MAX_GPUS;) {
+    for (size_t i = 0; i < s->gpu_node_count && sys->gpu_count < AMDGPU_MAX_GPUS;) {
         size_t j = i + 1;
-        while (j < s->gpu_node_count &&
-               gpu_key(&s->gpu_nodes[j]) == gpu_key(&s->gpu_nodes[i]))
+        while (j < s->gpu_node_count && gpu_key(&s->gpu_nodes[j]) == gpu_key(&s->gpu_nodes[i]))
             j++;
         primary_of[sys->gpu_count] = i;
-        build_gpu(s, s->gpu_nodes, i, j, &sys->gpus[sys->gpu_count],
-                  sys->gpu_count);
+        build_gpu(s, s->gpu_nodes, i, j, &sys->gpus[sys->gpu_count], sys->gpu_count);
         sys->gpu_count++;
         i = j;
     }
@@ -538,8 +528,7 @@ int amdgpu_system_load(amdgpu_system_t **out, char *err, size_t errlen)
         if (g->mode_partition_count > g->partition_count &&
             g->mode_partition_count <= AMDGPU_MAX_PARTITIONS) {
             /* partitions are uniform; count the invisible ones too */
-            g->compute_units = g->partitions[0].compute_units *
-                               g->mode_partition_count;
+            g->compute_units = g->partitions[0].compute_units * g->mode_partition_count;
             shares = g->mode_partition_count;
         }
         /* partitions without a KFD memory bank share the GPU evenly */
@@ -565,8 +554,7 @@ void amdgpu_system_free(amdgpu_system_t *sys)
     free(sys);
 }
 
-const amdgpu_gpu_t *amdgpu_find_uuid(const amdgpu_system_t *sys,
-                                     const char *uuid,
+const amdgpu_gpu_t *amdgpu_find_uuid(const amdgpu_system_t *sys, const char *uuid,
                                      const amdgpu_partition_t **partition_out)
 {
     if (sys == NULL || uuid == NULL)

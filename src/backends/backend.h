@@ -63,8 +63,8 @@ struct hw_func_info {
 };
 
 struct hw_backend_config {
-    int cpu_devices;       /* cpu backend: number of devices to expose */
-    uint64_t mem_limit;    /* per-session device memory limit, 0 = none */
+    int cpu_devices;    /* cpu backend: number of devices to expose */
+    uint64_t mem_limit; /* per-session device memory limit, 0 = none */
     /* Reports an error found while executing queued work (sticky per session). */
     void (*on_async_error)(void *ctx, int status);
     void *ctx;
@@ -85,32 +85,32 @@ enum hw_rtc_result {
 
 /* One compile, as the core has checked it. Strings are NUL-terminated. */
 struct hw_rtc_input {
-    const char *name;                  /* the program's name, for diagnostics */
+    const char *name; /* the program's name, for diagnostics */
     const char *source;
     uint32_t header_count;
-    const char *const *header_names;   /* relative paths, checked by the core */
+    const char *const *header_names; /* relative paths, checked by the core */
     const char *const *headers;
     uint32_t option_count;
-    const char *const *options;        /* passed the core's option allowlist */
+    const char *const *options; /* passed the core's option allowlist */
     uint32_t name_count;
     const char *const *name_exprs;
     /* The worker's policy for this compile (docs/hiprtc.md). */
-    uint32_t timeout_ms;               /* wall time for the whole compile */
-    uint64_t max_output;               /* bytes per file the compiler writes */
-    const char *work_dir;              /* where a private directory may be made */
-    const char *compiler;              /* hipcc to run, NULL: search PATH */
-    const int *cancel;                 /* set (atomically) when the session ends */
-    uint64_t max_memory;               /* compiler address space (bytes); 0: the backend's */
+    uint32_t timeout_ms;  /* wall time for the whole compile */
+    uint64_t max_output;  /* bytes per file the compiler writes */
+    const char *work_dir; /* where a private directory may be made */
+    const char *compiler; /* hipcc to run, NULL: search PATH */
+    const int *cancel;    /* set (atomically) when the session ends */
+    uint64_t max_memory;  /* compiler address space (bytes); 0: the backend's */
 };
 
 /* What a compile produced; every buffer is malloc'ed and the caller's. */
 struct hw_rtc_output {
-    int result;                        /* enum hw_rtc_result */
+    int result; /* enum hw_rtc_result */
     uint8_t *code;
     uint64_t code_size;
     char *log;
     uint64_t log_size;
-    char **lowered;                    /* name_count entries; NULL: not found */
+    char **lowered; /* name_count entries; NULL: not found */
 };
 
 struct hw_backend_ops {
@@ -141,14 +141,14 @@ struct hw_backend_ops {
     int (*stream_create)(struct hw_backend *be, int dev, uint32_t flags, int priority,
                          struct hw_bstream **out);
     void (*stream_destroy)(struct hw_backend *be, struct hw_bstream *s); /* after queued work */
-    int (*stream_query)(struct hw_backend *be, struct hw_bstream *s); /* HW_OK or HW_ENOTREADY */
+    int (*stream_query)(struct hw_backend *be, struct hw_bstream *s);    /* HW_OK or HW_ENOTREADY */
     /* fn(arg, status) runs once all work queued on s before it has finished. */
     int (*stream_callback)(struct hw_backend *be, struct hw_bstream *s, hw_done_fn fn, void *arg);
 
     /* copies and fills, in stream order */
     /* src stays valid until release(release_arg, status) is called. */
-    int (*memcpy_h2d)(struct hw_backend *be, struct hw_bstream *s, uint64_t dst,
-                      const void *src, uint64_t n, hw_done_fn release, void *release_arg);
+    int (*memcpy_h2d)(struct hw_backend *be, struct hw_bstream *s, uint64_t dst, const void *src,
+                      uint64_t n, hw_done_fn release, void *release_arg);
     /* dst (host) must stay valid until a later stream_callback on s runs. */
     int (*memcpy_d2h)(struct hw_backend *be, struct hw_bstream *s, void *dst, uint64_t src,
                       uint64_t n);
@@ -192,8 +192,8 @@ struct hw_backend_ops {
      */
     /* A stage for up to `want` (> 0) bytes: *len_out is 1..want. May wait
      * for earlier staged copies to finish (the pool is bounded). */
-    int (*stage_get)(struct hw_backend *be, uint64_t want, struct hw_bstage **out,
-                     void **buf_out, size_t *len_out);
+    int (*stage_get)(struct hw_backend *be, uint64_t want, struct hw_bstage **out, void **buf_out,
+                     size_t *len_out);
     /* Queues the copy of the stage's first n bytes to dst. The stage is the
      * backend's from this call on, also when it fails. */
     int (*stage_h2d)(struct hw_backend *be, struct hw_bstream *s, uint64_t dst,
@@ -251,7 +251,7 @@ static inline int hw_wait_value_met(uint64_t cur, uint64_t value, uint64_t mask,
     return 0;
 }
 
-#define HW_BACKEND_HAS(ops, slot)                                                   \
+#define HW_BACKEND_HAS(ops, slot)                                                  \
     ((ops)->size >= offsetof(struct hw_backend_ops, slot) + sizeof((ops)->slot) && \
      (ops)->slot != NULL)
 

@@ -11,29 +11,29 @@
 
 enum hw_status {
     HW_OK = 0,
-    HW_EINVAL = 1,             /* hipErrorInvalidValue */
-    HW_ENOMEM = 2,             /* hipErrorOutOfMemory */
-    HW_ENOTINIT = 3,           /* hipErrorNotInitialized */
-    HW_ECONFIG = 9,            /* hipErrorInvalidConfiguration */
-    HW_ESYMBOL = 13,           /* hipErrorInvalidSymbol */
-    HW_EDEVPTR = 17,           /* hipErrorInvalidDevicePointer */
-    HW_EDIRECTION = 21,        /* hipErrorInvalidMemcpyDirection */
-    HW_ENODEV = 100,           /* hipErrorNoDevice */
-    HW_EDEVICE = 101,          /* hipErrorInvalidDevice */
-    HW_EIMAGE = 200,           /* hipErrorInvalidImage */
-    HW_ENOBINARY = 209,        /* hipErrorNoBinaryForGpu */
-    HW_EKERNELFILE = 218,      /* hipErrorInvalidKernelFile */
-    HW_ESHAREDOBJ = 303,       /* hipErrorSharedObjectInitFailed */
-    HW_EOS = 304,              /* hipErrorOperatingSystem */
-    HW_EHANDLE = 400,          /* hipErrorInvalidHandle */
-    HW_ENOTFOUND = 500,        /* hipErrorNotFound */
-    HW_ENOTREADY = 600,        /* hipErrorNotReady */
-    HW_EILLEGAL = 700,         /* hipErrorIllegalAddress */
-    HW_ERESOURCES = 701,       /* hipErrorLaunchOutOfResources */
-    HW_EDESTROYED = 709,       /* hipErrorContextIsDestroyed */
-    HW_ELAUNCH = 719,          /* hipErrorLaunchFailure */
-    HW_ENOTSUP = 801,          /* hipErrorNotSupported */
-    HW_EUNKNOWN = 999,         /* hipErrorUnknown */
+    HW_EINVAL = 1,        /* hipErrorInvalidValue */
+    HW_ENOMEM = 2,        /* hipErrorOutOfMemory */
+    HW_ENOTINIT = 3,      /* hipErrorNotInitialized */
+    HW_ECONFIG = 9,       /* hipErrorInvalidConfiguration */
+    HW_ESYMBOL = 13,      /* hipErrorInvalidSymbol */
+    HW_EDEVPTR = 17,      /* hipErrorInvalidDevicePointer */
+    HW_EDIRECTION = 21,   /* hipErrorInvalidMemcpyDirection */
+    HW_ENODEV = 100,      /* hipErrorNoDevice */
+    HW_EDEVICE = 101,     /* hipErrorInvalidDevice */
+    HW_EIMAGE = 200,      /* hipErrorInvalidImage */
+    HW_ENOBINARY = 209,   /* hipErrorNoBinaryForGpu */
+    HW_EKERNELFILE = 218, /* hipErrorInvalidKernelFile */
+    HW_ESHAREDOBJ = 303,  /* hipErrorSharedObjectInitFailed */
+    HW_EOS = 304,         /* hipErrorOperatingSystem */
+    HW_EHANDLE = 400,     /* hipErrorInvalidHandle */
+    HW_ENOTFOUND = 500,   /* hipErrorNotFound */
+    HW_ENOTREADY = 600,   /* hipErrorNotReady */
+    HW_EILLEGAL = 700,    /* hipErrorIllegalAddress */
+    HW_ERESOURCES = 701,  /* hipErrorLaunchOutOfResources */
+    HW_EDESTROYED = 709,  /* hipErrorContextIsDestroyed */
+    HW_ELAUNCH = 719,     /* hipErrorLaunchFailure */
+    HW_ENOTSUP = 801,     /* hipErrorNotSupported */
+    HW_EUNKNOWN = 999,    /* hipErrorUnknown */
 };
 
 #endif

@@ -4,15 +4,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-void report_init(check_report *r) { memset(r, 0, sizeof(*r)); }
+void report_init(check_report *r)
+{
+    memset(r, 0, sizeof(*r));
+}
 
-void report_free(check_report *r) {
+void report_free(check_report *r)
+{
     free(r->items);
     memset(r, 0, sizeof(*r));
 }
 
 void report_add(check_report *r, check_status status, const char *name, const char *fix,
-                const char *fmt, ...) {
+                const char *fmt, ...)
+{
     if (r->count == r->cap) {
         size_t ncap = r->cap ? r->cap * 2 : 32;
         check_item *grown = realloc(r->items, ncap * sizeof(*grown));
@@ -27,24 +32,29 @@ void report_add(check_report *r, check_status status, const char *name, const ch
     memset(it, 0, sizeof(*it));
     it->status = status;
     snprintf(it->name, sizeof(it->name), "%s", name);
-    if (fix) snprintf(it->fix, sizeof(it->fix), "%s", fix);
+    if (fix)
+        snprintf(it->fix, sizeof(it->fix), "%s", fix);
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(it->detail, sizeof(it->detail), fmt, ap);
     va_end(ap);
 }
 
-size_t report_count(const check_report *r, check_status status) {
+size_t report_count(const check_report *r, check_status status)
+{
     size_t n = 0;
-    for (size_t i = 0; i < r->count; i++) n += r->items[i].status == status;
+    for (size_t i = 0; i < r->count; i++)
+        n += r->items[i].status == status;
     return n;
 }
 
-int report_ready(const check_report *r) {
+int report_ready(const check_report *r)
+{
     return !r->alloc_failed && report_count(r, CHECK_FAIL) == 0;
 }
 
-const char *check_status_name(check_status s) {
+const char *check_status_name(check_status s)
+{
     switch (s) {
     case CHECK_OK: return "ok";
     case CHECK_INFO: return "info";
@@ -54,12 +64,14 @@ const char *check_status_name(check_status s) {
     return "?";
 }
 
-void report_print_text(const check_report *r, FILE *out) {
-    static const char *const tags[] = {"[ OK ]", "[INFO]", "[WARN]", "[FAIL]"};
+void report_print_text(const check_report *r, FILE *out)
+{
+    static const char *const tags[] = { "[ OK ]", "[INFO]", "[WARN]", "[FAIL]" };
     for (size_t i = 0; i < r->count; i++) {
         const check_item *it = &r->items[i];
         fprintf(out, "%s %-10s %s", tags[it->status], it->name, it->detail);
-        if (it->fix[0] && it->status >= CHECK_WARN) fprintf(out, " -- fix: %s", it->fix);
+        if (it->fix[0] && it->status >= CHECK_WARN)
+            fprintf(out, " -- fix: %s", it->fix);
         fputc('\n', out);
     }
     size_t fails = report_count(r, CHECK_FAIL), warns = report_count(r, CHECK_WARN);
@@ -70,7 +82,8 @@ void report_print_text(const check_report *r, FILE *out) {
                 fails == 1 ? "" : "s", warns, warns == 1 ? "" : "s");
 }
 
-void report_write_json(const check_report *r, json_writer *w) {
+void report_write_json(const check_report *r, json_writer *w)
+{
     jw_key(w, "checks");
     jw_array_begin(w);
     for (size_t i = 0; i < r->count; i++) {

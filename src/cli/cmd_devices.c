@@ -47,33 +47,50 @@ static void print_json(const amdgpu_system_t *sys)
         int have = amdgpu_metrics_read(g, &m, NULL, 0) == 0;
 
         jw_object_begin(&w);
-        jw_key(&w, "index"); jw_uint(&w, g->index);
-        jw_key(&w, "uuid"); jw_string(&w, g->uuid);
-        jw_key(&w, "bdf"); jw_string(&w, g->bdf);
-        jw_key(&w, "model"); jw_string(&w, g->model);
-        jw_key(&w, "gfx_target"); jw_string(&w, g->gfx_target);
-        jw_key(&w, "compute_units"); jw_uint(&w, g->compute_units);
-        jw_key(&w, "vram_bytes"); jw_uint(&w, g->vram_bytes);
-        jw_key(&w, "numa_node"); jw_int(&w, g->numa_node);
-        jw_key(&w, "pcie_gen"); jw_uint(&w, g->pcie_gen);
-        jw_key(&w, "pcie_width"); jw_uint(&w, g->pcie_width);
+        jw_key(&w, "index");
+        jw_uint(&w, g->index);
+        jw_key(&w, "uuid");
+        jw_string(&w, g->uuid);
+        jw_key(&w, "bdf");
+        jw_string(&w, g->bdf);
+        jw_key(&w, "model");
+        jw_string(&w, g->model);
+        jw_key(&w, "gfx_target");
+        jw_string(&w, g->gfx_target);
+        jw_key(&w, "compute_units");
+        jw_uint(&w, g->compute_units);
+        jw_key(&w, "vram_bytes");
+        jw_uint(&w, g->vram_bytes);
+        jw_key(&w, "numa_node");
+        jw_int(&w, g->numa_node);
+        jw_key(&w, "pcie_gen");
+        jw_uint(&w, g->pcie_gen);
+        jw_key(&w, "pcie_width");
+        jw_uint(&w, g->pcie_width);
         jw_key(&w, "max_tflops_fp16");
         jw_uint(&w, (unsigned long long)rounded(amdgpu_peak_tflops(
-                        g->gfx_target_version, g->compute_units,
-                        g->max_engine_clk_mhz)));
-        jw_key(&w, "compute_partition"); jw_string(&w, g->compute_partition);
-        jw_key(&w, "memory_partition"); jw_string(&w, g->memory_partition);
-        jw_key(&w, "xgmi_hive_id"); jw_uint(&w, g->hive_id);
+                        g->gfx_target_version, g->compute_units, g->max_engine_clk_mhz)));
+        jw_key(&w, "compute_partition");
+        jw_string(&w, g->compute_partition);
+        jw_key(&w, "memory_partition");
+        jw_string(&w, g->memory_partition);
+        jw_key(&w, "xgmi_hive_id");
+        jw_uint(&w, g->hive_id);
         jw_key(&w, "partitions");
         jw_array_begin(&w);
         for (uint32_t p = 0; p < g->partition_count; p++) {
             const amdgpu_partition_t *part = &g->partitions[p];
             jw_object_begin(&w);
-            jw_key(&w, "uuid"); jw_string(&w, part->uuid);
-            jw_key(&w, "kfd_node"); jw_uint(&w, part->kfd_node);
-            jw_key(&w, "render_minor"); jw_int(&w, part->render_minor);
-            jw_key(&w, "compute_units"); jw_uint(&w, part->compute_units);
-            jw_key(&w, "vram_bytes"); jw_uint(&w, part->vram_bytes);
+            jw_key(&w, "uuid");
+            jw_string(&w, part->uuid);
+            jw_key(&w, "kfd_node");
+            jw_uint(&w, part->kfd_node);
+            jw_key(&w, "render_minor");
+            jw_int(&w, part->render_minor);
+            jw_key(&w, "compute_units");
+            jw_uint(&w, part->compute_units);
+            jw_key(&w, "vram_bytes");
+            jw_uint(&w, part->vram_bytes);
             jw_object_end(&w);
         }
         jw_array_end(&w);
@@ -85,13 +102,13 @@ static void print_json(const amdgpu_system_t *sys)
             jw_key(&w, "power_watts");
             m.have_power ? jw_int(&w, rounded(m.power_watts)) : jw_null(&w);
             jw_key(&w, "temperature_junction_c");
-            m.have_temp_junction ? jw_int(&w, rounded(m.temp_junction_c))
-                                 : jw_null(&w);
+            m.have_temp_junction ? jw_int(&w, rounded(m.temp_junction_c)) : jw_null(&w);
             jw_key(&w, "temperature_edge_c");
-            m.have_temp_edge ? jw_int(&w, rounded(m.temp_edge_c))
-                             : jw_null(&w);
-            jw_key(&w, "busy_percent"); jw_uint(&w, m.busy_percent);
-            jw_key(&w, "vram_used_bytes"); jw_uint(&w, m.vram_used_bytes);
+            m.have_temp_edge ? jw_int(&w, rounded(m.temp_edge_c)) : jw_null(&w);
+            jw_key(&w, "busy_percent");
+            jw_uint(&w, m.busy_percent);
+            jw_key(&w, "vram_used_bytes");
+            jw_uint(&w, m.vram_used_bytes);
             jw_object_end(&w);
         }
         jw_object_end(&w);
@@ -103,9 +120,8 @@ static void print_json(const amdgpu_system_t *sys)
 
 static void print_table(const amdgpu_system_t *sys)
 {
-    printf("%-3s %-25s %-13s %-8s %5s %8s %4s %-9s %6s %6s %5s %9s\n", "GPU",
-           "UUID", "BDF", "MODEL", "CUS", "VRAM_GB", "NUMA", "PARTITION",
-           "PARTS", "POWER", "TEMP", "USED_GB");
+    printf("%-3s %-25s %-13s %-8s %5s %8s %4s %-9s %6s %6s %5s %9s\n", "GPU", "UUID", "BDF",
+           "MODEL", "CUS", "VRAM_GB", "NUMA", "PARTITION", "PARTS", "POWER", "TEMP", "USED_GB");
     for (uint32_t i = 0; i < sys->gpu_count; i++) {
         const amdgpu_gpu_t *g = &sys->gpus[i];
         amdgpu_metrics_t m;
@@ -116,20 +132,16 @@ static void print_table(const amdgpu_system_t *sys)
                 snprintf(power, sizeof(power), "%.0fW", m.power_watts);
             if (m.have_temp_edge || m.have_temp_junction)
                 snprintf(temp, sizeof(temp), "%.0fC",
-                         m.have_temp_edge ? m.temp_edge_c
-                                          : m.temp_junction_c);
+                         m.have_temp_edge ? m.temp_edge_c : m.temp_junction_c);
             if (m.have_vram)
-                snprintf(used, sizeof(used), "%.1f",
-                         (double)m.vram_used_bytes / 1e9);
+                snprintf(used, sizeof(used), "%.1f", (double)m.vram_used_bytes / 1e9);
         }
-        snprintf(mode, sizeof(mode), "%s%s%s",
-                 g->compute_partition[0] ? g->compute_partition : "-",
+        snprintf(mode, sizeof(mode), "%s%s%s", g->compute_partition[0] ? g->compute_partition : "-",
                  g->memory_partition[0] ? "/" : "", g->memory_partition);
         printf("%-3" PRIu32 " %-25s %-13s %-8s %5" PRIu32 " %8.1f %4d %-9s "
                "%6" PRIu32 " %6s %5s %9s\n",
-               g->index, g->uuid, g->bdf, g->model, g->compute_units,
-               (double)g->vram_bytes / 1e9, g->numa_node, mode,
-               g->partition_count, power, temp, used);
+               g->index, g->uuid, g->bdf, g->model, g->compute_units, (double)g->vram_bytes / 1e9,
+               g->numa_node, mode, g->partition_count, power, temp, used);
     }
     if (sys->gpu_count == 0)
         printf("(no AMD GPUs)\n");
@@ -151,18 +163,18 @@ int cli_devices(int argc, char **argv)
                 char *end;
                 interval = strtol(argv[++i], &end, 10);
                 if (*end != '\0' || interval < 1 || interval > 3600) {
-                    fprintf(stderr, "hipwire devices: --watch wants 1..3600 "
-                                    "seconds, got '%s'\n", argv[i]);
+                    fprintf(stderr,
+                            "hipwire devices: --watch wants 1..3600 "
+                            "seconds, got '%s'\n",
+                            argv[i]);
                     return CLI_EXIT_USAGE;
                 }
             }
-        } else if (strcmp(argv[i], "-h") == 0 ||
-                   strcmp(argv[i], "--help") == 0) {
+        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             usage(stdout);
             return CLI_EXIT_OK;
         } else {
-            fprintf(stderr, "hipwire devices: unknown option '%s'\n",
-                    argv[i]);
+            fprintf(stderr, "hipwire devices: unknown option '%s'\n", argv[i]);
             usage(stderr);
             return CLI_EXIT_USAGE;
         }

@@ -46,20 +46,21 @@ struct report {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: hipwire status [--worker HOST[:PORT]]... [--json] [--timeout MS]\n"
-               "  Shows each hip-worker's health (reachable, version, backend, devices),\n"
-               "  its sessions and the device memory they hold. Without --worker: the\n"
-               "  workers of TF_WORKER_HOST (TF_WORKER_PORT, default %d, for entries\n"
-               "  without a port). Exit status 1 when any worker does not answer.\n"
-               "  --json        machine-readable output\n"
-               "  --timeout MS  per worker and request (default %d)\n",
+    fprintf(f,
+            "usage: hipwire status [--worker HOST[:PORT]]... [--json] [--timeout MS]\n"
+            "  Shows each hip-worker's health (reachable, version, backend, devices),\n"
+            "  its sessions and the device memory they hold. Without --worker: the\n"
+            "  workers of TF_WORKER_HOST (TF_WORKER_PORT, default %d, for entries\n"
+            "  without a port). Exit status 1 when any worker does not answer.\n"
+            "  --json        machine-readable output\n"
+            "  --timeout MS  per worker and request (default %d)\n",
             HIPR_DEFAULT_PORT, DEFAULT_TIMEOUT_MS);
 }
 
 /* TLS and the token, as the proxy reads them (docs/client.md). */
 struct status_security {
-    struct hw_tls_ctx *tls;   /* NULL: plain TCP */
-    struct hw_token token;    /* len 0: none */
+    struct hw_tls_ctx *tls; /* NULL: plain TCP */
+    struct hw_token token;  /* len 0: none */
 };
 
 /* TF_WORKER_TOKEN[_FILE], TF_WORKER_TLS, TF_WORKER_CA, TF_WORKER_TLS_VERIFY.
@@ -80,8 +81,8 @@ static int security_from_env(struct status_security *sec, char *err, size_t errl
         return -1;
     }
     if (tls && *tls && strcmp(tls, "0") != 0) {
-        sec->tls = hw_tls_client_ctx(getenv("TF_WORKER_CA"), !(verify && !strcmp(verify, "0")),
-                                     why, sizeof why);
+        sec->tls = hw_tls_client_ctx(getenv("TF_WORKER_CA"), !(verify && !strcmp(verify, "0")), why,
+                                     sizeof why);
         if (!sec->tls) {
             snprintf(err, errlen, "TF_WORKER_TLS: %s", why);
             return -1;
@@ -139,16 +140,18 @@ static int ask(const struct hw_worker_addr *a, const struct status_security *sec
                      info->reply_tail_cap, &tail_len, &status) < 0) {
         snprintf(err, errlen, "%s",
                  errno == ETIMEDOUT || errno == EAGAIN ? "no answer in time"
-                 : errno == EPROTO                    ? "not a hip-worker reply"
-                 : errno ? strerror(errno)
+                 : errno == EPROTO                     ? "not a hip-worker reply"
+                 : errno                               ? strerror(errno)
                          : "closed the connection (not a hip-worker, or it wants a token: "
                            "set TF_WORKER_TOKEN or TF_WORKER_TOKEN_FILE)");
         goto out;
     }
     if (status != 0) {
         if (status == 3) /* hipErrorNotInitialized: the worker's refusal before a session */
-            snprintf(err, errlen, "%s refused: not authenticated (the worker has a token: set "
-                     "TF_WORKER_TOKEN or TF_WORKER_TOKEN_FILE)", info->name);
+            snprintf(err, errlen,
+                     "%s refused: not authenticated (the worker has a token: set "
+                     "TF_WORKER_TOKEN or TF_WORKER_TOKEN_FILE)",
+                     info->name);
         else
             snprintf(err, errlen, "%s refused (status %d; an older worker?)", info->name, status);
         goto out;
@@ -197,8 +200,7 @@ static void query(struct report *r, const struct status_security *sec, int timeo
     }
     r->sessions = calloc(r->status.sessions ? r->status.sessions : 1, sizeof *r->sessions);
     for (uint32_t i = 0; r->sessions && i < r->status.sessions; i++)
-        hipr_session_entry_decode(body + HIPR_worker_status_rep_SIZE +
-                                      i * HIPR_session_entry_SIZE,
+        hipr_session_entry_decode(body + HIPR_worker_status_rep_SIZE + i * HIPR_session_entry_SIZE,
                                   HIPR_session_entry_SIZE, &r->sessions[r->nsess++]);
     free(body);
     r->up = 1;
@@ -242,8 +244,8 @@ static void print_text(const struct report *r, int n)
             continue;
         }
         human_uptime(w->info.uptime_ms, b1, sizeof b1);
-        printf("%s  up %s: hip-worker %s, protocol %u, backend %s\n", w->where, b1,
-               w->info.version, w->info.proto_version, w->info.backend);
+        printf("%s  up %s: hip-worker %s, protocol %u, backend %s\n", w->where, b1, w->info.version,
+               w->info.proto_version, w->info.backend);
         printf("  devices: %u\n", w->ndev);
         for (uint32_t d = 0; d < w->ndev; d++) {
             human_bytes(w->devs[d].total_global_mem, b1, sizeof b1);
@@ -278,41 +280,60 @@ static void print_json(const struct report *r, int n, int all_up)
     for (int i = 0; i < n; i++) {
         const struct report *w = &r[i];
         jw_object_begin(&j);
-        jw_key(&j, "address"); jw_string(&j, w->where);
-        jw_key(&j, "reachable"); jw_bool(&j, w->up);
+        jw_key(&j, "address");
+        jw_string(&j, w->where);
+        jw_key(&j, "reachable");
+        jw_bool(&j, w->up);
         if (!w->up) {
-            jw_key(&j, "error"); jw_string(&j, w->error);
+            jw_key(&j, "error");
+            jw_string(&j, w->error);
             jw_object_end(&j);
             continue;
         }
-        jw_key(&j, "version"); jw_string(&j, w->info.version);
-        jw_key(&j, "protocol"); jw_uint(&j, w->info.proto_version);
-        jw_key(&j, "backend"); jw_string(&j, w->info.backend);
-        jw_key(&j, "uptime_ms"); jw_uint(&j, w->info.uptime_ms);
+        jw_key(&j, "version");
+        jw_string(&j, w->info.version);
+        jw_key(&j, "protocol");
+        jw_uint(&j, w->info.proto_version);
+        jw_key(&j, "backend");
+        jw_string(&j, w->info.backend);
+        jw_key(&j, "uptime_ms");
+        jw_uint(&j, w->info.uptime_ms);
         jw_key(&j, "devices");
         jw_array_begin(&j);
         for (uint32_t d = 0; d < w->ndev; d++) {
             jw_object_begin(&j);
-            jw_key(&j, "index"); jw_uint(&j, d);
-            jw_key(&j, "name"); jw_string(&j, w->devs[d].name);
-            jw_key(&j, "arch"); jw_string(&j, w->devs[d].arch_name);
-            jw_key(&j, "total_memory_bytes"); jw_uint(&j, w->devs[d].total_global_mem);
+            jw_key(&j, "index");
+            jw_uint(&j, d);
+            jw_key(&j, "name");
+            jw_string(&j, w->devs[d].name);
+            jw_key(&j, "arch");
+            jw_string(&j, w->devs[d].arch_name);
+            jw_key(&j, "total_memory_bytes");
+            jw_uint(&j, w->devs[d].total_global_mem);
             jw_object_end(&j);
         }
         jw_array_end(&j);
-        jw_key(&j, "sessions"); jw_uint(&j, w->status.sessions);
-        jw_key(&j, "max_sessions"); jw_uint(&j, w->status.max_sessions);
-        jw_key(&j, "sessions_served"); jw_uint(&j, w->status.sessions_served);
-        jw_key(&j, "memory_in_use_bytes"); jw_uint(&j, w->status.bytes_in_use);
-        jw_key(&j, "mem_limit_bytes"); jw_uint(&j, w->status.mem_limit);
+        jw_key(&j, "sessions");
+        jw_uint(&j, w->status.sessions);
+        jw_key(&j, "max_sessions");
+        jw_uint(&j, w->status.max_sessions);
+        jw_key(&j, "sessions_served");
+        jw_uint(&j, w->status.sessions_served);
+        jw_key(&j, "memory_in_use_bytes");
+        jw_uint(&j, w->status.bytes_in_use);
+        jw_key(&j, "mem_limit_bytes");
+        jw_uint(&j, w->status.mem_limit);
         jw_key(&j, "session_list");
         jw_array_begin(&j);
         for (uint32_t s = 0; s < w->nsess; s++) {
             jw_object_begin(&j);
             snprintf(id, sizeof id, "%016llx", (unsigned long long)w->sessions[s].session_id);
-            jw_key(&j, "id"); jw_string(&j, id);
-            jw_key(&j, "pid"); jw_uint(&j, w->sessions[s].pid);
-            jw_key(&j, "memory_in_use_bytes"); jw_uint(&j, w->sessions[s].bytes_in_use);
+            jw_key(&j, "id");
+            jw_string(&j, id);
+            jw_key(&j, "pid");
+            jw_uint(&j, w->sessions[s].pid);
+            jw_key(&j, "memory_in_use_bytes");
+            jw_uint(&j, w->sessions[s].bytes_in_use);
             jw_object_end(&j);
         }
         jw_array_end(&j);
@@ -351,8 +372,8 @@ int cli_status(int argc, char **argv)
         if (!strcmp(argv[i], "--json")) {
             json = 1;
         } else if (!strcmp(argv[i], "--worker") && i + 1 < argc) {
-            int got = hw_worker_list_parse(argv[++i], port, addrs + n, HW_WORKER_LIST_MAX - n,
-                                           err, sizeof err);
+            int got = hw_worker_list_parse(argv[++i], port, addrs + n, HW_WORKER_LIST_MAX - n, err,
+                                           sizeof err);
             if (got < 0) {
                 fprintf(stderr, "hipwire status: --worker %s: %s\n", argv[i], err);
                 goto out;

@@ -16,21 +16,24 @@ typedef struct subcommand {
 } subcommand;
 
 static const subcommand subcommands[] = {
-    {"node", cli_node, "check, prepare and label this node (check|setup|labels)"},
-    {"partition", cli_partition, "MI300-class partition modes (show|set|reset)"},
-    {"devices", cli_devices, "list the AMD GPUs and logical devices the provider sees"},
-    {"status", cli_status, "health, sessions and memory of the hip-workers (TF_WORKER_HOST)"},
+    { "node", cli_node, "check, prepare and label this node (check|setup|labels)" },
+    { "partition", cli_partition, "MI300-class partition modes (show|set|reset)" },
+    { "devices", cli_devices, "list the AMD GPUs and logical devices the provider sees" },
+    { "status", cli_status, "health, sessions and memory of the hip-workers (TF_WORKER_HOST)" },
 };
 
-static void usage(FILE *out) {
+static void usage(FILE *out)
+{
     fprintf(out, "usage: hipwire <command> [options]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
         fprintf(out, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
-    fprintf(out, "\n'hipwire <command> --help' describes a command.\n"
-                 "HIPWIRE_HOST_ROOT=DIR reads (and with --apply writes) the host tree under DIR.\n");
+    fprintf(out,
+            "\n'hipwire <command> --help' describes a command.\n"
+            "HIPWIRE_HOST_ROOT=DIR reads (and with --apply writes) the host tree under DIR.\n");
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     if (argc < 2) {
         usage(stderr);
         return CLI_EXIT_USAGE;
@@ -45,7 +48,8 @@ int main(int argc, char **argv) {
         return CLI_EXIT_OK;
     }
     for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
-        if (strcmp(cmd, subcommands[i].name) == 0) return subcommands[i].run(argc - 1, argv + 1);
+        if (strcmp(cmd, subcommands[i].name) == 0)
+            return subcommands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "hipwire: unknown command '%s'\n\n", cmd);
     usage(stderr);
     return CLI_EXIT_USAGE;

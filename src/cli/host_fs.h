@@ -14,8 +14,7 @@ const char *host_root(void);
 bool host_root_is_real(void);
 
 /* Writes root + absolute path into buf. Returns 0, or -1 when it does not fit. */
-int host_path(char *buf, size_t size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+int host_path(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Reads a small text file (already root-prefixed) and strips trailing
  * whitespace. Returns 0, or -1 with errno set; buf untouched on failure. */

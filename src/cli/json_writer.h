@@ -10,7 +10,7 @@
 typedef struct json_writer {
     FILE *out;
     int depth;
-    bool after_key;                       /* next value follows "key": */
+    bool after_key;                        /* next value follows "key": */
     bool has_items[JSON_WRITER_MAX_DEPTH]; /* container at depth needs a comma */
 } json_writer;
 

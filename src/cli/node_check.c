@@ -22,8 +22,11 @@
 #include "pci_scan.h"
 #include "rocm_detect.h"
 
-#define FIX_MODULE "modprobe amdgpu; 'hipwire node setup --apply' installs the driver and loads it at boot"
-#define FIX_PERMS "hipwire node setup --apply (udev rule MODE=\"0666\"), or run containers with the render/video group"
+#define FIX_MODULE \
+    "modprobe amdgpu; 'hipwire node setup --apply' installs the driver and loads it at boot"
+#define FIX_PERMS                                                                       \
+    "hipwire node setup --apply (udev rule MODE=\"0666\"), or run containers with the " \
+    "render/video group"
 
 typedef struct check_state {
     check_report report;
@@ -33,13 +36,18 @@ typedef struct check_state {
     bool module_loaded;
 } check_state;
 
-static bool is_amd_gpu(const pci_function *f) {
+static bool is_amd_gpu(const pci_function *f)
+{
     return f->vendor_id == PCI_VENDOR_AMD;
 }
 
-static bool is_vf(const pci_function *f) { return f->is_vf || amd_device_is_vf(f->device_id); }
+static bool is_vf(const pci_function *f)
+{
+    return f->is_vf || amd_device_is_vf(f->device_id);
+}
 
-static void check_os(check_state *st) {
+static void check_os(check_state *st)
+{
     os_release os;
     char kernel[128] = "unknown";
     kernel_release(kernel, sizeof(kernel));
@@ -50,11 +58,12 @@ static void check_os(check_state *st) {
         report_add(&st->report, CHECK_INFO, "os", NULL, "no /etc/os-release, kernel %s", kernel);
 }
 
-static void check_pci(check_state *st) {
+static void check_pci(check_state *st)
+{
     char err[256];
     if (pci_scan_gpus(&st->pci, &st->pci_count, err, sizeof(err)) < 0) {
-        report_add(&st->report, CHECK_FAIL, "pci", "run on the host (or set HIPWIRE_HOST_ROOT to its /)",
-                   "%s", err);
+        report_add(&st->report, CHECK_FAIL, "pci",
+                   "run on the host (or set HIPWIRE_HOST_ROOT to its /)", "%s", err);
         return;
     }
     size_t amd = 0, vfs = 0;
@@ -66,7 +75,8 @@ static void check_pci(check_state *st) {
             int n = snprintf(others + olen, sizeof(others) - olen, "%s%s %04x:%04x at %s",
                              olen ? ", " : "", pci_vendor_name(f->vendor_id), f->vendor_id,
                              f->device_id, f->bdf);
-            if (n > 0 && olen + (size_t)n < sizeof(others)) olen += (size_t)n;
+            if (n > 0 && olen + (size_t)n < sizeof(others))
+                olen += (size_t)n;
             continue;
         }
         amd++;
@@ -75,14 +85,16 @@ static void check_pci(check_state *st) {
     if (amd == 0) {
         report_add(&st->report, CHECK_FAIL, "pci",
                    "this node has no AMD GPU: keep it out of AMD GPU pools",
-                   "no AMD GPU (vendor 0x1002) on the PCI bus%s%s", olen ? "; found: " : "", others);
+                   "no AMD GPU (vendor 0x1002) on the PCI bus%s%s", olen ? "; found: " : "",
+                   others);
         return;
     }
     report_add(&st->report, CHECK_OK, "pci", NULL, "%zu AMD GPU function%s (%zu SR-IOV VF%s)%s%s",
                amd, amd == 1 ? "" : "s", vfs, vfs == 1 ? "" : "s", olen ? "; also: " : "", others);
     for (size_t i = 0; i < st->pci_count; i++) {
         const pci_function *f = &st->pci[i];
-        if (!is_amd_gpu(f)) continue;
+        if (!is_amd_gpu(f))
+            continue;
         char what[96];
         if (f->is_vf)
             snprintf(what, sizeof(what), "SR-IOV VF of %s", f->physfn);
@@ -97,15 +109,16 @@ static void check_pci(check_state *st) {
         else if (f->driver[0])
             report_add(&st->report, CHECK_WARN, "gpu",
                        "unbind it from that driver if this host should use it",
-                       "%s %s (1002:%04x), %s, bound to %s: not usable on this host", f->bdf,
-                       model, f->device_id, what, f->driver);
+                       "%s %s (1002:%04x), %s, bound to %s: not usable on this host", f->bdf, model,
+                       f->device_id, what, f->driver);
         else
             report_add(&st->report, CHECK_FAIL, "gpu", FIX_MODULE,
                        "%s %s (1002:%04x), %s, no driver bound", f->bdf, model, f->device_id, what);
     }
 }
 
-static void check_module(check_state *st) {
+static void check_module(check_state *st)
+{
     char dir[4096], path[4096], state[32] = "", version[64] = "";
     if (host_path(dir, sizeof(dir), "/sys/module/amdgpu") < 0 || !path_is_dir(dir)) {
         report_add(&st->report, CHECK_FAIL, "module", FIX_MODULE, "amdgpu is not loaded");
@@ -121,44 +134,53 @@ static void check_module(check_state *st) {
     st->module_loaded = true;
     amdgpu_driver_version(version, sizeof(version));
     if (version[0]) {
-        report_add(&st->report, CHECK_OK, "module", NULL, "amdgpu %s loaded (DKMS/out-of-tree)", version);
+        report_add(&st->report, CHECK_OK, "module", NULL, "amdgpu %s loaded (DKMS/out-of-tree)",
+                   version);
     } else {
         char kernel[128] = "?";
         kernel_release(kernel, sizeof(kernel));
-        report_add(&st->report, CHECK_OK, "module", NULL, "amdgpu loaded (in-tree, kernel %s)", kernel);
+        report_add(&st->report, CHECK_OK, "module", NULL, "amdgpu loaded (in-tree, kernel %s)",
+                   kernel);
     }
 }
 
-static void check_kfd(check_state *st) {
+static void check_kfd(check_state *st)
+{
     char err[AMDGPU_ERR_LEN];
     if (amdgpu_system_load(&st->sys, err, sizeof(err)) != 0) {
         st->sys = NULL;
-        report_add(&st->report, CHECK_FAIL, "kfd", st->module_loaded ? "check dmesg for amdkfd errors" : FIX_MODULE,
-                   "%s", err);
+        report_add(&st->report, CHECK_FAIL, "kfd",
+                   st->module_loaded ? "check dmesg for amdkfd errors" : FIX_MODULE, "%s", err);
         return;
     }
     uint32_t logical = 0;
-    for (uint32_t g = 0; g < st->sys->gpu_count; g++) logical += st->sys->gpus[g].partition_count;
+    for (uint32_t g = 0; g < st->sys->gpu_count; g++)
+        logical += st->sys->gpus[g].partition_count;
     report_add(&st->report, st->sys->gpu_count ? CHECK_OK : CHECK_FAIL, "kfd", FIX_MODULE,
                "KFD topology: %u GPU%s, %u logical device%s", st->sys->gpu_count,
                st->sys->gpu_count == 1 ? "" : "s", logical, logical == 1 ? "" : "s");
 }
 
 /* Every amdgpu-bound PCI GPU must be a KFD GPU and the other way round. */
-static void check_kfd_matches_pci(check_state *st) {
-    if (!st->sys || !st->pci) return;
+static void check_kfd_matches_pci(check_state *st)
+{
+    if (!st->sys || !st->pci)
+        return;
     char missing_kfd[256] = "", missing_pci[256] = "";
     size_t a = 0, b = 0, bound = 0;
     for (size_t i = 0; i < st->pci_count; i++) {
         const pci_function *f = &st->pci[i];
-        if (!is_amd_gpu(f) || strcmp(f->driver, "amdgpu") != 0) continue;
+        if (!is_amd_gpu(f) || strcmp(f->driver, "amdgpu") != 0)
+            continue;
         bound++;
         bool found = false;
         for (uint32_t g = 0; g < st->sys->gpu_count && !found; g++)
             found = strcmp(st->sys->gpus[g].bdf, f->bdf) == 0;
         if (!found) {
-            int n = snprintf(missing_kfd + a, sizeof(missing_kfd) - a, "%s%s", a ? " " : "", f->bdf);
-            if (n > 0 && a + (size_t)n < sizeof(missing_kfd)) a += (size_t)n;
+            int n =
+                snprintf(missing_kfd + a, sizeof(missing_kfd) - a, "%s%s", a ? " " : "", f->bdf);
+            if (n > 0 && a + (size_t)n < sizeof(missing_kfd))
+                a += (size_t)n;
         }
     }
     for (uint32_t g = 0; g < st->sys->gpu_count; g++) {
@@ -168,12 +190,13 @@ static void check_kfd_matches_pci(check_state *st) {
         if (!found) {
             int n = snprintf(missing_pci + b, sizeof(missing_pci) - b, "%s%s", b ? " " : "",
                              st->sys->gpus[g].bdf);
-            if (n > 0 && b + (size_t)n < sizeof(missing_pci)) b += (size_t)n;
+            if (n > 0 && b + (size_t)n < sizeof(missing_pci))
+                b += (size_t)n;
         }
     }
     if (a == 0 && b == 0) {
-        report_add(&st->report, CHECK_OK, "kfd-pci", NULL,
-                   "KFD and the PCI bus agree on %zu GPU%s", bound, bound == 1 ? "" : "s");
+        report_add(&st->report, CHECK_OK, "kfd-pci", NULL, "KFD and the PCI bus agree on %zu GPU%s",
+                   bound, bound == 1 ? "" : "s");
         return;
     }
     if (a)
@@ -187,12 +210,15 @@ static void check_kfd_matches_pci(check_state *st) {
                    missing_pci);
 }
 
-static const char *group_name(gid_t gid, char *buf, size_t size) {
+static const char *group_name(gid_t gid, char *buf, size_t size)
+{
     char path[4096], line[512];
     snprintf(buf, size, "%u", (unsigned)gid);
-    if (host_path(path, sizeof(path), "/etc/group") < 0) return buf;
+    if (host_path(path, sizeof(path), "/etc/group") < 0)
+        return buf;
     FILE *f = fopen(path, "r");
-    if (!f) return buf;
+    if (!f)
+        return buf;
     while (fgets(line, sizeof(line), f)) {
         char *name = strtok(line, ":");
         strtok(NULL, ":");
@@ -208,13 +234,15 @@ static const char *group_name(gid_t gid, char *buf, size_t size) {
 
 /* Fixture trees cannot hold device nodes; HIPWIRE_NODE_FAKE_DEVICES=1 lets
  * regular files stand in for them (the tests set it, nothing else should). */
-static bool devices_may_be_files(void) {
+static bool devices_may_be_files(void)
+{
     const char *v = getenv("HIPWIRE_NODE_FAKE_DEVICES");
     return v && strcmp(v, "1") == 0;
 }
 
 /* Classifies one device node; fills detail. */
-static check_status device_status(const char *host_file, char *detail, size_t size) {
+static check_status device_status(const char *host_file, char *detail, size_t size)
+{
     char path[4096], grp[64];
     struct stat sb;
     if (host_path(path, sizeof(path), "%s", host_file) < 0 || stat(path, &sb) < 0) {
@@ -240,11 +268,12 @@ static check_status device_status(const char *host_file, char *detail, size_t si
     return CHECK_FAIL;
 }
 
-static void check_devices(check_state *st) {
+static void check_devices(check_state *st)
+{
     char detail[256];
     check_status s = device_status("/dev/kfd", detail, sizeof(detail));
-    report_add(&st->report, s, "dev-kfd", s == CHECK_FAIL && strstr(detail, "missing") ? FIX_MODULE : FIX_PERMS,
-               "%s", detail);
+    report_add(&st->report, s, "dev-kfd",
+               s == CHECK_FAIL && strstr(detail, "missing") ? FIX_MODULE : FIX_PERMS, "%s", detail);
     if (!st->sys) {
         report_add(&st->report, CHECK_FAIL, "dev-render", FIX_MODULE,
                    "no KFD topology: cannot tell which render nodes the GPUs need");
@@ -260,7 +289,8 @@ static void check_devices(check_state *st) {
             const amdgpu_partition_t *part = &gpu->partitions[p];
             checked++;
             if (part->render_minor < 0) {
-                snprintf(detail, sizeof(detail), "GPU %u logical device %u has no render node", g, p);
+                snprintf(detail, sizeof(detail), "GPU %u logical device %u has no render node", g,
+                         p);
                 s = CHECK_FAIL;
             } else {
                 snprintf(file, sizeof(file), "/dev/dri/renderD%d", part->render_minor);
@@ -268,30 +298,38 @@ static void check_devices(check_state *st) {
             }
             if (s != CHECK_OK) {
                 bad++;
-                if (!first_bad[0] || s > worst) snprintf(first_bad, sizeof(first_bad), "%s", detail);
+                if (!first_bad[0] || s > worst)
+                    snprintf(first_bad, sizeof(first_bad), "%s", detail);
             } else if (!first_ok[0]) {
                 snprintf(first_ok, sizeof(first_ok), "%s", detail);
             }
-            if (s > worst) worst = s;
+            if (s > worst)
+                worst = s;
         }
     }
-    if (checked == 0) return;
+    if (checked == 0)
+        return;
     if (bad == 0)
-        report_add(&st->report, CHECK_OK, "dev-render", NULL, "%zu render node%s usable (e.g. %s)", checked,
-                   checked == 1 ? "" : "s", first_ok);
+        report_add(&st->report, CHECK_OK, "dev-render", NULL, "%zu render node%s usable (e.g. %s)",
+                   checked, checked == 1 ? "" : "s", first_ok);
     else
         report_add(&st->report, worst, "dev-render",
-                   strstr(first_bad, "missing") ? "reload amdgpu; check dmesg for DRM minor exhaustion" : FIX_PERMS,
+                   strstr(first_bad, "missing")
+                       ? "reload amdgpu; check dmesg for DRM minor exhaustion"
+                       : FIX_PERMS,
                    "%zu of %zu render nodes not usable: %s%s", bad, checked, first_bad,
                    bad > 1 ? ", ..." : "");
 }
 
-static void check_partitions(check_state *st) {
-    if (!st->sys) return;
+static void check_partitions(check_state *st)
+{
+    if (!st->sys)
+        return;
     size_t partitionable = 0;
     for (uint32_t g = 0; g < st->sys->gpu_count; g++) {
         const amdgpu_gpu_t *gpu = &st->sys->gpus[g];
-        if (!gpu->compute_partition[0]) continue;
+        if (!gpu->compute_partition[0])
+            continue;
         partitionable++;
         /* GPUs of one model in one mode expose the same number of logical
          * devices; fewer means the kernel dropped some (DRM minors ran out,
@@ -308,27 +346,31 @@ static void check_partitions(check_state *st) {
         bool combo_bad = gpu->memory_partition[0] &&
                          partition_memory_count(gpu->memory_partition) >
                              partition_compute_count(gpu->compute_partition, expected);
-        if (combo_bad) snprintf(mem_err, sizeof(mem_err), " (invalid combination)");
+        if (combo_bad)
+            snprintf(mem_err, sizeof(mem_err), " (invalid combination)");
         if (gpu->partition_count < expected || combo_bad)
             report_add(&st->report, CHECK_WARN, "partition",
                        "modprobe -r ast; modprobe -r amdgpu; modprobe amdgpu (or blacklist ast); "
                        "hipwire partition reset to return to SPX/NPS1",
                        "GPU %u %s %s/%s%s: %u of %u logical devices present", g, gpu->bdf,
-                       gpu->compute_partition, gpu->memory_partition[0] ? gpu->memory_partition : "-",
-                       mem_err, gpu->partition_count, expected);
+                       gpu->compute_partition,
+                       gpu->memory_partition[0] ? gpu->memory_partition : "-", mem_err,
+                       gpu->partition_count, expected);
         else
-            report_add(&st->report, CHECK_OK, "partition", NULL,
-                       "GPU %u %s %s/%s, %u logical device%s (available: %s; %s)", g, gpu->bdf,
-                       gpu->compute_partition, gpu->memory_partition[0] ? gpu->memory_partition : "-",
-                       gpu->partition_count, gpu->partition_count == 1 ? "" : "s",
-                       gpu->available_compute_partitions[0] ? gpu->available_compute_partitions : "-",
-                       gpu->available_memory_partitions[0] ? gpu->available_memory_partitions : "-");
+            report_add(
+                &st->report, CHECK_OK, "partition", NULL,
+                "GPU %u %s %s/%s, %u logical device%s (available: %s; %s)", g, gpu->bdf,
+                gpu->compute_partition, gpu->memory_partition[0] ? gpu->memory_partition : "-",
+                gpu->partition_count, gpu->partition_count == 1 ? "" : "s",
+                gpu->available_compute_partitions[0] ? gpu->available_compute_partitions : "-",
+                gpu->available_memory_partitions[0] ? gpu->available_memory_partitions : "-");
     }
     if (partitionable == 0 && st->sys->gpu_count)
         report_add(&st->report, CHECK_INFO, "partition", NULL, "no GPU supports partition modes");
 }
 
-static void check_rocm(check_state *st) {
+static void check_rocm(check_state *st)
+{
     rocm_userspace r;
     rocm_detect(&r);
     if (r.count == 0) {
@@ -341,15 +383,18 @@ static void check_rocm(check_state *st) {
     char list[512] = "";
     size_t len = 0;
     for (size_t i = 0; i < r.count; i++) {
-        int n = snprintf(list + len, sizeof(list) - len, "%s%s %s", i ? ", " : "",
-                         r.installs[i].path, r.installs[i].version[0] ? r.installs[i].version : "(no version)");
-        if (n > 0 && len + (size_t)n < sizeof(list)) len += (size_t)n;
+        int n =
+            snprintf(list + len, sizeof(list) - len, "%s%s %s", i ? ", " : "", r.installs[i].path,
+                     r.installs[i].version[0] ? r.installs[i].version : "(no version)");
+        if (n > 0 && len + (size_t)n < sizeof(list))
+            len += (size_t)n;
     }
     report_add(&st->report, CHECK_OK, "rocm", NULL, "%s; amd-smi %s; rocm-smi %s", list,
                r.amd_smi[0] ? r.amd_smi : "not found", r.rocm_smi[0] ? r.rocm_smi : "not found");
 }
 
-static void write_json(const check_state *st) {
+static void write_json(const check_state *st)
+{
     json_writer w;
     jw_init(&w, stdout);
     jw_object_begin(&w);
@@ -386,11 +431,12 @@ static void write_json(const check_state *st) {
     jw_finish(&w);
 }
 
-int node_check(int argc, char **argv) {
+int node_check(int argc, char **argv)
+{
     static const struct option longopts[] = {
-        {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        { "json", no_argument, NULL, 'j' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
     };
     bool json = false;
     int c;
@@ -398,7 +444,10 @@ int node_check(int argc, char **argv) {
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case 'j': json = true; break;
-        case 'h': printf("usage: hipwire node check [--json]\nExit status 0 only when the node is ready.\n"); return CLI_EXIT_OK;
+        case 'h':
+            printf(
+                "usage: hipwire node check [--json]\nExit status 0 only when the node is ready.\n");
+            return CLI_EXIT_OK;
         default: fprintf(stderr, "usage: hipwire node check [--json]\n"); return CLI_EXIT_USAGE;
         }
     }

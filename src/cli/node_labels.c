@@ -41,7 +41,8 @@ typedef struct value_tally {
     size_t count;
 } value_tally;
 
-static int add_label(label_set *s, const char *key, const char *raw_value) {
+static int add_label(label_set *s, const char *key, const char *raw_value)
+{
     char value[K8S_LABEL_VALUE_MAX + 1];
     k8s_label_value_sanitize(raw_value, value, sizeof(value));
     if (s->count >= MAX_LABELS || strlen(key) >= sizeof(s->items[0].key) ||
@@ -55,7 +56,8 @@ static int add_label(label_set *s, const char *key, const char *raw_value) {
     return 0;
 }
 
-static void tally(value_tally *t, const char *raw) {
+static void tally(value_tally *t, const char *raw)
+{
     char v[K8S_LABEL_VALUE_MAX + 1];
     k8s_label_value_sanitize(raw, v, sizeof(v));
     for (size_t i = 0; i < t->count; i++) {
@@ -64,12 +66,14 @@ static void tally(value_tally *t, const char *raw) {
             return;
         }
     }
-    if (t->count == MAX_VALUES) return;
+    if (t->count == MAX_VALUES)
+        return;
     snprintf(t->values[t->count], sizeof(t->values[0]), "%s", v);
     t->counts[t->count++] = 1;
 }
 
-static int emit_tally(label_set *s, const char *property, const value_tally *t) {
+static int emit_tally(label_set *s, const char *property, const value_tally *t)
+{
     char key[160], count[16];
     if (t->count == 1) {
         snprintf(key, sizeof(key), "amd.com/gpu.%s", property);
@@ -84,35 +88,42 @@ static int emit_tally(label_set *s, const char *property, const value_tally *t) 
         k8s_label_value_sanitize(cut, cut, sizeof(cut));
         snprintf(key, sizeof(key), "amd.com/gpu.%s.%s", property, cut);
         snprintf(count, sizeof(count), "%u", t->counts[i]);
-        if (add_label(s, key, count) < 0) return -1;
+        if (add_label(s, key, count) < 0)
+            return -1;
     }
     return 0;
 }
 
 /* "192G": VRAM rounded to whole GiB, as the labeller prints it. */
-static void format_vram(uint64_t bytes, char *out, size_t size) {
+static void format_vram(uint64_t bytes, char *out, size_t size)
+{
     const uint64_t gib = 1024ull * 1024 * 1024;
     snprintf(out, size, "%lluG", (unsigned long long)((bytes + gib / 2) / gib));
 }
 
-static int cmp_label(const void *a, const void *b) {
+static int cmp_label(const void *a, const void *b)
+{
     return strcmp(((const label *)a)->key, ((const label *)b)->key);
 }
 
 static int build_labels(const amdgpu_system_t *sys, const pci_function *pci, size_t pci_count,
-                        label_set *s) {
-    value_tally product = {0}, device = {0}, family = {0}, vram = {0}, cu = {0}, simd = {0};
+                        label_set *s)
+{
+    value_tally product = { 0 }, device = { 0 }, family = { 0 }, vram = { 0 }, cu = { 0 },
+                simd = { 0 };
     char buf[128];
     bool all_compute = true, all_memory = true, same_modes = true, any_pf = false, any_vf = false;
     const char *cmode = NULL, *mmode = NULL;
 
     for (uint32_t g = 0; g < sys->gpu_count; g++) {
         const amdgpu_gpu_t *gpu = &sys->gpus[g];
-        tally(&product, gpu->product_name[0] ? gpu->product_name : amd_model_or_unknown(gpu->device_id));
+        tally(&product,
+              gpu->product_name[0] ? gpu->product_name : amd_model_or_unknown(gpu->device_id));
         snprintf(buf, sizeof(buf), "%04x", gpu->device_id);
         tally(&device, buf);
         const char *fam = amd_family_name(gpu->gfx_target_version);
-        if (fam) tally(&family, fam);
+        if (fam)
+            tally(&family, fam);
         if (gpu->vram_bytes) {
             format_vram(gpu->vram_bytes, buf, sizeof(buf));
             tally(&vram, buf);
@@ -136,11 +147,15 @@ static int build_labels(const amdgpu_system_t *sys, const pci_function *pci, siz
         }
     }
     for (size_t i = 0; i < pci_count; i++) {
-        if (pci[i].vendor_id != PCI_VENDOR_AMD || strcmp(pci[i].driver, "amdgpu") != 0) continue;
-        if (pci[i].is_vf || amd_device_is_vf(pci[i].device_id)) any_vf = true;
-        else any_pf = true;
+        if (pci[i].vendor_id != PCI_VENDOR_AMD || strcmp(pci[i].driver, "amdgpu") != 0)
+            continue;
+        if (pci[i].is_vf || amd_device_is_vf(pci[i].device_id))
+            any_vf = true;
+        else
+            any_pf = true;
     }
-    if (!any_pf && !any_vf) any_pf = true; /* KFD has GPUs the PCI scan could not read */
+    if (!any_pf && !any_vf)
+        any_pf = true; /* KFD has GPUs the PCI scan could not read */
 
     char driver[64];
     if (emit_tally(s, "product-name", &product) < 0 || emit_tally(s, "device-id", &device) < 0 ||
@@ -154,11 +169,15 @@ static int build_labels(const amdgpu_system_t *sys, const pci_function *pci, siz
     if (same_modes && cmode) {
         snprintf(buf, sizeof(buf), "%s_%s", cmode, mmode);
         for (char *p = buf; *p; p++)
-            if (*p >= 'A' && *p <= 'Z') *p = (char)(*p - 'A' + 'a');
-        if (add_label(s, "amd.com/gpu.compute-memory-partition", buf) < 0) return -1;
+            if (*p >= 'A' && *p <= 'Z')
+                *p = (char)(*p - 'A' + 'a');
+        if (add_label(s, "amd.com/gpu.compute-memory-partition", buf) < 0)
+            return -1;
     }
-    if (add_label(s, "amd.com/gpu.compute-partitioning-supported", all_compute ? "true" : "false") < 0 ||
-        add_label(s, "amd.com/gpu.memory-partitioning-supported", all_memory ? "true" : "false") < 0 ||
+    if (add_label(s, "amd.com/gpu.compute-partitioning-supported", all_compute ? "true" : "false") <
+            0 ||
+        add_label(s, "amd.com/gpu.memory-partitioning-supported", all_memory ? "true" : "false") <
+            0 ||
         (any_pf && add_label(s, "feature.node.kubernetes.io/amd-gpu", "true") < 0) ||
         (any_vf && add_label(s, "feature.node.kubernetes.io/amd-vgpu", "true") < 0) ||
         add_label(s, "gpu", "true") < 0 || add_label(s, "amd.com/gpu", "true") < 0)
@@ -168,29 +187,34 @@ static int build_labels(const amdgpu_system_t *sys, const pci_function *pci, siz
 }
 
 /* Kubernetes node names are DNS subdomains. */
-static bool node_name_valid(const char *name) {
+static bool node_name_valid(const char *name)
+{
     size_t n = strlen(name);
-    if (n == 0 || n > 253) return false;
+    if (n == 0 || n > 253)
+        return false;
     for (size_t i = 0; i < n; i++) {
         char c = name[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.')) return false;
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.'))
+            return false;
     }
     return name[0] != '-' && name[0] != '.' && name[n - 1] != '-' && name[n - 1] != '.';
 }
 
-static void usage(FILE *out) {
+static void usage(FILE *out)
+{
     fprintf(out, "usage: hipwire node labels [--json | --kubectl | --apply] [--node NAME]\n"
                  "Prints key=value lines by default; --kubectl prints the kubectl command;\n"
                  "--apply runs it (needs kubectl). NAME defaults to the host name.\n");
 }
 
-int node_labels(int argc, char **argv) {
+int node_labels(int argc, char **argv)
+{
     enum { OUT_LINES, OUT_JSON, OUT_KUBECTL, OUT_APPLY } mode = OUT_LINES;
     const char *node = NULL;
     static const struct option longopts[] = {
-        {"json", no_argument, NULL, 'j'},   {"kubectl", no_argument, NULL, 'k'},
-        {"apply", no_argument, NULL, 'a'},  {"node", required_argument, NULL, 'n'},
-        {"help", no_argument, NULL, 'h'},   {NULL, 0, NULL, 0},
+        { "json", no_argument, NULL, 'j' },  { "kubectl", no_argument, NULL, 'k' },
+        { "apply", no_argument, NULL, 'a' }, { "node", required_argument, NULL, 'n' },
+        { "help", no_argument, NULL, 'h' },  { NULL, 0, NULL, 0 },
     };
     int c;
     optind = 0;
@@ -210,10 +234,12 @@ int node_labels(int argc, char **argv) {
     }
     char hostname[256];
     if (!node) {
-        if (gethostname(hostname, sizeof(hostname)) < 0) hostname[0] = '\0';
+        if (gethostname(hostname, sizeof(hostname)) < 0)
+            hostname[0] = '\0';
         hostname[sizeof(hostname) - 1] = '\0';
         for (char *p = hostname; *p; p++)
-            if (*p >= 'A' && *p <= 'Z') *p = (char)(*p - 'A' + 'a');
+            if (*p >= 'A' && *p <= 'Z')
+                *p = (char)(*p - 'A' + 'a');
         node = hostname;
     }
     if ((mode == OUT_KUBECTL || mode == OUT_APPLY || mode == OUT_JSON) && !node_name_valid(node)) {
@@ -221,7 +247,8 @@ int node_labels(int argc, char **argv) {
         return CLI_EXIT_USAGE;
     }
     if (mode == OUT_APPLY && !ext_command_available("kubectl")) {
-        fprintf(stderr, "hipwire: kubectl not found: use --kubectl and run the command where kubectl is\n");
+        fprintf(stderr,
+                "hipwire: kubectl not found: use --kubectl and run the command where kubectl is\n");
         return CLI_EXIT_FAILURE;
     }
 
@@ -232,7 +259,8 @@ int node_labels(int argc, char **argv) {
     size_t pci_count = 0;
     label_set *labels = calloc(1, sizeof(*labels));
     const char **argvk = NULL;
-    if (!labels) goto out;
+    if (!labels)
+        goto out;
     if (amdgpu_system_load(&sys, err, sizeof(err)) != 0) {
         fprintf(stderr, "hipwire: %s\n", err);
         goto out;
@@ -241,12 +269,15 @@ int node_labels(int argc, char **argv) {
         fprintf(stderr, "hipwire: no AMD GPU in the KFD topology: no labels\n");
         goto out;
     }
-    if (pci_scan_gpus(&pci, &pci_count, perr, sizeof(perr)) < 0) pci_count = 0; /* VF hint only */
-    if (build_labels(sys, pci, pci_count, labels) < 0) goto out;
+    if (pci_scan_gpus(&pci, &pci_count, perr, sizeof(perr)) < 0)
+        pci_count = 0; /* VF hint only */
+    if (build_labels(sys, pci, pci_count, labels) < 0)
+        goto out;
 
     switch (mode) {
     case OUT_LINES:
-        for (size_t i = 0; i < labels->count; i++) printf("%s=%s\n", labels->items[i].key, labels->items[i].value);
+        for (size_t i = 0; i < labels->count; i++)
+            printf("%s=%s\n", labels->items[i].key, labels->items[i].value);
         rc = CLI_EXIT_OK;
         break;
     case OUT_JSON: {
@@ -282,7 +313,8 @@ int node_labels(int argc, char **argv) {
         argvk[n++] = node;
         argvk[n++] = "--overwrite";
         for (size_t i = 0; i < labels->count; i++) {
-            snprintf(pairs[i], sizeof(pairs[i]), "%s=%s", labels->items[i].key, labels->items[i].value);
+            snprintf(pairs[i], sizeof(pairs[i]), "%s=%s", labels->items[i].key,
+                     labels->items[i].value);
             argvk[n++] = pairs[i];
         }
         argvk[n] = NULL;

@@ -6,9 +6,9 @@
 #include <stddef.h>
 
 typedef struct os_release {
-    char id[64];            /* ubuntu, debian, rhel, sles, ... */
+    char id[64]; /* ubuntu, debian, rhel, sles, ... */
     char id_like[128];
-    char version_id[32];    /* 22.04, 12, 9.4, 15.6 */
+    char version_id[32]; /* 22.04, 12, 9.4, 15.6 */
     char version_codename[64];
     char pretty_name[128];
 } os_release;

@@ -5,11 +5,13 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *const compute_modes[] = {"SPX", "DPX", "TPX", "QPX", "CPX"};
-static const char *const memory_modes[] = {"NPS1", "NPS2", "NPS3", "NPS4", "NPS6", "NPS8"};
+static const char *const compute_modes[] = { "SPX", "DPX", "TPX", "QPX", "CPX" };
+static const char *const memory_modes[] = { "NPS1", "NPS2", "NPS3", "NPS4", "NPS6", "NPS8" };
 
-static int parse_mode(const char *in, char out[8], const char *const *modes, size_t n) {
-    if (!in) return -1;
+static int parse_mode(const char *in, char out[8], const char *const *modes, size_t n)
+{
+    if (!in)
+        return -1;
     for (size_t i = 0; i < n; i++) {
         if (strcasecmp(in, modes[i]) == 0) {
             memcpy(out, modes[i], strlen(modes[i]) + 1);
@@ -19,44 +21,58 @@ static int parse_mode(const char *in, char out[8], const char *const *modes, siz
     return -1;
 }
 
-int partition_compute_mode_parse(const char *in, char out[8]) {
+int partition_compute_mode_parse(const char *in, char out[8])
+{
     return parse_mode(in, out, compute_modes, sizeof(compute_modes) / sizeof(compute_modes[0]));
 }
 
-int partition_memory_mode_parse(const char *in, char out[8]) {
+int partition_memory_mode_parse(const char *in, char out[8])
+{
     return parse_mode(in, out, memory_modes, sizeof(memory_modes) / sizeof(memory_modes[0]));
 }
 
-uint32_t partition_compute_count(const char *mode, uint32_t total_xcc) {
-    if (strcmp(mode, "SPX") == 0) return 1;
-    if (strcmp(mode, "DPX") == 0) return 2;
-    if (strcmp(mode, "TPX") == 0) return 3;
-    if (strcmp(mode, "QPX") == 0) return 4;
-    if (strcmp(mode, "CPX") == 0) return total_xcc;
+uint32_t partition_compute_count(const char *mode, uint32_t total_xcc)
+{
+    if (strcmp(mode, "SPX") == 0)
+        return 1;
+    if (strcmp(mode, "DPX") == 0)
+        return 2;
+    if (strcmp(mode, "TPX") == 0)
+        return 3;
+    if (strcmp(mode, "QPX") == 0)
+        return 4;
+    if (strcmp(mode, "CPX") == 0)
+        return total_xcc;
     return 0;
 }
 
-uint32_t partition_memory_count(const char *mode) {
+uint32_t partition_memory_count(const char *mode)
+{
     char norm[8];
-    if (partition_memory_mode_parse(mode, norm) < 0) return 0;
+    if (partition_memory_mode_parse(mode, norm) < 0)
+        return 0;
     return (uint32_t)(norm[3] - '0');
 }
 
-bool partition_mode_listed(const char *list, const char *mode) {
+bool partition_mode_listed(const char *list, const char *mode)
+{
     size_t ml = strlen(mode);
-    if (ml == 0) return false;
+    if (ml == 0)
+        return false;
     for (const char *p = list; (p = strstr(p, mode)) != NULL; p += ml) {
         bool start = p == list || p[-1] == ' ' || p[-1] == ',';
         bool end = p[ml] == '\0' || p[ml] == ',' || p[ml] == ' ';
-        if (start && end) return true;
+        if (start && end)
+            return true;
     }
     return false;
 }
 
 int partition_check_combination(const char *compute, const char *memory,
                                 const char *available_compute, const char *available_memory,
-                                uint32_t gfx_target_version, uint32_t total_xcc,
-                                char *err, size_t err_size) {
+                                uint32_t gfx_target_version, uint32_t total_xcc, char *err,
+                                size_t err_size)
+{
     if (!available_compute || !available_compute[0]) {
         snprintf(err, err_size, "the GPU does not support compute partitioning");
         return -1;
@@ -88,8 +104,8 @@ int partition_check_combination(const char *compute, const char *memory,
                      compute, memory, mparts, compute, cparts);
             return -1;
         }
-        bool gfx942_8xcc = gfx_target_version / 100 == 904 && gfx_target_version % 100 == 2 &&
-                           total_xcc == 8;
+        bool gfx942_8xcc =
+            gfx_target_version / 100 == 904 && gfx_target_version % 100 == 2 && total_xcc == 8;
         if (gfx942_8xcc && mparts == 4 && strcmp(compute, "CPX") != 0) {
             snprintf(err, err_size, "%s with %s is not supported on MI300X/MI325X: NPS4 needs CPX",
                      compute, memory);

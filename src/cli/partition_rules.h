@@ -30,7 +30,7 @@ bool partition_mode_listed(const char *list, const char *mode);
  * GPU's lists and the rules above. Returns 0, or -1 with the reason in err. */
 int partition_check_combination(const char *compute, const char *memory,
                                 const char *available_compute, const char *available_memory,
-                                uint32_t gfx_target_version, uint32_t total_xcc,
-                                char *err, size_t err_size);
+                                uint32_t gfx_target_version, uint32_t total_xcc, char *err,
+                                size_t err_size);
 
 #endif

@@ -10,12 +10,14 @@
 
 #include "host_fs.h"
 
-bool pci_class_is_gpu(uint32_t class_code) {
+bool pci_class_is_gpu(uint32_t class_code)
+{
     uint32_t base = class_code >> 16, sub = (class_code >> 8) & 0xff;
     return base == 0x03 || base == 0x12 || (base == 0x0b && sub == 0x40);
 }
 
-const char *pci_vendor_name(uint32_t vendor_id) {
+const char *pci_vendor_name(uint32_t vendor_id)
+{
     switch (vendor_id) {
     case PCI_VENDOR_AMD: return "AMD";
     case PCI_VENDOR_NVIDIA: return "NVIDIA";
@@ -28,37 +30,46 @@ const char *pci_vendor_name(uint32_t vendor_id) {
     }
 }
 
-static int read_hex_attr(const char *dir, const char *name, uint32_t *out) {
+static int read_hex_attr(const char *dir, const char *name, uint32_t *out)
+{
     char path[4096];
     unsigned long v;
-    if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path)) return -1;
-    if (read_ulong_file(path, &v) < 0 || v > 0xffffffffUL) return -1;
+    if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+        return -1;
+    if (read_ulong_file(path, &v) < 0 || v > 0xffffffffUL)
+        return -1;
     *out = (uint32_t)v;
     return 0;
 }
 
 /* Base name of a symlink's target, e.g. driver -> ../../bus/pci/drivers/amdgpu. */
-static void link_basename(const char *dir, const char *name, char *out, size_t size) {
+static void link_basename(const char *dir, const char *name, char *out, size_t size)
+{
     char path[4096], target[4096];
     out[0] = '\0';
-    if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path)) return;
+    if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+        return;
     ssize_t n = readlink(path, target, sizeof(target) - 1);
-    if (n <= 0) return;
+    if (n <= 0)
+        return;
     target[n] = '\0';
     snprintf(out, size, "%s", basename(target));
 }
 
-static int compare_bdf(const void *a, const void *b) {
+static int compare_bdf(const void *a, const void *b)
+{
     return strcmp(((const pci_function *)a)->bdf, ((const pci_function *)b)->bdf);
 }
 
-static bool looks_like_bdf(const char *s) {
+static bool looks_like_bdf(const char *s)
+{
     unsigned d, b, dev, fn;
     char tail;
     return strlen(s) == 12 && sscanf(s, "%4x:%2x:%2x.%1x%c", &d, &b, &dev, &fn, &tail) == 4;
 }
 
-int pci_scan_gpus(pci_function **out, size_t *count, char *err, size_t err_size) {
+int pci_scan_gpus(pci_function **out, size_t *count, char *err, size_t err_size)
+{
     char root[4096], dir[4096];
     pci_function *list = NULL;
     size_t n = 0, cap = 0;
@@ -74,8 +85,10 @@ int pci_scan_gpus(pci_function **out, size_t *count, char *err, size_t err_size)
     }
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        if (!looks_like_bdf(e->d_name)) continue;
-        if (snprintf(dir, sizeof(dir), "%s/%s", root, e->d_name) >= (int)sizeof(dir)) continue;
+        if (!looks_like_bdf(e->d_name))
+            continue;
+        if (snprintf(dir, sizeof(dir), "%s/%s", root, e->d_name) >= (int)sizeof(dir))
+            continue;
         pci_function f;
         memset(&f, 0, sizeof(f));
         memcpy(f.bdf, e->d_name, 13); /* looks_like_bdf checked: 12 chars + NUL */
@@ -83,7 +96,8 @@ int pci_scan_gpus(pci_function **out, size_t *count, char *err, size_t err_size)
             read_hex_attr(dir, "device", &f.device_id) < 0 ||
             read_hex_attr(dir, "class", &f.class_code) < 0)
             continue; /* not a readable function: nothing to report about it */
-        if (!pci_class_is_gpu(f.class_code)) continue;
+        if (!pci_class_is_gpu(f.class_code))
+            continue;
         read_hex_attr(dir, "revision", &f.revision);
         link_basename(dir, "physfn", f.physfn, sizeof(f.physfn));
         f.is_vf = f.physfn[0] != '\0';
@@ -103,7 +117,8 @@ int pci_scan_gpus(pci_function **out, size_t *count, char *err, size_t err_size)
         list[n++] = f;
     }
     closedir(d);
-    if (n > 1) qsort(list, n, sizeof(*list), compare_bdf);
+    if (n > 1)
+        qsort(list, n, sizeof(*list), compare_bdf);
     *out = list;
     *count = n;
     return 0;

@@ -9,16 +9,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PCI_VENDOR_AMD 0x1002u
+#define PCI_VENDOR_AMD    0x1002u
 #define PCI_VENDOR_NVIDIA 0x10deu
-#define PCI_VENDOR_INTEL 0x8086u
+#define PCI_VENDOR_INTEL  0x8086u
 
 typedef struct pci_function {
-    char bdf[16];            /* 0000:05:00.0 */
+    char bdf[16]; /* 0000:05:00.0 */
     uint32_t vendor_id, device_id, class_code, revision;
-    bool is_vf;              /* has a physfn link */
-    char physfn[16];         /* the PF's BDF for a VF, else "" */
-    char driver[32];         /* bound driver ("amdgpu", "vfio-pci") or "" */
+    bool is_vf;      /* has a physfn link */
+    char physfn[16]; /* the PF's BDF for a VF, else "" */
+    char driver[32]; /* bound driver ("amdgpu", "vfio-pci") or "" */
 } pci_function;
 
 /* Reads every GPU-like function, sorted by BDF. On success *out is a

@@ -9,14 +9,14 @@
 #define ROCM_MAX_INSTALLS 8
 
 typedef struct rocm_install {
-    char path[256];    /* host path without the root prefix, e.g. /opt/rocm-6.4.1 */
-    char version[64];  /* from .info/version; "" when unreadable */
+    char path[256];   /* host path without the root prefix, e.g. /opt/rocm-6.4.1 */
+    char version[64]; /* from .info/version; "" when unreadable */
 } rocm_install;
 
 typedef struct rocm_userspace {
     rocm_install installs[ROCM_MAX_INSTALLS];
     size_t count;
-    char amd_smi[256];  /* host path or "" */
+    char amd_smi[256]; /* host path or "" */
     char rocm_smi[256];
 } rocm_userspace;
 

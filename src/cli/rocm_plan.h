@@ -11,10 +11,10 @@
 #include "os_release.h"
 
 #define ROCM_PLAN_MAX_STEPS 8
-#define ROCM_PLAN_MAX_ARGS 16
+#define ROCM_PLAN_MAX_ARGS  16
 
 #define ROCM_DEFAULT_BASE_URL "https://repo.radeon.com/amdgpu-install"
-#define ROCM_DEFAULT_VERSION "6.4.1"
+#define ROCM_DEFAULT_VERSION  "6.4.1"
 
 typedef struct rocm_plan {
     size_t count;
@@ -23,8 +23,8 @@ typedef struct rocm_plan {
 
 /* Builds the plan. On failure returns -1 and writes the reason to err;
  * plan is left empty. */
-int rocm_plan_build(rocm_plan *plan, const os_release *os, const char *kernel,
-                    const char *base_url, const char *version, char *err, size_t err_size);
+int rocm_plan_build(rocm_plan *plan, const os_release *os, const char *kernel, const char *base_url,
+                    const char *version, char *err, size_t err_size);
 void rocm_plan_free(rocm_plan *plan);
 
 /* "6.4.1" -> "6.4.60401": the version string inside package file names. */

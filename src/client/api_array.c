@@ -73,20 +73,21 @@ static int format_of(const hipChannelFormatDesc *d, hipArray_Format *f, unsigned
         return 0;
     switch (d->f) {
     case hipChannelFormatKindUnsigned:
-        *f = b == 8 ? HIP_AD_FORMAT_UNSIGNED_INT8
-           : b == 16 ? HIP_AD_FORMAT_UNSIGNED_INT16
-           : b == 32 ? HIP_AD_FORMAT_UNSIGNED_INT32 : 0;
+        *f = b == 8    ? HIP_AD_FORMAT_UNSIGNED_INT8
+             : b == 16 ? HIP_AD_FORMAT_UNSIGNED_INT16
+             : b == 32 ? HIP_AD_FORMAT_UNSIGNED_INT32
+                       : 0;
         break;
     case hipChannelFormatKindSigned:
-        *f = b == 8 ? HIP_AD_FORMAT_SIGNED_INT8
-           : b == 16 ? HIP_AD_FORMAT_SIGNED_INT16
-           : b == 32 ? HIP_AD_FORMAT_SIGNED_INT32 : 0;
+        *f = b == 8    ? HIP_AD_FORMAT_SIGNED_INT8
+             : b == 16 ? HIP_AD_FORMAT_SIGNED_INT16
+             : b == 32 ? HIP_AD_FORMAT_SIGNED_INT32
+                       : 0;
         break;
     case hipChannelFormatKindFloat:
         *f = b == 16 ? HIP_AD_FORMAT_HALF : b == 32 ? HIP_AD_FORMAT_FLOAT : 0;
         break;
-    default:
-        return 0;
+    default: return 0;
     }
     *channels = (d->x != 0) + (d->y != 0) + (d->z != 0) + (d->w != 0);
     return *f != 0;
@@ -100,14 +101,16 @@ struct array_limits {
  * maxTexture*), array.h's where a worker reports none (an older one). */
 static struct array_limits current_limits(void)
 {
-    struct array_limits l = { HW_ARRAY_MAX_1D, HW_ARRAY_MAX_2D_W, HW_ARRAY_MAX_2D_H,
+    struct array_limits l = { HW_ARRAY_MAX_1D,   HW_ARRAY_MAX_2D_W, HW_ARRAY_MAX_2D_H,
                               HW_ARRAY_MAX_3D_W, HW_ARRAY_MAX_3D_H, HW_ARRAY_MAX_3D_D };
     hipError_t err;
     struct hipr_devattr e;
     struct hw_conn *c = hw_conn_get(&err);
     if (!c || hw_device_attrs(c, hw_current_device(), &e) != hipSuccess)
         return l;
-#define TAKE_(field, v) if ((v) > 0) l.field = (size_t)(v)
+#define TAKE_(field, v) \
+    if ((v) > 0)        \
+    l.field = (size_t)(v)
     TAKE_(w1, e.max_texture_1d);
     TAKE_(w2, e.max_texture_2d_width);
     TAKE_(h2, e.max_texture_2d_height);
@@ -188,7 +191,7 @@ hipError_t hw_array_create(hipArray_t *out, size_t w, size_t h, size_t d, hipArr
 }
 
 hipError_t hw_array_create_desc(hipArray_t *out, const hipChannelFormatDesc *desc, size_t w,
-                                   size_t h, size_t d, unsigned flags)
+                                size_t h, size_t d, unsigned flags)
 {
     hipArray_Format f;
     unsigned channels;
@@ -218,9 +221,9 @@ HW_EXPORT hipError_t hipArrayCreate(hipArray_t *pHandle, const HIP_ARRAY_DESCRIP
 {
     if (!pAllocateArray)
         return hw_ret(hipErrorInvalidValue);
-    hipError_t err = hw_array_create(pHandle, pAllocateArray->Width, pAllocateArray->Height, 0,
-                                  pAllocateArray->Format, pAllocateArray->NumChannels,
-                                  hipArrayDefault);
+    hipError_t err =
+        hw_array_create(pHandle, pAllocateArray->Width, pAllocateArray->Height, 0,
+                        pAllocateArray->Format, pAllocateArray->NumChannels, hipArrayDefault);
 #if HIP_VERSION_MAJOR < 6
     if (err == hipSuccess)
         (*pHandle)->isDrv = true;
@@ -228,13 +231,14 @@ HW_EXPORT hipError_t hipArrayCreate(hipArray_t *pHandle, const HIP_ARRAY_DESCRIP
     return err;
 }
 
-HW_EXPORT hipError_t hipArray3DCreate(hipArray_t *array, const HIP_ARRAY3D_DESCRIPTOR *pAllocateArray)
+HW_EXPORT hipError_t hipArray3DCreate(hipArray_t *array,
+                                      const HIP_ARRAY3D_DESCRIPTOR *pAllocateArray)
 {
     if (!pAllocateArray)
         return hw_ret(hipErrorInvalidValue);
-    hipError_t err = hw_array_create(array, pAllocateArray->Width, pAllocateArray->Height,
-                                  pAllocateArray->Depth, pAllocateArray->Format,
-                                  pAllocateArray->NumChannels, pAllocateArray->Flags);
+    hipError_t err =
+        hw_array_create(array, pAllocateArray->Width, pAllocateArray->Height, pAllocateArray->Depth,
+                        pAllocateArray->Format, pAllocateArray->NumChannels, pAllocateArray->Flags);
 #if HIP_VERSION_MAJOR < 6
     if (err == hipSuccess)
         (*array)->isDrv = true;
@@ -318,8 +322,7 @@ HW_EXPORT hipError_t hipArrayGetInfo(hipChannelFormatDesc *desc, hipExtent *exte
     return hipSuccess;
 }
 
-HW_EXPORT hipError_t hipArrayGetDescriptor(HIP_ARRAY_DESCRIPTOR *pArrayDescriptor,
-                                           hipArray_t array)
+HW_EXPORT hipError_t hipArrayGetDescriptor(HIP_ARRAY_DESCRIPTOR *pArrayDescriptor, hipArray_t array)
 {
     const struct hw_array *a = hw_array_get(array);
     if (!array)

@@ -11,12 +11,12 @@
 #endif
 
 #define HW_STR_(x) #x
-#define HW_STR(x) HW_STR_(x)
+#define HW_STR(x)  HW_STR_(x)
 
 HW_EXPORT const char *amd_dbgapi_get_build_name(void)
 {
-    return "hipwire " HIPWIRE_VERSION " (proxy libamdhip64 for HIP " HW_STR(HIP_VERSION_MAJOR) "."
-           HW_STR(HIP_VERSION_MINOR) "." HW_STR(HIP_VERSION_PATCH) ")";
+    return "hipwire " HIPWIRE_VERSION " (proxy libamdhip64 for HIP " HW_STR(
+        HIP_VERSION_MAJOR) "." HW_STR(HIP_VERSION_MINOR) "." HW_STR(HIP_VERSION_PATCH) ")";
 }
 
 HW_EXPORT const char *amd_dbgapi_get_git_hash(void)

@@ -77,11 +77,12 @@ HW_EXPORT hipError_t hipChooseDeviceR0000(int *device, const hipDeviceProp_tR000
         return hw_ret(hipErrorInvalidValue);
     hipDeviceProp_tR0600 p;
     memset(&p, 0, sizeof p);
-    memcpy(p.name, prop->name, sizeof p.name < sizeof prop->name ? sizeof p.name : sizeof prop->name);
+    memcpy(p.name, prop->name,
+           sizeof p.name < sizeof prop->name ? sizeof p.name : sizeof prop->name);
     p.name[sizeof p.name - 1] = '\0';
-    memcpy(p.gcnArchName, prop->gcnArchName, sizeof p.gcnArchName < sizeof prop->gcnArchName
-                                                 ? sizeof p.gcnArchName
-                                                 : sizeof prop->gcnArchName);
+    memcpy(p.gcnArchName, prop->gcnArchName,
+           sizeof p.gcnArchName < sizeof prop->gcnArchName ? sizeof p.gcnArchName
+                                                           : sizeof prop->gcnArchName);
     p.gcnArchName[sizeof p.gcnArchName - 1] = '\0';
     p.totalGlobalMem = prop->totalGlobalMem;
     p.sharedMemPerBlock = prop->sharedMemPerBlock;

@@ -99,8 +99,7 @@ HW_EXPORT hipError_t hipDevicePrimaryCtxRelease(hipDevice_t dev)
     return hipSuccess;
 }
 
-HW_EXPORT hipError_t hipDevicePrimaryCtxGetState(hipDevice_t dev, unsigned int *flags,
-                                                 int *active)
+HW_EXPORT hipError_t hipDevicePrimaryCtxGetState(hipDevice_t dev, unsigned int *flags, int *active)
 {
     hipError_t err;
     struct hw_conn *c = enter(&err);

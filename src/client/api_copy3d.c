@@ -120,10 +120,9 @@ hipError_t hw_copy_region(struct hw_copy_end *dst, struct hw_copy_end *src, size
     if ((err = resolve(dst, width, height, depth, &d0)) != hipSuccess ||
         (err = resolve(src, width, height, depth, &s0)) != hipSuccess)
         return hw_ret(err);
-    hipMemcpyKind kind = src->device ? (dst->device ? hipMemcpyDeviceToDevice
-                                                    : hipMemcpyDeviceToHost)
-                                     : (dst->device ? hipMemcpyHostToDevice
-                                                    : hipMemcpyHostToHost);
+    hipMemcpyKind kind = src->device
+                             ? (dst->device ? hipMemcpyDeviceToDevice : hipMemcpyDeviceToHost)
+                             : (dst->device ? hipMemcpyHostToDevice : hipMemcpyHostToHost);
     if (!mul_ok(dst->pitch, dst->rows, &dslice) || !mul_ok(src->pitch, src->rows, &sslice))
         return hw_ret(hipErrorInvalidValue);
     /* Rows of consecutive slices are evenly spaced when each slice holds
@@ -171,7 +170,8 @@ static hipError_t to_array(hipArray_t dst, size_t wOffset, size_t hOffset, const
     if ((err = array_fits(a, wOffset, hOffset, width, height)) != hipSuccess)
         return hw_ret(err);
     struct hw_copy_end de = { .array = a, .x = wOffset, .y = hOffset };
-    struct hw_copy_end se = { .base = (char *)src, .device = src_on_device(kind, src),
+    struct hw_copy_end se = { .base = (char *)src,
+                              .device = src_on_device(kind, src),
                               .pitch = spitch };
     return hw_copy_region(&de, &se, width, height, 1, stream, sync);
 }
@@ -199,16 +199,15 @@ static hipError_t from_array(void *dst, size_t dpitch, hipArray_const_t src, siz
 }
 
 HW_EXPORT hipError_t hipMemcpy2DToArray(hipArray_t dst, size_t wOffset, size_t hOffset,
-                                        const void *src, size_t spitch, size_t width,
-                                        size_t height, hipMemcpyKind kind)
+                                        const void *src, size_t spitch, size_t width, size_t height,
+                                        hipMemcpyKind kind)
 {
     return to_array(dst, wOffset, hOffset, src, spitch, width, height, kind, NULL, 1);
 }
 
 HW_EXPORT hipError_t hipMemcpy2DToArrayAsync(hipArray_t dst, size_t wOffset, size_t hOffset,
                                              const void *src, size_t spitch, size_t width,
-                                             size_t height, hipMemcpyKind kind,
-                                             hipStream_t stream)
+                                             size_t height, hipMemcpyKind kind, hipStream_t stream)
 {
     return to_array(dst, wOffset, hOffset, src, spitch, width, height, kind, stream, 0);
 }
@@ -259,7 +258,8 @@ HW_EXPORT hipError_t hipMemcpyToArray(hipArray_t dst, size_t wOffset, size_t hOf
         return hw_ret(hipErrorInvalidMemcpyDirection);
     if ((err = linear_end(dst, wOffset, hOffset, count, &de)) != hipSuccess)
         return hw_ret(err);
-    struct hw_copy_end se = { .base = (char *)src, .device = src_on_device(kind, src),
+    struct hw_copy_end se = { .base = (char *)src,
+                              .device = src_on_device(kind, src),
                               .pitch = count };
     return hw_copy_region(&de, &se, count, 1, 1, NULL, 1);
 }
@@ -420,8 +420,7 @@ static hipError_t drv_end(hipMemoryType type, const void *host, const void *devi
         if (!(e->array = hw_array_get(array)))
             return hipErrorInvalidValue;
         return hipSuccess;
-    default:
-        return hipErrorInvalidValue;
+    default: return hipErrorInvalidValue;
     }
 }
 
@@ -504,8 +503,7 @@ static hipError_t parms_ends(const struct hipMemcpy3DParms *p, struct hw_copy_en
         return hipErrorInvalidMemcpyDirection;
     /* AMD's IsHtoHMemcpyValid: two host pointers take a host kind. */
     if (p->srcPtr.ptr && p->dstPtr.ptr && !is_dev_ptr(p->srcPtr.ptr) &&
-        !is_dev_ptr(p->dstPtr.ptr) && p->kind != hipMemcpyHostToHost &&
-        p->kind != hipMemcpyDefault)
+        !is_dev_ptr(p->dstPtr.ptr) && p->kind != hipMemcpyHostToHost && p->kind != hipMemcpyDefault)
         return hipErrorInvalidValue;
     /* Positions and the width are in elements where an array takes part. */
     size_t selem = sa ? sa->elem : 1, delem = da ? da->elem : 1;

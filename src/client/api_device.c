@@ -340,11 +340,8 @@ HW_EXPORT hipError_t hipDeviceGetP2PAttribute(int *value, hipDeviceP2PAttr attr,
     case hipDevP2PAttrPerformanceRank:
     case hipDevP2PAttrAccessSupported:
     case hipDevP2PAttrNativeAtomicSupported:
-    case hipDevP2PAttrHipArrayAccessSupported:
-        *value = 0;
-        return hipSuccess;
-    default:
-        return hw_ret(hipErrorInvalidValue);
+    case hipDevP2PAttrHipArrayAccessSupported: *value = 0; return hipSuccess;
+    default: return hw_ret(hipErrorInvalidValue);
     }
 }
 

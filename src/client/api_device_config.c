@@ -11,9 +11,9 @@
 #include "client.h"
 
 /* hipLimitStackSize is 0 in the HIP headers that declare it (HIP 6). */
-#define HW_LIMIT_STACK_SIZE 0
-#define HW_DEFAULT_STACK_SIZE 1024u             /* bytes per work-item */
-#define HW_DEFAULT_HEAP_SIZE (8u * 1024 * 1024) /* device malloc heap */
+#define HW_LIMIT_STACK_SIZE   0
+#define HW_DEFAULT_STACK_SIZE 1024u              /* bytes per work-item */
+#define HW_DEFAULT_HEAP_SIZE  (8u * 1024 * 1024) /* device malloc heap */
 
 static atomic_uint dev_flags[HIPR_CAP_DEVICES];
 static _Atomic size_t dev_stack[HIPR_CAP_DEVICES];

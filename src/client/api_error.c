@@ -36,7 +36,7 @@
     X(hipErrorUnmapFailed, "unmapping of buffer object failed")                                    \
     X(hipErrorArrayIsMapped, "array is mapped")                                                    \
     X(hipErrorAlreadyMapped, "resource already mapped")                                            \
-    X(hipErrorNoBinaryForGpu, "no kernel image is available for execution on the device")         \
+    X(hipErrorNoBinaryForGpu, "no kernel image is available for execution on the device")          \
     X(hipErrorAlreadyAcquired, "resource already acquired")                                        \
     X(hipErrorNotMapped, "resource not mapped")                                                    \
     X(hipErrorNotMappedAsArray, "resource not mapped as array")                                    \
@@ -66,13 +66,15 @@
     X(hipErrorAssert, "device-side assert triggered")                                              \
     X(hipErrorHostMemoryAlreadyRegistered,                                                         \
       "part or all of the requested memory range is already mapped")                               \
-    X(hipErrorHostMemoryNotRegistered, "pointer does not correspond to a registered memory region") \
+    X(hipErrorHostMemoryNotRegistered,                                                             \
+      "pointer does not correspond to a registered memory region")                                 \
     X(hipErrorLaunchFailure, "unspecified launch failure")                                         \
     X(hipErrorCooperativeLaunchTooLarge, "too many blocks in cooperative launch")                  \
     X(hipErrorNotSupported, "operation not supported")                                             \
     X(hipErrorStreamCaptureUnsupported, "operation not permitted when stream is capturing")        \
     X(hipErrorStreamCaptureInvalidated, "operation failed due to a previous error during capture") \
-    X(hipErrorStreamCaptureMerge, "operation would result in a merge of separate capture sequences") \
+    X(hipErrorStreamCaptureMerge,                                                                  \
+      "operation would result in a merge of separate capture sequences")                           \
     X(hipErrorStreamCaptureUnmatched, "capture was not ended in the same stream as it began")      \
     X(hipErrorStreamCaptureUnjoined, "capturing stream has unjoined work")                         \
     X(hipErrorStreamCaptureIsolation, "dependency created on uncaptured work in another stream")   \
@@ -93,21 +95,21 @@
 HW_EXPORT const char *hipGetErrorName(hipError_t err)
 {
     switch (err) {
-#define HW_ERROR_NAME_(e, text) case e: return #e;
+#define HW_ERROR_NAME_(e, text) \
+    case e: return #e;
         HW_ERRORS(HW_ERROR_NAME_)
 #undef HW_ERROR_NAME_
-    default:
-        return "hipErrorUnknown";
+    default: return "hipErrorUnknown";
     }
 }
 
 HW_EXPORT const char *hipGetErrorString(hipError_t err)
 {
     switch (err) {
-#define HW_ERROR_TEXT_(e, text) case e: return text;
+#define HW_ERROR_TEXT_(e, text) \
+    case e: return text;
         HW_ERRORS(HW_ERROR_TEXT_)
 #undef HW_ERROR_TEXT_
-    default:
-        return "unknown error";
+    default: return "unknown error";
     }
 }

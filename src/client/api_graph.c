@@ -209,7 +209,8 @@ HW_EXPORT hipError_t hipGraphAddMemcpyNodeToSymbol(hipGraphNode_t *pGraphNode, h
     struct hipGraphNode t;
     if (!hw_graph_ok(graph))
         return hw_ret(hipErrorInvalidValue);
-    hipError_t err = hw_symbol_payload(NULL, src, symbol, 1, count, offset, kind, graph->device, &t);
+    hipError_t err =
+        hw_symbol_payload(NULL, src, symbol, 1, count, offset, kind, graph->device, &t);
     if (err == hipSuccess)
         err = add(pGraphNode, graph, pDependencies, numDependencies, &t);
     return hw_ret(err);
@@ -224,7 +225,8 @@ HW_EXPORT hipError_t hipGraphAddMemcpyNodeFromSymbol(hipGraphNode_t *pGraphNode,
     struct hipGraphNode t;
     if (!hw_graph_ok(graph))
         return hw_ret(hipErrorInvalidValue);
-    hipError_t err = hw_symbol_payload(dst, NULL, symbol, 0, count, offset, kind, graph->device, &t);
+    hipError_t err =
+        hw_symbol_payload(dst, NULL, symbol, 0, count, offset, kind, graph->device, &t);
     if (err == hipSuccess)
         err = add(pGraphNode, graph, pDependencies, numDependencies, &t);
     return hw_ret(err);
@@ -439,7 +441,8 @@ static hipError_t instantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph)
     if (!e)
         return hipErrorOutOfMemory;
     if ((err = hw_graph_copy(graph, &e->g)) == hipSuccess &&
-        (err = hw_graph_prepare(&e->g)) == hipSuccess && hw_handle_add(HW_HANDLE_GRAPH_EXEC, e) != 0)
+        (err = hw_graph_prepare(&e->g)) == hipSuccess &&
+        hw_handle_add(HW_HANDLE_GRAPH_EXEC, e) != 0)
         err = hipErrorOutOfMemory;
     if (err != hipSuccess) {
         hw_graph_clear(&e->g);

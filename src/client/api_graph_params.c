@@ -51,8 +51,7 @@ static hipError_t pack_args(const struct hw_function *f, void **kp, void **extra
             } else
                 return hipErrorInvalidValue;
         }
-        if (!have_size || (size && !buf) || size > HIPR_CAP_KERNEL_ARGS ||
-            size < f->info.args_size)
+        if (!have_size || (size && !buf) || size > HIPR_CAP_KERNEL_ARGS || size < f->info.args_size)
             return hipErrorInvalidValue;
         memcpy(out, buf, size);
         *len = size;
@@ -139,7 +138,8 @@ hipError_t hw_symbol_payload(void *dst, const void *src, const void *symbol, int
             return hipErrorInvalidValue;
         return hw_memcpy1d_payload(sym, src, count, kind, t);
     }
-    if (kind != hipMemcpyDeviceToHost && kind != hipMemcpyDeviceToDevice && kind != hipMemcpyDefault)
+    if (kind != hipMemcpyDeviceToHost && kind != hipMemcpyDeviceToDevice &&
+        kind != hipMemcpyDefault)
         return hipErrorInvalidValue;
     return hw_memcpy1d_payload(dst, sym, count, kind, t);
 }
@@ -205,8 +205,8 @@ hipError_t hw_memset_payload(const hipMemsetParams *p, struct hipGraphNode *t)
     t->kind = HW_NODE_MEMSET_2D;
     t->u.memset2d.dst = p->dst;
     t->u.memset2d.elem = p->elementSize;
-    t->u.memset2d.value = p->elementSize == 4 ? p->value
-                                              : p->value & ((1u << (8 * p->elementSize)) - 1);
+    t->u.memset2d.value =
+        p->elementSize == 4 ? p->value : p->value & ((1u << (8 * p->elementSize)) - 1);
     t->u.memset2d.width = p->width;
     t->u.memset2d.pitch = p->pitch;
     t->u.memset2d.height = p->height;
@@ -217,7 +217,8 @@ hipError_t hw_memset_payload(const hipMemsetParams *p, struct hipGraphNode *t)
 
 static int is_memcpy(const struct hipGraphNode *n)
 {
-    return n->kind == HW_NODE_MEMCPY || n->kind == HW_NODE_MEMCPY_2D || n->kind == HW_NODE_MEMCPY_3D;
+    return n->kind == HW_NODE_MEMCPY || n->kind == HW_NODE_MEMCPY_2D ||
+           n->kind == HW_NODE_MEMCPY_3D;
 }
 
 static int is_memset(const struct hipGraphNode *n)
@@ -312,8 +313,8 @@ static int window_ok(const struct hipGraphNode *n, const hipAccessPolicyWindow *
     hipError_t err;
     struct hipr_devattr e;
     struct hw_conn *c = hw_conn_get(&err);
-    if (!c || hw_device_attrs(c, n->graph ? n->graph->device : hw_current_device(), &e) !=
-                  hipSuccess)
+    if (!c ||
+        hw_device_attrs(c, n->graph ? n->graph->device : hw_current_device(), &e) != hipSuccess)
         return 0;
     size_t max = e.access_policy_max_window_size > 0 ? (size_t)e.access_policy_max_window_size : 0;
     return w->num_bytes <= max && w->hitRatio >= 0.0f && w->hitRatio <= 1.0f &&
@@ -340,8 +341,7 @@ HW_EXPORT hipError_t hipGraphKernelNodeSetAttribute(hipGraphNode_t hNode, hipKer
         else
             n->u.kernel.flags &= ~HIPR_LAUNCH_COOPERATIVE;
         return hipSuccess;
-    default: /* HIP 6 adds launch attributes (priority...) not kept on nodes */
-        break;
+    default: /* HIP 6 adds launch attributes (priority...) not kept on nodes */ break;
     }
     return hw_ret(hipErrorInvalidValue);
 }
@@ -358,11 +358,11 @@ HW_EXPORT hipError_t hipGraphKernelNodeGetAttribute(hipGraphNode_t hNode, hipKer
         return hipSuccess;
     case hipKernelNodeAttributeCooperative:
         /* A captured hipLaunchCooperativeKernel is cooperative too. */
-        value->cooperative = n->u.kernel.cooperative ? n->u.kernel.cooperative
-                             : (n->u.kernel.flags & HIPR_LAUNCH_COOPERATIVE) != 0;
+        value->cooperative = n->u.kernel.cooperative
+                                 ? n->u.kernel.cooperative
+                                 : (n->u.kernel.flags & HIPR_LAUNCH_COOPERATIVE) != 0;
         return hipSuccess;
-    default:
-        break;
+    default: break;
     }
     return hw_ret(hipErrorInvalidValue);
 }

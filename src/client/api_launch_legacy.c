@@ -25,7 +25,7 @@ struct legacy_config {
     dim3 grid, block;
     size_t shared;
     hipStream_t stream;
-    uint8_t *args;  /* malloc'ed, args_len bytes; NULL when none given */
+    uint8_t *args; /* malloc'ed, args_len bytes; NULL when none given */
     size_t args_len;
 };
 
@@ -103,8 +103,8 @@ HW_EXPORT hipError_t hipLaunchByPtr(const void *func)
                       HIP_LAUNCH_PARAM_END };
     const uint32_t g[3] = { cfg.grid.x, cfg.grid.y, cfg.grid.z };
     const uint32_t b[3] = { cfg.block.x, cfg.block.y, cfg.block.z };
-    err = hw_launch(f, g, b, (unsigned)cfg.shared, cfg.stream, NULL, len ? extra : NULL, NULL,
-                    NULL, 0);
+    err = hw_launch(f, g, b, (unsigned)cfg.shared, cfg.stream, NULL, len ? extra : NULL, NULL, NULL,
+                    0);
 cleanup:
     free(args);
     return err;
@@ -130,8 +130,8 @@ static hipError_t multi_device(hipLaunchParams *list, int n, unsigned flags, int
     int count = c->device_count;
     if (n <= 0 || n > count)
         return hw_ret(hipErrorInvalidValue);
-    if (flags > (hipCooperativeLaunchMultiDeviceNoPreSync |
-                 hipCooperativeLaunchMultiDeviceNoPostSync))
+    if (flags >
+        (hipCooperativeLaunchMultiDeviceNoPreSync | hipCooperativeLaunchMultiDeviceNoPostSync))
         return hw_ret(hipErrorInvalidValue);
     const struct hw_function *fs[HIPR_CAP_DEVICES];
     int devs[HIPR_CAP_DEVICES];
@@ -165,8 +165,8 @@ static hipError_t multi_device(hipLaunchParams *list, int n, unsigned flags, int
         const hipLaunchParams *p = &list[i];
         const uint32_t g[3] = { p->gridDim.x, p->gridDim.y, p->gridDim.z };
         const uint32_t b[3] = { p->blockDim.x, p->blockDim.y, p->blockDim.z };
-        err = hw_launch(fs[i], g, b, (unsigned)p->sharedMem, p->stream, p->args, NULL, NULL,
-                        NULL, cooperative ? HIPR_LAUNCH_COOPERATIVE : 0);
+        err = hw_launch(fs[i], g, b, (unsigned)p->sharedMem, p->stream, p->args, NULL, NULL, NULL,
+                        cooperative ? HIPR_LAUNCH_COOPERATIVE : 0);
         if (err != hipSuccess)
             return err;
     }

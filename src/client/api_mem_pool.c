@@ -22,8 +22,8 @@
 struct ihipMemPoolHandle_t {
     int device;
     int is_default;
-    int destroyed;   /* by hipMemPoolDestroy, freed when its last block is */
-    int reuse[3];    /* hipMemPoolReuse* attributes, kept only */
+    int destroyed; /* by hipMemPoolDestroy, freed when its last block is */
+    int reuse[3];  /* hipMemPoolReuse* attributes, kept only */
     uint64_t threshold, used, used_high, reserved_high, blocks;
 };
 
@@ -192,8 +192,7 @@ HW_EXPORT hipError_t hipMemPoolTrimTo(hipMemPool_t mem_pool, size_t min_bytes_to
     return pool_live(mem_pool) ? hipSuccess : hw_ret(hipErrorInvalidValue);
 }
 
-HW_EXPORT hipError_t hipMemPoolSetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr,
-                                            void *value)
+HW_EXPORT hipError_t hipMemPoolSetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)
 {
     hipError_t err = hipSuccess;
     if (!pool_live(mem_pool) || !value)
@@ -205,9 +204,7 @@ HW_EXPORT hipError_t hipMemPoolSetAttribute(hipMemPool_t mem_pool, hipMemPoolAtt
     case hipMemPoolReuseAllowInternalDependencies:
         mem_pool->reuse[attr - hipMemPoolReuseFollowEventDependencies] = *(int *)value != 0;
         break;
-    case hipMemPoolAttrReleaseThreshold:
-        mem_pool->threshold = *(uint64_t *)value;
-        break;
+    case hipMemPoolAttrReleaseThreshold: mem_pool->threshold = *(uint64_t *)value; break;
     case hipMemPoolAttrReservedMemHigh: /* only a reset, to the current value */
     case hipMemPoolAttrUsedMemHigh:
         if (*(uint64_t *)value != 0)
@@ -217,16 +214,13 @@ HW_EXPORT hipError_t hipMemPoolSetAttribute(hipMemPool_t mem_pool, hipMemPoolAtt
         else
             mem_pool->used_high = mem_pool->used;
         break;
-    default: /* the current values are read-only */
-        err = hipErrorInvalidValue;
-        break;
+    default: /* the current values are read-only */ err = hipErrorInvalidValue; break;
     }
     pthread_mutex_unlock(&lock);
     return err == hipSuccess ? hipSuccess : hw_ret(err);
 }
 
-HW_EXPORT hipError_t hipMemPoolGetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr,
-                                            void *value)
+HW_EXPORT hipError_t hipMemPoolGetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)
 {
     hipError_t err = hipSuccess;
     if (!pool_live(mem_pool) || !value)
@@ -238,22 +232,12 @@ HW_EXPORT hipError_t hipMemPoolGetAttribute(hipMemPool_t mem_pool, hipMemPoolAtt
     case hipMemPoolReuseAllowInternalDependencies:
         *(int *)value = mem_pool->reuse[attr - hipMemPoolReuseFollowEventDependencies];
         break;
-    case hipMemPoolAttrReleaseThreshold:
-        *(uint64_t *)value = mem_pool->threshold;
-        break;
+    case hipMemPoolAttrReleaseThreshold: *(uint64_t *)value = mem_pool->threshold; break;
     case hipMemPoolAttrReservedMemCurrent: /* nothing held beyond what is used */
-    case hipMemPoolAttrUsedMemCurrent:
-        *(uint64_t *)value = mem_pool->used;
-        break;
-    case hipMemPoolAttrReservedMemHigh:
-        *(uint64_t *)value = mem_pool->reserved_high;
-        break;
-    case hipMemPoolAttrUsedMemHigh:
-        *(uint64_t *)value = mem_pool->used_high;
-        break;
-    default:
-        err = hipErrorInvalidValue;
-        break;
+    case hipMemPoolAttrUsedMemCurrent: *(uint64_t *)value = mem_pool->used; break;
+    case hipMemPoolAttrReservedMemHigh: *(uint64_t *)value = mem_pool->reserved_high; break;
+    case hipMemPoolAttrUsedMemHigh: *(uint64_t *)value = mem_pool->used_high; break;
+    default: err = hipErrorInvalidValue; break;
     }
     pthread_mutex_unlock(&lock);
     return err == hipSuccess ? hipSuccess : hw_ret(err);
@@ -293,8 +277,7 @@ HW_EXPORT hipError_t hipMemPoolGetAccess(hipMemAccessFlags *flags, hipMemPool_t 
 {
     hipError_t err;
     struct hw_conn *c = hw_conn_get(&err);
-    if (!flags || !location || !pool_live(mem_pool) ||
-        location->type != hipMemLocationTypeDevice)
+    if (!flags || !location || !pool_live(mem_pool) || location->type != hipMemLocationTypeDevice)
         return hw_ret(hipErrorInvalidValue);
     if (!c)
         return hw_ret(err);

@@ -58,7 +58,6 @@ HW_EXPORT hipError_t hipMalloc(void **ptr, size_t size)
     return hw_malloc_on(ptr, size, hw_current_device());
 }
 
-
 /* From the current pool of the stream's device (api_mem_pool.c), allocated
  * at once: usable earlier than stream order requires, never later. */
 HW_EXPORT hipError_t hipMallocAsync(void **dev_ptr, size_t size, hipStream_t stream)
@@ -103,8 +102,8 @@ HW_EXPORT hipError_t hipFree(void *ptr)
     return hw_ret(hw_post(c, HIPR_OP_FREE, buf, sizeof buf, NULL, 0));
 }
 
-#define HOST_MALLOC_FLAGS                                                                      \
-    (hipHostMallocPortable | hipHostMallocMapped | hipHostMallocWriteCombined |                \
+#define HOST_MALLOC_FLAGS                                                       \
+    (hipHostMallocPortable | hipHostMallocMapped | hipHostMallocWriteCombined | \
      hipHostMallocNumaUser | hipHostMallocCoherent | hipHostMallocNonCoherent)
 
 HW_EXPORT hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags)
@@ -212,8 +211,9 @@ static hipError_t classify(const void *dst, const void *src, size_t n, hipMemcpy
     if (pin_dst || pin_src) {
         dev_dst &= !pin_dst;
         dev_src &= !pin_src;
-        *kind = dev_dst ? hipMemcpyHostToDevice
-                        : dev_src ? hipMemcpyDeviceToHost : hipMemcpyHostToHost;
+        *kind = dev_dst   ? hipMemcpyHostToDevice
+                : dev_src ? hipMemcpyDeviceToHost
+                          : hipMemcpyHostToHost;
     }
     if ((dev_dst && !is_device(dst, n)) || (dev_src && !is_device(src, n)))
         return hipErrorInvalidValue;
@@ -224,8 +224,7 @@ static hipError_t classify(const void *dst, const void *src, size_t n, hipMemcpy
 static int mem_device(const void *p)
 {
     struct hw_mem_range r;
-    return hw_mem_find((uint64_t)(uintptr_t)p, &r) == 0 && r.kind == HW_MEM_DEVICE ? r.device
-                                                                                  : -1;
+    return hw_mem_find((uint64_t)(uintptr_t)p, &r) == 0 && r.kind == HW_MEM_DEVICE ? r.device : -1;
 }
 
 static hipError_t stream_wait(struct hw_conn *c, uint64_t sid)
@@ -233,8 +232,7 @@ static hipError_t stream_wait(struct hw_conn *c, uint64_t sid)
     struct hipr_stream m = { sid };
     uint8_t buf[HIPR_stream_SIZE];
     hipr_stream_encode(buf, &m);
-    return hw_call(c, HIPR_OP_STREAM_SYNCHRONIZE, buf, sizeof buf, NULL, 0, NULL, 0, NULL, 0,
-                   NULL);
+    return hw_call(c, HIPR_OP_STREAM_SYNCHRONIZE, buf, sizeof buf, NULL, 0, NULL, 0, NULL, 0, NULL);
 }
 
 /*
@@ -274,8 +272,7 @@ static hipError_t sync_finish(struct hw_conn *c, uint64_t sid, hipError_t err)
 
 /* During a capture, a synchronous call is refused and an asynchronous one
  * on the capturing stream becomes node. 1: recorded, -1: *err. */
-static int captured(hipStream_t stream, int sync, const struct hipGraphNode *node,
-                    hipError_t *err)
+static int captured(hipStream_t stream, int sync, const struct hipGraphNode *node, hipError_t *err)
 {
     if (!hw_capture_any())
         return 0;
@@ -325,7 +322,8 @@ hipError_t hw_copy(void *dst, const void *src, size_t n, hipMemcpyKind kind, hip
     case hipMemcpyDeviceToHost:
         for (size_t off = 0; off < n && err == hipSuccess; off += CHUNK) {
             size_t len = n - off < CHUNK ? n - off : CHUNK;
-            struct hipr_memcpy_d2h m = { .src = (uint64_t)(uintptr_t)src + off, .size = len,
+            struct hipr_memcpy_d2h m = { .src = (uint64_t)(uintptr_t)src + off,
+                                         .size = len,
                                          .stream = sid };
             uint8_t buf[HIPR_memcpy_d2h_SIZE];
             uint64_t got = 0;
@@ -341,15 +339,15 @@ hipError_t hw_copy(void *dst, const void *src, size_t n, hipMemcpyKind kind, hip
         return hw_ret(err);
     case hipMemcpyDeviceToDevice: {
         struct hipr_memcpy_d2d m = { .dst = (uint64_t)(uintptr_t)dst,
-                                     .src = (uint64_t)(uintptr_t)src, .size = n, .stream = sid };
+                                     .src = (uint64_t)(uintptr_t)src,
+                                     .size = n,
+                                     .stream = sid };
         uint8_t buf[HIPR_memcpy_d2d_SIZE];
         hipr_memcpy_d2d_encode(buf, &m);
         err = hw_post(c, HIPR_OP_MEMCPY_D2D, buf, sizeof buf, NULL, 0);
         break;
     }
-    default:
-        memmove(dst, src, n);
-        return hipSuccess;
+    default: memmove(dst, src, n); return hipSuccess;
     }
     return hw_ret(sync ? sync_finish(c, sid, err) : err);
 }
@@ -359,8 +357,8 @@ HW_EXPORT hipError_t hipMemcpy(void *dst, const void *src, size_t n, hipMemcpyKi
     return hw_copy(dst, src, n, kind, NULL, 1);
 }
 
-HW_EXPORT hipError_t hipMemcpyWithStream(void *dst, const void *src, size_t n,
-                                         hipMemcpyKind kind, hipStream_t stream)
+HW_EXPORT hipError_t hipMemcpyWithStream(void *dst, const void *src, size_t n, hipMemcpyKind kind,
+                                         hipStream_t stream)
 {
     return hw_copy(dst, src, n, kind, stream, 1);
 }
@@ -388,14 +386,12 @@ HW_EXPORT hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_
     return hw_copy(dst, src, n, hipMemcpyDeviceToDevice, NULL, 1);
 }
 
-HW_EXPORT hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, void *src, size_t n,
-                                        hipStream_t stream)
+HW_EXPORT hipError_t hipMemcpyHtoDAsync(hipDeviceptr_t dst, void *src, size_t n, hipStream_t stream)
 {
     return hw_copy(dst, src, n, hipMemcpyHostToDevice, stream, 0);
 }
 
-HW_EXPORT hipError_t hipMemcpyDtoHAsync(void *dst, hipDeviceptr_t src, size_t n,
-                                        hipStream_t stream)
+HW_EXPORT hipError_t hipMemcpyDtoHAsync(void *dst, hipDeviceptr_t src, size_t n, hipStream_t stream)
 {
     return hw_copy(dst, src, n, hipMemcpyDeviceToHost, stream, 0);
 }
@@ -427,8 +423,7 @@ static hipError_t peer_copy(void *dst, int dst_dev, const void *src, int src_dev
     return hw_copy(dst, src, n, hipMemcpyDeviceToDevice, stream, sync);
 }
 
-HW_EXPORT hipError_t hipMemcpyPeer(void *dst, int dst_dev, const void *src, int src_dev,
-                                   size_t n)
+HW_EXPORT hipError_t hipMemcpyPeer(void *dst, int dst_dev, const void *src, int src_dev, size_t n)
 {
     return peer_copy(dst, dst_dev, src, src_dev, n, NULL, 1);
 }
@@ -456,9 +451,11 @@ hipError_t hw_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, 
     size_t dspan = (height - 1) * dpitch + width, sspan = (height - 1) * spitch + width;
     if ((err = classify(dst, src, 1, &kind)) != hipSuccess)
         return hw_ret(err);
-    if ((kind == hipMemcpyHostToDevice || kind == hipMemcpyDeviceToDevice) && !is_device(dst, dspan))
+    if ((kind == hipMemcpyHostToDevice || kind == hipMemcpyDeviceToDevice) &&
+        !is_device(dst, dspan))
         return hw_ret(hipErrorInvalidValue);
-    if ((kind == hipMemcpyDeviceToHost || kind == hipMemcpyDeviceToDevice) && !is_device(src, sspan))
+    if ((kind == hipMemcpyDeviceToHost || kind == hipMemcpyDeviceToDevice) &&
+        !is_device(src, sspan))
         return hw_ret(hipErrorInvalidValue);
     struct hipGraphNode node = { .kind = HW_NODE_MEMCPY_2D,
                                  .u.copy2d = { dst, src, dpitch, spitch, width, height, kind } };
@@ -489,8 +486,11 @@ hipError_t hw_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, 
                 return hw_ret(hipErrorOutOfMemory);
             for (size_t i = 0; i < rows; i++)
                 memcpy(packed + i * width, s + i * spitch, width);
-            struct hipr_memcpy2d_h2d m = { .dst = (uint64_t)(uintptr_t)d, .dpitch = dpitch,
-                                           .width = width, .height = rows, .stream = sid };
+            struct hipr_memcpy2d_h2d m = { .dst = (uint64_t)(uintptr_t)d,
+                                           .dpitch = dpitch,
+                                           .width = width,
+                                           .height = rows,
+                                           .stream = sid };
             uint8_t buf[HIPR_memcpy2d_h2d_SIZE];
             hipr_memcpy2d_h2d_encode(buf, &m);
             err = hw_post(c, HIPR_OP_MEMCPY2D_H2D, buf, sizeof buf, packed, rows * width);
@@ -500,8 +500,11 @@ hipError_t hw_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, 
             uint64_t got = 0;
             if (!packed)
                 return hw_ret(hipErrorOutOfMemory);
-            struct hipr_memcpy2d_d2h m = { .src = (uint64_t)(uintptr_t)s, .spitch = spitch,
-                                           .width = width, .height = rows, .stream = sid };
+            struct hipr_memcpy2d_d2h m = { .src = (uint64_t)(uintptr_t)s,
+                                           .spitch = spitch,
+                                           .width = width,
+                                           .height = rows,
+                                           .stream = sid };
             uint8_t buf[HIPR_memcpy2d_d2h_SIZE];
             hipr_memcpy2d_d2h_encode(buf, &m);
             err = hw_call(c, HIPR_OP_MEMCPY2D_D2H, buf, sizeof buf, NULL, 0, NULL, 0, packed,
@@ -512,9 +515,13 @@ hipError_t hw_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, 
                 memcpy(d + i * dpitch, packed + i * width, width);
             free(packed);
         } else if (kind == hipMemcpyDeviceToDevice) {
-            struct hipr_memcpy2d_d2d m = { .dst = (uint64_t)(uintptr_t)d, .dpitch = dpitch,
-                                           .src = (uint64_t)(uintptr_t)s, .spitch = spitch,
-                                           .width = width, .height = rows, .stream = sid };
+            struct hipr_memcpy2d_d2d m = { .dst = (uint64_t)(uintptr_t)d,
+                                           .dpitch = dpitch,
+                                           .src = (uint64_t)(uintptr_t)s,
+                                           .spitch = spitch,
+                                           .width = width,
+                                           .height = rows,
+                                           .stream = sid };
             uint8_t buf[HIPR_memcpy2d_d2d_SIZE];
             hipr_memcpy2d_d2d_encode(buf, &m);
             err = hw_post(c, HIPR_OP_MEMCPY2D_D2D, buf, sizeof buf, NULL, 0);
@@ -653,8 +660,11 @@ hipError_t hw_fill_box(void *dst, uint32_t value, uint32_t elem, size_t count, s
     if (err != hipSuccess)
         return hw_ret(err);
     while (err == hipSuccess && box_next(&b, &r)) {
-        struct hipr_memset m = { .dst = (uint64_t)(uintptr_t)r, .count = count, .stream = sid,
-                                 .value = value, .elem_size = elem };
+        struct hipr_memset m = { .dst = (uint64_t)(uintptr_t)r,
+                                 .count = count,
+                                 .stream = sid,
+                                 .value = value,
+                                 .elem_size = elem };
         uint8_t buf[HIPR_memset_SIZE];
         hipr_memset_encode(buf, &m);
         err = hw_post(c, HIPR_OP_MEMSET, buf, sizeof buf, NULL, 0);
@@ -787,8 +797,7 @@ hipError_t hw_pointer_attribute(void *data, hipPointer_attribute attr, const voi
     case HIP_POINTER_ATTRIBUTE_IS_LEGACY_HIP_IPC_CAPABLE:
     case HIP_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
     case HIP_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
-    case HIP_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
-        return hipErrorNotSupported;
+    case HIP_POINTER_ATTRIBUTE_MEMPOOL_HANDLE: return hipErrorNotSupported;
     }
     return hipErrorInvalidValue;
 }
@@ -814,4 +823,3 @@ HW_EXPORT hipError_t hipPointerGetAttribute(void *data, hipPointer_attribute att
         return hw_ret(hipErrorInvalidValue); /* *data untouched */
     return hw_ret(hw_pointer_attribute(data, attribute, ptr));
 }
-

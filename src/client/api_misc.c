@@ -43,23 +43,42 @@ HW_EXPORT const char *hipApiName(uint32_t id)
  * activity, but a tool that got a kind elsewhere still gets its name. */
 HW_EXPORT const char *hipGetCmdName(uint32_t id)
 {
-    static const struct { uint32_t id; const char *name; } kinds[] = {
-        { 0, "InternalMarker" },           { 0x11FE, "Marker" },
-        { 0x11F0, "KernelExecution" },     { 0x11F3, "CopyDeviceToHost" },
-        { 0x11F4, "CopyHostToDevice" },    { 0x11F5, "CopyDeviceToDevice" },
-        { 0x1201, "CopyDeviceToHost2D" },  { 0x1202, "CopyHostToDevice2D" },
-        { 0x1203, "CopyDeviceToDevice2D" }, { 0x1207, "FillBuffer" },
-        { 0x11F1, "Task" },                { 0x11F2, "NativeKernel" },
-        { 0x11F6, "ReadImage" },           { 0x11F7, "WriteImage" },
-        { 0x11F8, "CopyImage" },           { 0x11F9, "CopyImageToBuffer" },
-        { 0x11FA, "CopyBufferToImage" },   { 0x11FB, "MapBuffer" },
-        { 0x11FC, "MapImage" },            { 0x11FD, "UnmapMemObject" },
-        { 0x11FF, "AcquireGLObjects" },    { 0x1200, "ReleaseGLObjects" },
-        { 0x1204, "User" },                { 0x1205, "Barrier" },
-        { 0x1206, "MigrateMemObjects" },   { 0x1208, "FillImage" },
-        { 0x1209, "SvmFree" },             { 0x120A, "SvmMemcpy" },
-        { 0x120B, "SvmMemFill" },          { 0x120C, "SvmMap" },
-        { 0x120D, "SvmUnmap" },            { 0x4501, "StreamWait" },
+    static const struct {
+        uint32_t id;
+        const char *name;
+    } kinds[] = {
+        { 0, "InternalMarker" },
+        { 0x11FE, "Marker" },
+        { 0x11F0, "KernelExecution" },
+        { 0x11F3, "CopyDeviceToHost" },
+        { 0x11F4, "CopyHostToDevice" },
+        { 0x11F5, "CopyDeviceToDevice" },
+        { 0x1201, "CopyDeviceToHost2D" },
+        { 0x1202, "CopyHostToDevice2D" },
+        { 0x1203, "CopyDeviceToDevice2D" },
+        { 0x1207, "FillBuffer" },
+        { 0x11F1, "Task" },
+        { 0x11F2, "NativeKernel" },
+        { 0x11F6, "ReadImage" },
+        { 0x11F7, "WriteImage" },
+        { 0x11F8, "CopyImage" },
+        { 0x11F9, "CopyImageToBuffer" },
+        { 0x11FA, "CopyBufferToImage" },
+        { 0x11FB, "MapBuffer" },
+        { 0x11FC, "MapImage" },
+        { 0x11FD, "UnmapMemObject" },
+        { 0x11FF, "AcquireGLObjects" },
+        { 0x1200, "ReleaseGLObjects" },
+        { 0x1204, "User" },
+        { 0x1205, "Barrier" },
+        { 0x1206, "MigrateMemObjects" },
+        { 0x1208, "FillImage" },
+        { 0x1209, "SvmFree" },
+        { 0x120A, "SvmMemcpy" },
+        { 0x120B, "SvmMemFill" },
+        { 0x120C, "SvmMap" },
+        { 0x120D, "SvmUnmap" },
+        { 0x4501, "StreamWait" },
         { 0x4502, "StreamWrite" },
     };
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
@@ -140,9 +159,7 @@ HW_EXPORT hipError_t hipExtMallocWithFlags(void **ptr, size_t sizeBytes, unsigne
     return hipSuccess;
 }
 
-
 /* ---- pointer attributes ---------------------------------------------------- */
-
 
 /* AMD answers every attribute it can and succeeds whatever each one gave:
  * an unknown pointer yields the default values, not an error. */

@@ -269,8 +269,8 @@ HW_EXPORT hipError_t hipModuleGetFunction(hipFunction_t *function, hipModule_t m
     return hipSuccess;
 }
 
-hipError_t hw_module_global(struct hw_conn *c, struct hw_module *m, const char *name,
-                            uint64_t *ptr, uint64_t *size)
+hipError_t hw_module_global(struct hw_conn *c, struct hw_module *m, const char *name, uint64_t *ptr,
+                            uint64_t *size)
 {
     size_t nlen = strlen(name);
     if (nlen == 0 || nlen >= HIPR_CAP_NAME)
@@ -422,8 +422,12 @@ hipError_t hw_launch_on(const struct hw_function *f, const uint32_t grid[3],
         .stream = sid,
         .start_event = start_id,
         .stop_event = stop_id,
-        .grid_x = grid[0], .grid_y = grid[1], .grid_z = grid[2],
-        .block_x = block[0], .block_y = block[1], .block_z = block[2],
+        .grid_x = grid[0],
+        .grid_y = grid[1],
+        .grid_z = grid[2],
+        .block_x = block[0],
+        .block_y = block[1],
+        .block_z = block[2],
         .shared_mem = shared,
         .flags = flags,
     };
@@ -492,8 +496,8 @@ HW_EXPORT hipError_t hipExtModuleLaunchKernel(hipFunction_t f, uint32_t globalWo
     /* Its flags (hipExtAnyOrderLaunch) are an ordering hint; launches run
      * in stream order anyway, and bit 0 of LAUNCH flags means cooperative. */
     (void)flags;
-    return hw_launch((const struct hw_function *)f, grid, block, (unsigned)sharedMemBytes,
-                     hStream, kernelParams, extra, startEvent, stopEvent, 0);
+    return hw_launch((const struct hw_function *)f, grid, block, (unsigned)sharedMemBytes, hStream,
+                     kernelParams, extra, startEvent, stopEvent, 0);
 }
 
 void hw_fill_attributes(const struct hw_function *f, struct hipFuncAttributes *a)
@@ -528,10 +532,11 @@ HW_EXPORT hipError_t hipFuncGetAttribute(int *value, hipFunction_attribute attri
     case HIP_FUNC_ATTRIBUTE_PTX_VERSION: *value = a.ptxVersion; break;
     case HIP_FUNC_ATTRIBUTE_BINARY_VERSION: *value = a.binaryVersion; break;
     case HIP_FUNC_ATTRIBUTE_CACHE_MODE_CA: *value = 0; break;
-    case HIP_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *value = a.maxDynamicSharedSizeBytes; break;
+    case HIP_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+        *value = a.maxDynamicSharedSizeBytes;
+        break;
     case HIP_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *value = 0; break;
-    default:
-        return hw_ret(hipErrorInvalidValue);
+    default: return hw_ret(hipErrorInvalidValue);
     }
     return hipSuccess;
 }
@@ -557,12 +562,11 @@ HW_EXPORT hipError_t hipFuncGetAttributes(struct hipFuncAttributes *attr, const 
  * AMD code-object metadata. pairs receives count (offset, size) pairs, up to
  * cap. Returns 0, or -1 for an unknown function or too small a buffer.
  */
-HW_EXPORT int hipwire_function_params(hipFunction_t function, uint32_t *count,
-                                      uint32_t *args_size, uint32_t *pairs, uint32_t cap)
+HW_EXPORT int hipwire_function_params(hipFunction_t function, uint32_t *count, uint32_t *args_size,
+                                      uint32_t *pairs, uint32_t cap)
 {
     const struct hw_function *f = (const struct hw_function *)function;
-    if (!f || !count || !args_size || !pairs || !hw_function_known(f) ||
-        f->info.param_count > cap)
+    if (!f || !count || !args_size || !pairs || !hw_function_known(f) || f->info.param_count > cap)
         return -1;
     for (uint32_t i = 0; i < f->info.param_count; i++) {
         pairs[2 * i] = f->params[i].offset;
@@ -583,8 +587,7 @@ HW_EXPORT hipError_t hipwire_module_launch_kernel(hipFunction_t f, uint32_t grid
                                                   uint32_t gridDimY, uint32_t gridDimZ,
                                                   uint32_t blockDimX, uint32_t blockDimY,
                                                   uint32_t blockDimZ, uint32_t sharedMemBytes,
-                                                  hipStream_t stream, void **extra,
-                                                  uint32_t flags)
+                                                  hipStream_t stream, void **extra, uint32_t flags)
 {
     uint32_t grid[3] = { gridDimX, gridDimY, gridDimZ };
     uint32_t block[3] = { blockDimX, blockDimY, blockDimZ };

@@ -32,9 +32,11 @@ static hipError_t max_active_blocks(int *num_blocks, const void *func, int block
     const struct hipr_devinfo *d = NULL;
     const struct hw_function *f = NULL;
     hipError_t err;
-    if (!num_blocks || block_size <= 0 || flags > 1) /* hipOccupancyDefault, ...DisableCachingOverride */
+    if (!num_blocks || block_size <= 0 ||
+        flags > 1) /* hipOccupancyDefault, ...DisableCachingOverride */
         return hipErrorInvalidValue;
-    if ((err = occupancy_device(&d)) != hipSuccess || (err = hw_function_of(func, &f)) != hipSuccess)
+    if ((err = occupancy_device(&d)) != hipSuccess ||
+        (err = hw_function_of(func, &f)) != hipSuccess)
         return err;
     *num_blocks = hw_resident_blocks(d, &f->info, block_size, dyn_shared);
     return hipSuccess;
@@ -51,7 +53,8 @@ static hipError_t max_potential_block(int *grid_size, int *block_size, const voi
     hipError_t err;
     if (!grid_size || !block_size || block_limit < 0)
         return hipErrorInvalidValue;
-    if ((err = occupancy_device(&d)) != hipSuccess || (err = hw_function_of(func, &f)) != hipSuccess)
+    if ((err = occupancy_device(&d)) != hipSuccess ||
+        (err = hw_function_of(func, &f)) != hipSuccess)
         return err;
     int warp = d->warp_size > 0 ? d->warp_size : 64;
     int limit = d->max_threads_per_block;
@@ -103,8 +106,8 @@ HW_EXPORT hipError_t hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags
     return hw_ret(max_active_blocks(numBlocks, f, blockSize, dynSharedMemPerBlk, flags));
 }
 
-HW_EXPORT hipError_t hipOccupancyMaxPotentialBlockSize(int *gridSize, int *blockSize,
-                                                       const void *f, size_t dynSharedMemPerBlk,
+HW_EXPORT hipError_t hipOccupancyMaxPotentialBlockSize(int *gridSize, int *blockSize, const void *f,
+                                                       size_t dynSharedMemPerBlk,
                                                        int blockSizeLimit)
 {
     return hw_ret(max_potential_block(gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit));
@@ -118,9 +121,11 @@ HW_EXPORT hipError_t hipModuleOccupancyMaxPotentialBlockSize(int *gridSize, int 
     return hw_ret(max_potential_block(gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit));
 }
 
-HW_EXPORT hipError_t hipModuleOccupancyMaxPotentialBlockSizeWithFlags(
-    int *gridSize, int *blockSize, hipFunction_t f, size_t dynSharedMemPerBlk, int blockSizeLimit,
-    unsigned int flags)
+HW_EXPORT hipError_t hipModuleOccupancyMaxPotentialBlockSizeWithFlags(int *gridSize, int *blockSize,
+                                                                      hipFunction_t f,
+                                                                      size_t dynSharedMemPerBlk,
+                                                                      int blockSizeLimit,
+                                                                      unsigned int flags)
 {
     if (flags > 1)
         return hw_ret(hipErrorInvalidValue);
@@ -150,8 +155,7 @@ HW_EXPORT hipError_t hipFuncSetAttribute(const void *func, hipFuncAttribute attr
     }
     case hipFuncAttributePreferredSharedMemoryCarveout:
         return value < -1 || value > 100 ? hw_ret(hipErrorInvalidValue) : hipSuccess;
-    default:
-        return hw_ret(hipErrorInvalidValue);
+    default: return hw_ret(hipErrorInvalidValue);
     }
 }
 

@@ -11,8 +11,7 @@
 /* ROCm's image pitch alignment, for a device that reports none. */
 #define DEFAULT_PITCH_ALIGN 256
 
-static hipError_t malloc_pitch(void **ptr, size_t *pitch, size_t width, size_t height,
-                               size_t depth)
+static hipError_t malloc_pitch(void **ptr, size_t *pitch, size_t width, size_t height, size_t depth)
 {
     hipError_t err;
     struct hw_conn *c = hw_conn_get(&err);

@@ -35,8 +35,8 @@ hipError_t hipGetProcAddress(const char *symbol, void **pfn, int hipVersion, uin
 #else
 #define HW_PROC_FLAGS_CHECKED 0 /* HIP 6.1/6.2: flags are ignored */
 #endif
-#define HIP_GET_PROC_ADDRESS_DEFAULT 0
-#define HIP_GET_PROC_ADDRESS_LEGACY_STREAM 1
+#define HIP_GET_PROC_ADDRESS_DEFAULT                   0
+#define HIP_GET_PROC_ADDRESS_LEGACY_STREAM             1
 #define HIP_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM 2
 #else
 #define HW_PROC_FLAGS_CHECKED 1
@@ -61,8 +61,8 @@ static const struct hw_export *find(const char *name, int per_thread)
     return hw_export_find(name);
 }
 
-static hipError_t get_proc_address(const char *symbol, void **pfn, int hip_version,
-                                   uint64_t flags, hipDriverProcAddressQueryResult *status)
+static hipError_t get_proc_address(const char *symbol, void **pfn, int hip_version, uint64_t flags,
+                                   hipDriverProcAddressQueryResult *status)
 {
     if (symbol == NULL || *symbol == '\0' || pfn == NULL)
         return hipErrorInvalidValue;

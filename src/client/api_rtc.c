@@ -29,11 +29,11 @@ struct _hiprtcProgram {
     char **headers;
     int name_count, name_cap;
     struct rtc_name *names;
-    int compiled;          /* a compile ran (successfully or not) */
+    int compiled; /* a compile ran (successfully or not) */
     uint8_t *code;
     size_t code_size;
-    char *log;             /* NUL-terminated; never NULL after a compile */
-    size_t log_size;       /* without the NUL */
+    char *log;       /* NUL-terminated; never NULL after a compile */
+    size_t log_size; /* without the NUL */
 };
 
 static char *dup_or_null(const char *s)
@@ -448,17 +448,28 @@ HW_EXPORT hiprtcResult hiprtcLinkDestroy(hiprtcLinkState hip_link_state)
     (void)hw_api_unsupported("hiprtcLinkDestroy");
     return HIPRTC_ERROR_LINKING;
 }
-#define RTC_API_6(X)                                                         \
-    X(hiprtcGetBitcode) X(hiprtcGetBitcodeSize) X(hiprtcLinkCreate)           \
-    X(hiprtcLinkAddFile) X(hiprtcLinkAddData) X(hiprtcLinkComplete) X(hiprtcLinkDestroy)
+#define RTC_API_6(X)        \
+    X(hiprtcGetBitcode)     \
+    X(hiprtcGetBitcodeSize) \
+    X(hiprtcLinkCreate)     \
+    X(hiprtcLinkAddFile)    \
+    X(hiprtcLinkAddData)    \
+    X(hiprtcLinkComplete)   \
+    X(hiprtcLinkDestroy)
 #else
 #define RTC_API_6(X)
 #endif
 
-#define RTC_API(X)                                                           \
-    X(hiprtcCreateProgram) X(hiprtcDestroyProgram) X(hiprtcAddNameExpression) \
-    X(hiprtcCompileProgram) X(hiprtcGetCodeSize) X(hiprtcGetCode)              \
-    X(hiprtcGetProgramLogSize) X(hiprtcGetProgramLog) X(hiprtcGetLoweredName)  \
+#define RTC_API(X)             \
+    X(hiprtcCreateProgram)     \
+    X(hiprtcDestroyProgram)    \
+    X(hiprtcAddNameExpression) \
+    X(hiprtcCompileProgram)    \
+    X(hiprtcGetCodeSize)       \
+    X(hiprtcGetCode)           \
+    X(hiprtcGetProgramLogSize) \
+    X(hiprtcGetProgramLog)     \
+    X(hiprtcGetLoweredName)    \
     X(hiprtcGetErrorString) X(hiprtcVersion) RTC_API_6(X)
 
 /* Hidden aliases: their addresses are this library's functions even when

@@ -28,8 +28,7 @@ static hipError_t spt_wait(hipError_t err)
 
 /* ---- copies and fills ---- */
 
-HW_EXPORT hipError_t hipMemcpy_spt(void *dst, const void *src, size_t sizeBytes,
-                                   hipMemcpyKind kind)
+HW_EXPORT hipError_t hipMemcpy_spt(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)
 {
     return hipMemcpyWithStream(dst, src, sizeBytes, kind, hipStreamPerThread);
 }
@@ -46,9 +45,9 @@ HW_EXPORT hipError_t hipMemcpy2D_spt(void *dst, size_t dpitch, const void *src, 
     return hw_copy_2d(dst, dpitch, src, spitch, width, height, kind, hipStreamPerThread, 1);
 }
 
-HW_EXPORT hipError_t hipMemcpy2DAsync_spt(void *dst, size_t dpitch, const void *src,
-                                          size_t spitch, size_t width, size_t height,
-                                          hipMemcpyKind kind, hipStream_t stream)
+HW_EXPORT hipError_t hipMemcpy2DAsync_spt(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                          size_t width, size_t height, hipMemcpyKind kind,
+                                          hipStream_t stream)
 {
     return hipMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, spt(stream));
 }
@@ -66,27 +65,27 @@ HW_EXPORT hipError_t hipMemcpy3DAsync_spt(const hipMemcpy3DParms *p, hipStream_t
 HW_EXPORT hipError_t hipMemcpyToSymbol_spt(const void *symbol, const void *src, size_t sizeBytes,
                                            size_t offset, hipMemcpyKind kind)
 {
-    return spt_wait(hipMemcpyToSymbolAsync(symbol, src, sizeBytes, offset, kind,
-                                           hipStreamPerThread));
+    return spt_wait(
+        hipMemcpyToSymbolAsync(symbol, src, sizeBytes, offset, kind, hipStreamPerThread));
 }
 
 HW_EXPORT hipError_t hipMemcpyFromSymbol_spt(void *dst, const void *symbol, size_t sizeBytes,
                                              size_t offset, hipMemcpyKind kind)
 {
-    return spt_wait(hipMemcpyFromSymbolAsync(dst, symbol, sizeBytes, offset, kind,
-                                             hipStreamPerThread));
+    return spt_wait(
+        hipMemcpyFromSymbolAsync(dst, symbol, sizeBytes, offset, kind, hipStreamPerThread));
 }
 
 HW_EXPORT hipError_t hipMemcpyToSymbolAsync_spt(const void *symbol, const void *src,
-                                                size_t sizeBytes, size_t offset,
-                                                hipMemcpyKind kind, hipStream_t stream)
+                                                size_t sizeBytes, size_t offset, hipMemcpyKind kind,
+                                                hipStream_t stream)
 {
     return hipMemcpyToSymbolAsync(symbol, src, sizeBytes, offset, kind, spt(stream));
 }
 
-HW_EXPORT hipError_t hipMemcpyFromSymbolAsync_spt(void *dst, const void *symbol,
-                                                  size_t sizeBytes, size_t offset,
-                                                  hipMemcpyKind kind, hipStream_t stream)
+HW_EXPORT hipError_t hipMemcpyFromSymbolAsync_spt(void *dst, const void *symbol, size_t sizeBytes,
+                                                  size_t offset, hipMemcpyKind kind,
+                                                  hipStream_t stream)
 {
     return hipMemcpyFromSymbolAsync(dst, symbol, sizeBytes, offset, kind, spt(stream));
 }
@@ -95,8 +94,8 @@ HW_EXPORT hipError_t hipMemcpy2DToArray_spt(hipArray_t dst, size_t wOffset, size
                                             const void *src, size_t spitch, size_t width,
                                             size_t height, hipMemcpyKind kind)
 {
-    return spt_wait(hipMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height,
-                                            kind, hipStreamPerThread));
+    return spt_wait(hipMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind,
+                                            hipStreamPerThread));
 }
 
 HW_EXPORT hipError_t hipMemcpy2DToArrayAsync_spt(hipArray_t dst, size_t wOffset, size_t hOffset,
@@ -116,21 +115,20 @@ HW_EXPORT hipError_t hipMemcpy2DFromArray_spt(void *dst, size_t dpitch, hipArray
                                               kind, hipStreamPerThread));
 }
 
-HW_EXPORT hipError_t hipMemcpy2DFromArrayAsync_spt(void *dst, size_t dpitch,
-                                                   hipArray_const_t src, size_t wOffsetSrc,
-                                                   size_t hOffsetSrc, size_t width,
-                                                   size_t height, hipMemcpyKind kind,
+HW_EXPORT hipError_t hipMemcpy2DFromArrayAsync_spt(void *dst, size_t dpitch, hipArray_const_t src,
+                                                   size_t wOffsetSrc, size_t hOffsetSrc,
+                                                   size_t width, size_t height, hipMemcpyKind kind,
                                                    hipStream_t stream)
 {
-    return hipMemcpy2DFromArrayAsync(dst, dpitch, src, wOffsetSrc, hOffsetSrc, width, height,
-                                     kind, spt(stream));
+    return hipMemcpy2DFromArrayAsync(dst, dpitch, src, wOffsetSrc, hOffsetSrc, width, height, kind,
+                                     spt(stream));
 }
 
 HW_EXPORT hipError_t hipMemcpyFromArray_spt(void *dst, hipArray_const_t src, size_t wOffsetSrc,
                                             size_t hOffset, size_t count, hipMemcpyKind kind)
 {
-    return hw_copy_from_array_linear(dst, src, wOffsetSrc, hOffset, count, kind,
-                                     hipStreamPerThread, 1);
+    return hw_copy_from_array_linear(dst, src, wOffsetSrc, hOffset, count, kind, hipStreamPerThread,
+                                     1);
 }
 
 HW_EXPORT hipError_t hipMemset_spt(void *dst, int value, size_t sizeBytes)
@@ -138,8 +136,7 @@ HW_EXPORT hipError_t hipMemset_spt(void *dst, int value, size_t sizeBytes)
     return hipMemsetAsync(dst, value, sizeBytes, hipStreamPerThread);
 }
 
-HW_EXPORT hipError_t hipMemsetAsync_spt(void *dst, int value, size_t sizeBytes,
-                                        hipStream_t stream)
+HW_EXPORT hipError_t hipMemsetAsync_spt(void *dst, int value, size_t sizeBytes, hipStream_t stream)
 {
     return hipMemsetAsync(dst, value, sizeBytes, spt(stream));
 }
@@ -161,8 +158,8 @@ HW_EXPORT hipError_t hipMemset3D_spt(hipPitchedPtr pitchedDevPtr, int value, hip
     return hipMemset3DAsync(pitchedDevPtr, value, extent, hipStreamPerThread);
 }
 
-HW_EXPORT hipError_t hipMemset3DAsync_spt(hipPitchedPtr pitchedDevPtr, int value,
-                                          hipExtent extent, hipStream_t stream)
+HW_EXPORT hipError_t hipMemset3DAsync_spt(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent,
+                                          hipStream_t stream)
 {
     return hipMemset3DAsync(pitchedDevPtr, value, extent, spt(stream));
 }
@@ -222,8 +219,8 @@ HW_EXPORT hipError_t hipLaunchKernel_spt(const void *function_address, dim3 numB
 }
 
 HW_EXPORT hipError_t hipLaunchCooperativeKernel_spt(const void *f, dim3 gridDim, dim3 blockDim,
-                                                    void **kernelParams,
-                                                    uint32_t sharedMemBytes, hipStream_t hStream)
+                                                    void **kernelParams, uint32_t sharedMemBytes,
+                                                    hipStream_t hStream)
 {
     return hipLaunchCooperativeKernel(f, gridDim, blockDim, kernelParams, sharedMemBytes,
                                       spt(hStream));
@@ -259,12 +256,9 @@ HW_EXPORT hipError_t hipStreamGetCaptureInfo_spt(hipStream_t stream,
     return hipStreamGetCaptureInfo(spt(stream), pCaptureStatus, pId);
 }
 
-HW_EXPORT hipError_t hipStreamGetCaptureInfo_v2_spt(hipStream_t stream,
-                                                    hipStreamCaptureStatus *captureStatus_out,
-                                                    unsigned long long *id_out,
-                                                    hipGraph_t *graph_out,
-                                                    const hipGraphNode_t **dependencies_out,
-                                                    size_t *numDependencies_out)
+HW_EXPORT hipError_t hipStreamGetCaptureInfo_v2_spt(
+    hipStream_t stream, hipStreamCaptureStatus *captureStatus_out, unsigned long long *id_out,
+    hipGraph_t *graph_out, const hipGraphNode_t **dependencies_out, size_t *numDependencies_out)
 {
     return hipStreamGetCaptureInfo_v2(spt(stream), captureStatus_out, id_out, graph_out,
                                       dependencies_out, numDependencies_out);

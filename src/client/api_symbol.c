@@ -89,9 +89,8 @@ HW_EXPORT hipError_t hipMemcpyToSymbol(const void *symbol, const void *src, size
     return to_symbol(symbol, src, sizeBytes, offset, kind, NULL, 1);
 }
 
-HW_EXPORT hipError_t hipMemcpyToSymbolAsync(const void *symbol, const void *src,
-                                            size_t sizeBytes, size_t offset,
-                                            hipMemcpyKind kind, hipStream_t stream)
+HW_EXPORT hipError_t hipMemcpyToSymbolAsync(const void *symbol, const void *src, size_t sizeBytes,
+                                            size_t offset, hipMemcpyKind kind, hipStream_t stream)
 {
     return to_symbol(symbol, src, sizeBytes, offset, kind, stream, 0);
 }
@@ -103,8 +102,7 @@ HW_EXPORT hipError_t hipMemcpyFromSymbol(void *dst, const void *symbol, size_t s
 }
 
 HW_EXPORT hipError_t hipMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t sizeBytes,
-                                              size_t offset, hipMemcpyKind kind,
-                                              hipStream_t stream)
+                                              size_t offset, hipMemcpyKind kind, hipStream_t stream)
 {
     return from_symbol(dst, symbol, sizeBytes, offset, kind, stream, 0);
 }

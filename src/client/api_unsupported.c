@@ -51,8 +51,8 @@ static int first_sighting(const char *name)
         _Atomic uint64_t *slot = &hw_seen[(h + i) & (HW_SEEN_SLOTS - 1)];
         uint64_t cur = atomic_load_explicit(slot, memory_order_relaxed);
         if (cur == 0) {
-            if (atomic_compare_exchange_strong_explicit(slot, &cur, h,
-                    memory_order_relaxed, memory_order_relaxed))
+            if (atomic_compare_exchange_strong_explicit(slot, &cur, h, memory_order_relaxed,
+                                                        memory_order_relaxed))
                 return 1;
             /* Lost the race; cur now holds the winner's hash. */
         }
@@ -90,8 +90,7 @@ const struct hw_export *hw_export_find(const char *name)
 {
     if (name == NULL)
         return NULL;
-    return bsearch(name, hw_export_table, hw_export_count,
-                   sizeof(hw_export_table[0]), export_cmp);
+    return bsearch(name, hw_export_table, hw_export_count, sizeof(hw_export_table[0]), export_cmp);
 }
 
 /* hipwire's own lookup hook, the table seen from outside the library: the

@@ -14,12 +14,12 @@
 
 /* The image limits a gfx9 GPU reports (hipDeviceProp_t maxTexture*); arrays
  * are checked against them, as AMD's runtime checks its images. */
-#define HW_ARRAY_MAX_1D 16384
-#define HW_ARRAY_MAX_2D_W 16384
-#define HW_ARRAY_MAX_2D_H 16384
-#define HW_ARRAY_MAX_3D_W 16384
-#define HW_ARRAY_MAX_3D_H 16384
-#define HW_ARRAY_MAX_3D_D 8192
+#define HW_ARRAY_MAX_1D     16384
+#define HW_ARRAY_MAX_2D_W   16384
+#define HW_ARRAY_MAX_2D_H   16384
+#define HW_ARRAY_MAX_3D_W   16384
+#define HW_ARRAY_MAX_3D_H   16384
+#define HW_ARRAY_MAX_3D_D   8192
 #define HW_ARRAY_MAX_LAYERS 8192
 
 struct hw_array {
@@ -28,12 +28,12 @@ struct hw_array {
      * for programs that read them. HIP 6 made it opaque. */
     hipArray pub;
 #endif
-    void *dev;            /* the allocation (every array has at least one element) */
-    size_t width;         /* elements */
-    size_t height;        /* rows as created (0: 1-D) */
-    size_t depth;         /* slices or layers as created (0: none) */
-    size_t elem;          /* bytes per element */
-    size_t pitch;         /* bytes per row */
+    void *dev;     /* the allocation (every array has at least one element) */
+    size_t width;  /* elements */
+    size_t height; /* rows as created (0: 1-D) */
+    size_t depth;  /* slices or layers as created (0: none) */
+    size_t elem;   /* bytes per element */
+    size_t pitch;  /* bytes per row */
     hipChannelFormatDesc desc;
     hipArray_Format format;
     unsigned channels;

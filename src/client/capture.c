@@ -24,7 +24,7 @@ struct node_set {
 /* A stream taking part in a capture: the origin, or one that joined by
  * waiting on an event recorded in it. */
 struct member {
-    uint64_t stream;            /* the stream's wire id */
+    uint64_t stream; /* the stream's wire id */
     struct node_set deps;
 };
 
@@ -36,13 +36,13 @@ struct captured_event {
 struct capture {
     struct capture *next;
     int device;
-    int blocking;               /* the origin synchronises with the null stream */
+    int blocking; /* the origin synchronises with the null stream */
     hipStreamCaptureMode mode;
-    pthread_t thread;           /* the thread that began it */
+    pthread_t thread; /* the thread that began it */
     unsigned long long id;
     int invalidated;
     struct ihipGraph *graph;
-    struct member *members;     /* [0] is the origin stream */
+    struct member *members; /* [0] is the origin stream */
     size_t nmembers, cap_members;
     struct captured_event *events; /* recorded in this capture */
     size_t nevents, cap_events;
@@ -317,7 +317,8 @@ hipError_t hw_capture_unsafe_call(void)
      * global ones, forbid calls that may implicitly synchronise. */
     for (struct capture *c = captures; c; c = c->next) {
         int mine = c->mode != hipStreamCaptureModeRelaxed && pthread_equal(c->thread, self);
-        int global = tls_mode == hipStreamCaptureModeGlobal && c->mode == hipStreamCaptureModeGlobal;
+        int global =
+            tls_mode == hipStreamCaptureModeGlobal && c->mode == hipStreamCaptureModeGlobal;
         if (mine || global) {
             c->invalidated = 1;
             err = hipErrorStreamCaptureUnsupported;
@@ -508,8 +509,8 @@ static hipError_t capture_info(hipStream_t stream, hipStreamCaptureStatus *statu
     } else {
         struct capture *c = find(key, &m);
         if (c) {
-            *status = c->invalidated ? hipStreamCaptureStatusInvalidated
-                                     : hipStreamCaptureStatusActive;
+            *status =
+                c->invalidated ? hipStreamCaptureStatusInvalidated : hipStreamCaptureStatusActive;
             if (!c->invalidated) {
                 if (id)
                     *id = c->id;
@@ -527,7 +528,8 @@ static hipError_t capture_info(hipStream_t stream, hipStreamCaptureStatus *statu
     return err;
 }
 
-HW_EXPORT hipError_t hipStreamIsCapturing(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus)
+HW_EXPORT hipError_t hipStreamIsCapturing(hipStream_t stream,
+                                          hipStreamCaptureStatus *pCaptureStatus)
 {
     return hw_ret(capture_info(stream, pCaptureStatus, NULL, NULL, NULL, NULL));
 }

@@ -40,7 +40,7 @@ struct hw_ext_tail {
 };
 
 struct hw_conn {
-    struct hw_transport tx;     /* plain TCP or TLS (TF_WORKER_TLS) */
+    struct hw_transport tx;       /* plain TCP or TLS (TF_WORKER_TLS) */
     struct hw_worker_addr worker; /* the TF_WORKER_HOST entry in use */
     uint64_t session_id;
     int device_count;
@@ -50,28 +50,28 @@ struct hw_conn {
     struct hipr_devinfo *devs;
     hipDeviceProp_t *props;
 
-    pthread_mutex_t wlock;      /* the ring, the counters below, socket writes */
-    struct replay_ring ring;    /* write buffer; while resumable also the replay buffer */
-    unsigned wops;              /* frames since the last flush */
-    int send_next;              /* the next post goes out at once (after a call) */
+    pthread_mutex_t wlock;   /* the ring, the counters below, socket writes */
+    struct replay_ring ring; /* write buffer; while resumable also the replay buffer */
+    unsigned wops;           /* frames since the last flush */
+    int send_next;           /* the next post goes out at once (after a call) */
     uint32_t next_request_id;
-    uint64_t requests_sent;     /* requests of the session so far (marks not counted) */
-    uint64_t replies_acked;     /* the reply count last told the worker */
-    uint64_t ack_asked_at;      /* requests_sent when an ACK was last asked for */
-    struct hw_ext_tail *ext;    /* large tails in flight from callers' memory */
+    uint64_t requests_sent;  /* requests of the session so far (marks not counted) */
+    uint64_t replies_acked;  /* the reply count last told the worker */
+    uint64_t ack_asked_at;   /* requests_sent when an ACK was last asked for */
+    struct hw_ext_tail *ext; /* large tails in flight from callers' memory */
 
-    pthread_mutex_t rlock;      /* waiters, the reader role, the link state */
+    pthread_mutex_t rlock; /* waiters, the reader role, the link state */
     pthread_cond_t rcond;
     int reader_active;
     struct hw_waiter *waiters;
-    int broken;                 /* connection lost for good; every call fails */
-    int down;                   /* connection lost; resume.c is getting it back */
-    unsigned gen;               /* bumped each time a resumed connection is installed */
-    int async_error;            /* deferred error reported by the worker */
-    uint64_t worker_done;       /* requests the worker says it executed (atomic) */
-    uint64_t replies_read;      /* reply frames read (atomic) */
-    int ack_urgent;             /* a large reply arrived: acknowledge it now */
-    int data_unacked;           /* a reply with data arrived since the last ACK */
+    int broken;            /* connection lost for good; every call fails */
+    int down;              /* connection lost; resume.c is getting it back */
+    unsigned gen;          /* bumped each time a resumed connection is installed */
+    int async_error;       /* deferred error reported by the worker */
+    uint64_t worker_done;  /* requests the worker says it executed (atomic) */
+    uint64_t replies_read; /* reply frames read (atomic) */
+    int ack_urgent;        /* a large reply arrived: acknowledge it now */
+    int data_unacked;      /* a reply with data arrived since the last ACK */
 
     /* Session resume (resume.c): the worker agreed at connect; the token
      * proves a reconnection is ours; calls wait up to resume_ms. */
@@ -88,7 +88,7 @@ struct hw_conn {
      * anything was last sent and received, and the heartbeat thread. */
     int heartbeat_ms;
     uint64_t last_send_ms, last_recv_ms;
-    int closing;                /* the process is exiting: no more noise */
+    int closing; /* the process is exiting: no more noise */
     pthread_t hb_thread;
     int hb_running;
 };
@@ -98,7 +98,7 @@ struct hw_conn {
 struct hw_waiter {
     struct hw_waiter *next;
     uint32_t request_id;
-    uint64_t seq;               /* its request's number: a reply proves the worker got this far */
+    uint64_t seq; /* its request's number: a reply proves the worker got this far */
     int done;
     int status;
     uint8_t *body;
@@ -209,7 +209,7 @@ struct hw_event {
 struct hw_module {
     uint64_t id;
     int device;
-    unsigned flags;             /* HIPR_MODULE_* from the worker */
+    unsigned flags; /* HIPR_MODULE_* from the worker */
     /* Variables' ranges this module put in the allocation table, removed
      * when it is unloaded (their addresses are reused). */
     uint64_t *globals;
@@ -221,7 +221,9 @@ struct hw_function {
     struct hw_module *module;
     struct hipr_function_rep info;
     char name[128];
-    struct { uint32_t offset, size; } params[];
+    struct {
+        uint32_t offset, size;
+    } params[];
 };
 
 /* Application handles are checked against handle_registry.h before they
@@ -265,8 +267,8 @@ hipError_t hw_module_release(struct hw_conn *c, struct hw_module *m);
 /* A new function object (the caller owns it) with its parameter layout. */
 hipError_t hw_module_function(struct hw_conn *c, struct hw_module *m, const char *name,
                               struct hw_function **out);
-hipError_t hw_module_global(struct hw_conn *c, struct hw_module *m, const char *name,
-                            uint64_t *ptr, uint64_t *size);
+hipError_t hw_module_global(struct hw_conn *c, struct hw_module *m, const char *name, uint64_t *ptr,
+                            uint64_t *size);
 /* Packs the arguments and queues the launch; records errors (hw_ret).
  * An invalid stream is hipErrorContextIsDestroyed, an invalid event
  * hipErrorInvalidHandle. */
@@ -340,9 +342,9 @@ static inline int hw_capture_any(void)
 int hw_capture_record(hipStream_t stream, const struct hipGraphNode *node, hipError_t *err);
 /* What HIP forbids during capture; each returns hipSuccess when allowed,
  * else the error, invalidating the captures concerned. */
-hipError_t hw_capture_sync_call(void);     /* hipMemcpy, hipMemset: synchronous calls */
-hipError_t hw_capture_unsafe_call(void);   /* hipMalloc, hipFree: by capture mode */
-hipError_t hw_capture_device_sync(void);   /* hipDeviceSynchronize */
+hipError_t hw_capture_sync_call(void);                 /* hipMemcpy, hipMemset: synchronous calls */
+hipError_t hw_capture_unsafe_call(void);               /* hipMalloc, hipFree: by capture mode */
+hipError_t hw_capture_device_sync(void);               /* hipDeviceSynchronize */
 hipError_t hw_capture_stream_sync(hipStream_t stream); /* synchronize or query a stream */
 hipError_t hw_capture_event_use(hipEvent_t event, hipStream_t waiter); /* sync/query/wait */
 /* A destroyed stream's capture ends with it. */

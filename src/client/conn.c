@@ -21,19 +21,19 @@
 #include "hw_transport.h"
 #include "hw_time.h"
 
-#define WBUF_SIZE      (256 * 1024) /* the ring when the session is not resumable */
+#define WBUF_SIZE (256 * 1024) /* the ring when the session is not resumable */
 /* Larger tails go from the caller's memory and, when resumable, the call
  * waits until the worker has them: copying 256 KiB-1 MiB tails into the
  * ring instead measured slower (docs/benchmarks.md). */
 #define INLINE_TAIL    (64 * 1024)
-#define INLINE_FIXED   64           /* room for the largest fixed part */
-#define REPLAY_DEFAULT (16u << 20)  /* TF_WORKER_REPLAY_BYTES */
-#define FLUSH_BYTES    (64 * 1024)  /* keep the worker fed while buffering */
+#define INLINE_FIXED   64          /* room for the largest fixed part */
+#define REPLAY_DEFAULT (16u << 20) /* TF_WORKER_REPLAY_BYTES */
+#define FLUSH_BYTES    (64 * 1024) /* keep the worker fed while buffering */
 #define FLUSH_OPS      256
-#define HEARTBEAT_MS   5000         /* TF_WORKER_HEARTBEAT default */
-#define DEAD_AFTER     4            /* heartbeats of silence before giving up */
-#define ACK_NOW_BYTES  (1u << 20)   /* a reply this large is acknowledged at once */
-#define ACK_EVERY      64           /* small replies acknowledged in batches */
+#define HEARTBEAT_MS   5000       /* TF_WORKER_HEARTBEAT default */
+#define DEAD_AFTER     4          /* heartbeats of silence before giving up */
+#define ACK_NOW_BYTES  (1u << 20) /* a reply this large is acknowledged at once */
+#define ACK_EVERY      64         /* small replies acknowledged in batches */
 
 static struct hw_conn the_conn;
 static pthread_once_t conn_once = PTHREAD_ONCE_INIT;
@@ -57,7 +57,7 @@ int hw_env_int(const char *name, int dflt, int lo, int hi)
 struct conn_security {
     int tls;
     struct hw_tls_ctx *tls_ctx;
-    struct hw_token token;      /* len 0: none */
+    struct hw_token token; /* len 0: none */
 };
 static struct conn_security the_security;
 
@@ -117,7 +117,8 @@ int hw_link_secure(struct hw_transport *t, const struct hw_worker_addr *w, uint6
 /* HELLO: the session, and the devices, cached for every local answer. */
 static hipError_t hello(struct hw_conn *c, uint64_t resume_token, char *why, size_t why_len)
 {
-    struct hipr_hello_req req = { .proto_min = HIPR_VERSION, .proto_max = HIPR_VERSION,
+    struct hipr_hello_req req = { .proto_min = HIPR_VERSION,
+                                  .proto_max = HIPR_VERSION,
                                   .client_pid = (uint32_t)getpid(),
                                   .resume_token = resume_token };
     uint8_t fixed[HIPR_hello_req_SIZE];
@@ -184,10 +185,11 @@ static void enable_resume(struct hw_conn *c)
     int status = -1;
     if (!c->resume_token)
         return;
-    if (hw_link_call(&c->tx, HIPR_OP_RESUME_ENABLE, 4, NULL, 0, NULL, 0, body, sizeof body, NULL,
-                     0, NULL, &status) < 0 || status != 0) {
-        hw_debug("session resume is off (%s)", status > 0 ? "the worker does not offer it"
-                                                          : "no answer");
+    if (hw_link_call(&c->tx, HIPR_OP_RESUME_ENABLE, 4, NULL, 0, NULL, 0, body, sizeof body, NULL, 0,
+                     NULL, &status) < 0 ||
+        status != 0) {
+        hw_debug("session resume is off (%s)",
+                 status > 0 ? "the worker does not offer it" : "no answer");
         return;
     }
     struct hipr_resume_enable_rep rep;
@@ -196,7 +198,8 @@ static void enable_resume(struct hw_conn *c)
     if (!c->resume_ms)
         c->resume_ms = (int)(rep.grace_ms < 600000 ? rep.grace_ms : 600000);
     hw_debug("session resume on: the worker keeps the session %u ms after a cut; calls wait up "
-             "to %d ms", rep.grace_ms, c->resume_ms);
+             "to %d ms",
+             rep.grace_ms, c->resume_ms);
 }
 
 /* Sets up a session on c->tx, freshly connected to worker w by
@@ -229,8 +232,10 @@ static void conn_init(void)
     hw_tx_init_plain(&c->tx, -1);
     if (security_from_env(&the_security, why, sizeof why) < 0) {
         const char *hosts = getenv("TF_WORKER_HOST");
-        fprintf(stderr, "hipwire: not connecting to hip-worker at %s: %s; HIP calls will return "
-                        "hipErrorNotInitialized\n", hosts && *hosts ? hosts : "127.0.0.1", why);
+        fprintf(stderr,
+                "hipwire: not connecting to hip-worker at %s: %s; HIP calls will return "
+                "hipErrorNotInitialized\n",
+                hosts && *hosts ? hosts : "127.0.0.1", why);
         goto fail;
     }
     /* TF_WORKER_RESUME_TIMEOUT_MS=0 turns resume off; unset, calls wait as
@@ -243,8 +248,8 @@ static void conn_init(void)
     if (c->resume_ms < 0)
         c->resume_ms = 0; /* the worker's grace, once it says */
     if (c->resume_token) {
-        uint64_t cap = (uint64_t)hw_env_int("TF_WORKER_REPLAY_BYTES", REPLAY_DEFAULT, 1 << 20,
-                                            1 << 30);
+        uint64_t cap =
+            (uint64_t)hw_env_int("TF_WORKER_REPLAY_BYTES", REPLAY_DEFAULT, 1 << 20, 1 << 30);
         if (replay_ring_init(&c->ring, cap, INLINE_TAIL + INLINE_FIXED) < 0) {
             c->resume_token = 0;
         } else if (hw_resume_start(c) < 0) {
@@ -262,9 +267,9 @@ static void conn_init(void)
         if (replay_ring_init(&c->ring, WBUF_SIZE, INLINE_TAIL + INLINE_FIXED) < 0)
             goto fail;
     }
-    hw_debug("session %016llx (%s%s), backend %s, %d device(s)",
-             (unsigned long long)c->session_id, hw_tx_is_tls(&c->tx) ? "TLS" : "plain TCP",
-             c->resumable ? ", resumable" : "", c->backend, c->device_count);
+    hw_debug("session %016llx (%s%s), backend %s, %d device(s)", (unsigned long long)c->session_id,
+             hw_tx_is_tls(&c->tx) ? "TLS" : "plain TCP", c->resumable ? ", resumable" : "",
+             c->backend, c->device_count);
     conn_ok = 1;
     heartbeat_start(c);
     return;
@@ -315,8 +320,10 @@ void hw_link_lost(struct hw_conn *c, unsigned gen, const char *why)
     if (!c->resumable || __atomic_load_n(&c->closing, __ATOMIC_ACQUIRE)) {
         pthread_mutex_unlock(&c->rlock);
         char line[400];
-        snprintf(line, sizeof line, "hipwire: lost the connection to hip-worker (%s); the "
-                 "remote session is gone and HIP calls will fail", why);
+        snprintf(line, sizeof line,
+                 "hipwire: lost the connection to hip-worker (%s); the "
+                 "remote session is gone and HIP calls will fail",
+                 why);
         hw_conn_fail(c, line);
         return;
     }
@@ -487,9 +494,9 @@ static int ack_replies_locked(struct hw_conn *c, int ask, int all)
  * the request's number before it can go out. Called with wlock held. 0
  * when the request is queued (sent, or kept for a resumed connection), -1
  * when the connection is gone for good. */
-static int enqueue_locked(struct hw_conn *c, uint16_t opcode, uint32_t request_id,
-                          uint32_t flags, const void *fixed, size_t fixed_len, const void *tail,
-                          uint64_t tail_len, int flush, struct hw_ext_tail *ext, uint64_t *seq)
+static int enqueue_locked(struct hw_conn *c, uint16_t opcode, uint32_t request_id, uint32_t flags,
+                          const void *fixed, size_t fixed_len, const void *tail, uint64_t tail_len,
+                          int flush, struct hw_ext_tail *ext, uint64_t *seq)
 {
     uint64_t payload = fixed_len + tail_len;
     int inline_tail = payload <= c->ring.inline_max;
@@ -602,9 +609,8 @@ hipError_t hw_take_async_error(struct hw_conn *c)
 static void note_worker_done(struct hw_conn *c, uint64_t done)
 {
     uint64_t cur = __atomic_load_n(&c->worker_done, __ATOMIC_ACQUIRE);
-    while (done > cur &&
-           !__atomic_compare_exchange_n(&c->worker_done, &cur, done, 0, __ATOMIC_ACQ_REL,
-                                        __ATOMIC_ACQUIRE))
+    while (done > cur && !__atomic_compare_exchange_n(&c->worker_done, &cur, done, 0,
+                                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         ;
 }
 
@@ -702,8 +708,10 @@ static int read_one(struct hw_conn *c)
 static const char *read_failure(const struct hw_conn *c, char *why, size_t len)
 {
     if (errno == EHOSTDOWN)
-        snprintf(why, len, "nothing from the worker for %d ms with a heartbeat every %d ms: "
-                 "presumed dead", DEAD_AFTER * c->heartbeat_ms, c->heartbeat_ms);
+        snprintf(why, len,
+                 "nothing from the worker for %d ms with a heartbeat every %d ms: "
+                 "presumed dead",
+                 DEAD_AFTER * c->heartbeat_ms, c->heartbeat_ms);
     else
         snprintf(why, len, "%s", errno ? strerror(errno) : "worker closed the connection");
     return why;
@@ -784,8 +792,7 @@ hipError_t hw_call(struct hw_conn *c, uint16_t opcode, const void *fixed, size_t
                    const void *req_tail, uint64_t req_tail_len, void *body, size_t body_cap,
                    void *tail, uint64_t tail_cap, uint64_t *tail_len)
 {
-    struct hw_waiter w = { .body = body, .body_cap = body_cap, .tail = tail,
-                           .tail_cap = tail_cap };
+    struct hw_waiter w = { .body = body, .body_cap = body_cap, .tail = tail, .tail_cap = tail_cap };
     struct hw_ext_tail ext = { 0 };
     if (is_broken(c))
         return hipErrorLaunchFailure;
@@ -800,8 +807,8 @@ hipError_t hw_call(struct hw_conn *c, uint16_t opcode, const void *fixed, size_t
     w.next = c->waiters;
     c->waiters = &w;
     pthread_mutex_unlock(&c->rlock);
-    int rc = enqueue_locked(c, opcode, w.request_id, 0, fixed, fixed_len, req_tail, req_tail_len,
-                            1, &ext, &w.seq);
+    int rc = enqueue_locked(c, opcode, w.request_id, 0, fixed, fixed_len, req_tail, req_tail_len, 1,
+                            &ext, &w.seq);
     c->send_next = 1;
     pthread_mutex_unlock(&c->wlock);
 
@@ -903,8 +910,9 @@ static void *heartbeat_main(void *arg)
             pthread_cond_broadcast(&c->rcond);
             pthread_mutex_unlock(&c->rlock);
         }
-        if (!rfailed && take && hw_now_ms() - __atomic_load_n(&c->last_recv_ms, __ATOMIC_RELAXED) >
-                                    (uint64_t)DEAD_AFTER * hb) {
+        if (!rfailed && take &&
+            hw_now_ms() - __atomic_load_n(&c->last_recv_ms, __ATOMIC_RELAXED) >
+                (uint64_t)DEAD_AFTER * hb) {
             errno = EHOSTDOWN;
             read_failure(c, why, sizeof why);
             rfailed = 1;

@@ -19,50 +19,50 @@
 
 /* The fields every layout has (HIP 5's hipDeviceProp_t, HIP 6's R0600 and
  * the R0000 ABI HIP 6 keeps): one list, expanded for each struct type. */
-#define HW_FILL_COMMON_PROPS(p, d)                                                                 \
-    do {                                                                                           \
-        memcpy(p->name, d->name,                                                                   \
-               sizeof p->name < sizeof d->name ? sizeof p->name : sizeof d->name);                 \
-        p->name[sizeof p->name - 1] = '\0';                                                        \
-        p->totalGlobalMem = (size_t)d->total_global_mem;                                           \
-        p->sharedMemPerBlock = (size_t)d->shared_mem_per_block;                                    \
-        p->regsPerBlock = d->regs_per_block;                                                       \
-        p->warpSize = d->warp_size;                                                                \
-        p->maxThreadsPerBlock = d->max_threads_per_block;                                          \
-        p->maxThreadsDim[0] = d->max_threads_dim_x;                                                \
-        p->maxThreadsDim[1] = d->max_threads_dim_y;                                                \
-        p->maxThreadsDim[2] = d->max_threads_dim_z;                                                \
-        p->maxGridSize[0] = d->max_grid_size_x;                                                    \
-        p->maxGridSize[1] = d->max_grid_size_y;                                                    \
-        p->maxGridSize[2] = d->max_grid_size_z;                                                    \
-        p->clockRate = d->clock_rate_khz;                                                          \
-        p->memoryClockRate = d->memory_clock_rate_khz;                                             \
-        p->memoryBusWidth = d->memory_bus_width;                                                   \
-        p->totalConstMem = (size_t)d->total_const_mem;                                             \
-        p->major = d->major;                                                                       \
-        p->minor = d->minor;                                                                       \
-        p->multiProcessorCount = d->multiprocessor_count;                                          \
-        p->l2CacheSize = d->l2_cache_size;                                                         \
-        p->maxThreadsPerMultiProcessor = d->max_threads_per_multiprocessor;                        \
-        p->computeMode = d->compute_mode;                                                          \
-        p->clockInstructionRate = d->clock_rate_khz;                                               \
-        p->concurrentKernels = d->concurrent_kernels;                                              \
-        p->pciDomainID = d->pci_domain_id;                                                         \
-        p->pciBusID = d->pci_bus_id;                                                               \
-        p->pciDeviceID = d->pci_device_id;                                                         \
-        p->maxSharedMemoryPerMultiProcessor = (size_t)d->shared_mem_per_multiprocessor;            \
-        p->isMultiGpuBoard = d->is_multi_gpu_board;                                                \
-        p->canMapHostMemory = d->can_map_host_memory;                                              \
-        memcpy(p->gcnArchName, d->arch_name,                                                       \
-               sizeof p->gcnArchName < sizeof d->arch_name ? sizeof p->gcnArchName                 \
-                                                           : sizeof d->arch_name);                 \
-        p->gcnArchName[sizeof p->gcnArchName - 1] = '\0';                                          \
-        p->integrated = d->integrated;                                                             \
-        p->cooperativeLaunch = d->cooperative_launch;                                              \
-        p->memPitch = (size_t)d->mem_pitch;                                                        \
-        p->textureAlignment = (size_t)d->texture_alignment;                                        \
-        p->ECCEnabled = d->ecc_enabled;                                                            \
-        p->managedMemory = d->managed_memory;                                                      \
+#define HW_FILL_COMMON_PROPS(p, d)                                                      \
+    do {                                                                                \
+        memcpy(p->name, d->name,                                                        \
+               sizeof p->name < sizeof d->name ? sizeof p->name : sizeof d->name);      \
+        p->name[sizeof p->name - 1] = '\0';                                             \
+        p->totalGlobalMem = (size_t)d->total_global_mem;                                \
+        p->sharedMemPerBlock = (size_t)d->shared_mem_per_block;                         \
+        p->regsPerBlock = d->regs_per_block;                                            \
+        p->warpSize = d->warp_size;                                                     \
+        p->maxThreadsPerBlock = d->max_threads_per_block;                               \
+        p->maxThreadsDim[0] = d->max_threads_dim_x;                                     \
+        p->maxThreadsDim[1] = d->max_threads_dim_y;                                     \
+        p->maxThreadsDim[2] = d->max_threads_dim_z;                                     \
+        p->maxGridSize[0] = d->max_grid_size_x;                                         \
+        p->maxGridSize[1] = d->max_grid_size_y;                                         \
+        p->maxGridSize[2] = d->max_grid_size_z;                                         \
+        p->clockRate = d->clock_rate_khz;                                               \
+        p->memoryClockRate = d->memory_clock_rate_khz;                                  \
+        p->memoryBusWidth = d->memory_bus_width;                                        \
+        p->totalConstMem = (size_t)d->total_const_mem;                                  \
+        p->major = d->major;                                                            \
+        p->minor = d->minor;                                                            \
+        p->multiProcessorCount = d->multiprocessor_count;                               \
+        p->l2CacheSize = d->l2_cache_size;                                              \
+        p->maxThreadsPerMultiProcessor = d->max_threads_per_multiprocessor;             \
+        p->computeMode = d->compute_mode;                                               \
+        p->clockInstructionRate = d->clock_rate_khz;                                    \
+        p->concurrentKernels = d->concurrent_kernels;                                   \
+        p->pciDomainID = d->pci_domain_id;                                              \
+        p->pciBusID = d->pci_bus_id;                                                    \
+        p->pciDeviceID = d->pci_device_id;                                              \
+        p->maxSharedMemoryPerMultiProcessor = (size_t)d->shared_mem_per_multiprocessor; \
+        p->isMultiGpuBoard = d->is_multi_gpu_board;                                     \
+        p->canMapHostMemory = d->can_map_host_memory;                                   \
+        memcpy(p->gcnArchName, d->arch_name,                                            \
+               sizeof p->gcnArchName < sizeof d->arch_name ? sizeof p->gcnArchName      \
+                                                           : sizeof d->arch_name);      \
+        p->gcnArchName[sizeof p->gcnArchName - 1] = '\0';                               \
+        p->integrated = d->integrated;                                                  \
+        p->cooperativeLaunch = d->cooperative_launch;                                   \
+        p->memPitch = (size_t)d->mem_pitch;                                             \
+        p->textureAlignment = (size_t)d->texture_alignment;                             \
+        p->ECCEnabled = d->ecc_enabled;                                                 \
+        p->managedMemory = d->managed_memory;                                           \
     } while (0)
 
 /* hipDeviceArch_t from DEVICE_ATTRIBUTES' arch bits. */
@@ -102,20 +102,20 @@ void hw_props_from_devinfo(const struct hipr_devinfo *d, hipDeviceProp_t *p)
 /* The fields DEVICE_ATTRIBUTES fills, in every layout. Multi-device
  * cooperative launches, HDP registers, large BAR and host-coherent managed
  * or pageable memory stay 0 (see the top of this file). */
-#define HW_FILL_DEVATTR_PROPS(p, e)                                                                \
-    do {                                                                                           \
-        p->maxTexture1DLinear = e->max_texture_1d_linear;                                          \
-        p->maxTexture1D = e->max_texture_1d;                                                       \
-        p->maxTexture2D[0] = e->max_texture_2d_width;                                              \
-        p->maxTexture2D[1] = e->max_texture_2d_height;                                             \
-        p->maxTexture3D[0] = e->max_texture_3d_width;                                              \
-        p->maxTexture3D[1] = e->max_texture_3d_height;                                             \
-        p->maxTexture3D[2] = e->max_texture_3d_depth;                                              \
-        p->texturePitchAlignment = (size_t)e->texture_pitch_alignment;                             \
-        p->kernelExecTimeoutEnabled = e->kernel_exec_timeout;                                      \
-        p->tccDriver = e->tcc_driver;                                                              \
-        p->asicRevision = e->asic_revision;                                                        \
-        p->arch = hw_device_arch(e->arch);                                                         \
+#define HW_FILL_DEVATTR_PROPS(p, e)                                    \
+    do {                                                               \
+        p->maxTexture1DLinear = e->max_texture_1d_linear;              \
+        p->maxTexture1D = e->max_texture_1d;                           \
+        p->maxTexture2D[0] = e->max_texture_2d_width;                  \
+        p->maxTexture2D[1] = e->max_texture_2d_height;                 \
+        p->maxTexture3D[0] = e->max_texture_3d_width;                  \
+        p->maxTexture3D[1] = e->max_texture_3d_height;                 \
+        p->maxTexture3D[2] = e->max_texture_3d_depth;                  \
+        p->texturePitchAlignment = (size_t)e->texture_pitch_alignment; \
+        p->kernelExecTimeoutEnabled = e->kernel_exec_timeout;          \
+        p->tccDriver = e->tcc_driver;                                  \
+        p->asicRevision = e->asic_revision;                            \
+        p->arch = hw_device_arch(e->arch);                             \
     } while (0)
 
 void hw_props_add_devattr(const struct hipr_devattr *e, hipDeviceProp_t *p)
@@ -169,12 +169,12 @@ hipError_t hw_device_attribute(struct hw_conn *c, int dev, hipDeviceAttribute_t 
     hipError_t err;
     int v;
 /* The rarer facts come from DEVICE_ATTRIBUTES, fetched on first use. */
-#define HW_EXT(field)                                                                              \
-    do {                                                                                           \
-        if (!e && (err = hw_device_attrs(c, dev, &ext)) != hipSuccess)                             \
-            return err;                                                                            \
-        e = &ext;                                                                                  \
-        v = e->field;                                                                              \
+#define HW_EXT(field)                                                  \
+    do {                                                               \
+        if (!e && (err = hw_device_attrs(c, dev, &ext)) != hipSuccess) \
+            return err;                                                \
+        e = &ext;                                                      \
+        v = e->field;                                                  \
     } while (0)
     switch (attr) {
     case hipDeviceAttributeEccEnabled: v = d->ecc_enabled; break;
@@ -236,7 +236,9 @@ hipError_t hw_device_attribute(struct hw_conn *c, int dev, hipDeviceAttribute_t 
     case hipDeviceAttributeMaxTextureCubemapLayered: HW_EXT(max_texture_cubemap_layered); break;
     case hipDeviceAttributeMaxThreadsDim: v = d->max_threads_dim_x; break;
     case hipDeviceAttributeMaxThreadsPerBlock: v = d->max_threads_per_block; break;
-    case hipDeviceAttributeMaxThreadsPerMultiProcessor: v = d->max_threads_per_multiprocessor; break;
+    case hipDeviceAttributeMaxThreadsPerMultiProcessor:
+        v = d->max_threads_per_multiprocessor;
+        break;
     case hipDeviceAttributeMaxPitch:
         v = d->mem_pitch > INT32_MAX ? INT32_MAX : (int)d->mem_pitch;
         break;
@@ -292,7 +294,9 @@ hipError_t hw_device_attribute(struct hw_conn *c, int dev, hipDeviceAttribute_t 
     case hipDeviceAttributeGcnArch: v = d->gcn_arch; break;
 #else /* added in HIP 6 */
     case hipDeviceAttributeWallClockRate: v = d->clock_rate_khz; break;
-    case hipDeviceAttributeHostRegisterSupported: v = 0; break; /* no device access to client memory */
+    case hipDeviceAttributeHostRegisterSupported:
+        v = 0;
+        break; /* no device access to client memory */
     case hipDeviceAttributeMemoryPoolSupportedHandleTypes: v = 0; break;
     case hipDeviceAttributeVirtualMemoryManagementSupported: v = 0; break;
 #endif
@@ -318,8 +322,10 @@ hipError_t hw_device_attribute(struct hw_conn *c, int dev, hipDeviceAttribute_t 
         break;
     case hipDeviceAttributeImageSupport: v = 0; break;
     case hipDeviceAttributePhysicalMultiProcessorCount: v = d->multiprocessor_count; break;
-    case hipDeviceAttributeFineGrainSupport: v = 0; break;
-    /* A name, an arch name and a UUID do not fit an int: hipDeviceGetName,
+    case hipDeviceAttributeFineGrainSupport:
+        v = 0;
+        break;
+        /* A name, an arch name and a UUID do not fit an int: hipDeviceGetName,
      * hipDeviceProp_t.gcnArchName and hipDeviceGetUuid give them. AMD
      * refuses these the same way. */
 #if HIP_VERSION_MAJOR < 6
@@ -327,8 +333,7 @@ hipError_t hw_device_attribute(struct hw_conn *c, int dev, hipDeviceAttribute_t 
     case hipDeviceAttributeGcnArchName:
     case hipDeviceAttributeUuid:
 #endif
-    default:
-        return hipErrorInvalidValue;
+    default: return hipErrorInvalidValue;
     }
 #undef HW_EXT
     *value = v;

@@ -30,15 +30,15 @@
  * header declares them; the signatures are the real library's. */
 void **__hipRegisterFatBinary(const void *data);
 void __hipRegisterFunction(void **modules, const void *hostFunction, char *deviceFunction,
-                           const char *deviceName, unsigned int threadLimit, void *tid,
-                           void *bid, dim3 *blockDim, dim3 *gridDim, int *wSize);
+                           const char *deviceName, unsigned int threadLimit, void *tid, void *bid,
+                           dim3 *blockDim, dim3 *gridDim, int *wSize);
 void __hipRegisterVar(void **modules, void *var, char *hostVar, char *deviceVar, int ext,
                       size_t size, int constant, int global);
 void __hipUnregisterFatBinary(void **modules);
 
 #define FATBIN_MAGIC 0x68774642u /* "BFwh": a handle this file made */
-#define CHUNK_FIRST 8
-#define CHUNK_MAX 1024
+#define CHUNK_FIRST  8
+#define CHUNK_MAX    1024
 
 /* A registered kernel or variable. per_dev is NULL until its first use,
  * then HIPR_CAP_DEVICES slots: kernels hold struct hw_function *, variables
@@ -65,10 +65,10 @@ struct fb_chunk {
 
 struct hw_fatbin {
     uint32_t magic;
-    const void *image;          /* NULL when the wrapper was refused */
-    uint64_t image_size;        /* 0 until first sized */
-    pthread_mutex_t load_lock;  /* one upload at a time */
-    struct hw_module **mods;    /* HIPR_CAP_DEVICES slots once used */
+    const void *image;         /* NULL when the wrapper was refused */
+    uint64_t image_size;       /* 0 until first sized */
+    pthread_mutex_t load_lock; /* one upload at a time */
+    struct hw_module **mods;   /* HIPR_CAP_DEVICES slots once used */
     struct fb_chunk *kernels, *vars;
 };
 
@@ -147,8 +147,7 @@ static struct fb_symbol *new_symbol(struct fb_chunk **list)
 }
 
 static void register_symbol(void **modules, const void *host, const char *name,
-                            struct fb_chunk **(*list_of)(struct hw_fatbin *),
-                            struct ptr_map *map)
+                            struct fb_chunk **(*list_of)(struct hw_fatbin *), struct ptr_map *map)
 {
     struct hw_fatbin *fb = fatbin_of(modules);
     if (!fb || !host || !name)
@@ -180,10 +179,9 @@ static struct fb_chunk **vars_of(struct hw_fatbin *fb)
     return &fb->vars;
 }
 
-HW_EXPORT void __hipRegisterFunction(void **modules, const void *hostFunction,
-                                     char *deviceFunction, const char *deviceName,
-                                     unsigned int threadLimit, void *tid, void *bid,
-                                     dim3 *blockDim, dim3 *gridDim, int *wSize)
+HW_EXPORT void __hipRegisterFunction(void **modules, const void *hostFunction, char *deviceFunction,
+                                     const char *deviceName, unsigned int threadLimit, void *tid,
+                                     void *bid, dim3 *blockDim, dim3 *gridDim, int *wSize)
 {
     (void)deviceFunction;
     (void)threadLimit;
@@ -195,8 +193,8 @@ HW_EXPORT void __hipRegisterFunction(void **modules, const void *hostFunction,
     register_symbol(modules, hostFunction, deviceName, kernels_of, &kernel_map);
 }
 
-HW_EXPORT void __hipRegisterVar(void **modules, void *var, char *hostVar, char *deviceVar,
-                                int ext, size_t size, int constant, int global)
+HW_EXPORT void __hipRegisterVar(void **modules, void *var, char *hostVar, char *deviceVar, int ext,
+                                size_t size, int constant, int global)
 {
     /* The size, constness and linkage are the device symbol's business: its
      * size comes back from the worker with its address. */
@@ -300,8 +298,8 @@ static struct fb_symbol *lookup(struct ptr_map *map, const void *host)
  * for dev: what resolving a kernel or a variable on a device starts from.
  * `unknown` is the error for a key that was never registered. */
 static hipError_t symbol_on_device(struct ptr_map *map, const void *key, int dev,
-                                   hipError_t unknown, struct fb_symbol **sym,
-                                   struct hw_conn **c, void ***slots)
+                                   hipError_t unknown, struct fb_symbol **sym, struct hw_conn **c,
+                                   void ***slots)
 {
     hipError_t err;
     *sym = key ? lookup(map, key) : NULL;
@@ -358,8 +356,8 @@ hipError_t hw_fatbin_global(const void *host_var, int dev, uint64_t *ptr, uint64
     struct hw_conn *c;
     struct fb_symbol *sym = NULL;
     void **slots = NULL;
-    hipError_t err = symbol_on_device(&var_map, host_var, dev, hipErrorInvalidSymbol, &sym, &c,
-                                      &slots);
+    hipError_t err =
+        symbol_on_device(&var_map, host_var, dev, hipErrorInvalidSymbol, &sym, &c, &slots);
     if (err != hipSuccess)
         return err;
     struct fb_global *g = load_ptr(&slots[dev]);

@@ -88,9 +88,8 @@ static hipError_t payload_copy(struct hipGraphNode *dst, const struct hipGraphNo
         if (len)
             memcpy(dst->u.kernel.args, src->u.kernel.args, len);
         for (uint32_t i = 0; i < np; i++)
-            dst->u.kernel.kparams[i] = f->params[i].offset < len
-                                           ? dst->u.kernel.args + f->params[i].offset
-                                           : NULL;
+            dst->u.kernel.kparams[i] =
+                f->params[i].offset < len ? dst->u.kernel.args + f->params[i].offset : NULL;
         if (!dst->u.kernel.func)
             dst->u.kernel.func = (void *)f;
     } else if (src->kind == HW_NODE_CHILD) {
@@ -118,7 +117,8 @@ hipError_t hw_node_set_payload(struct hipGraphNode *dst, const struct hipGraphNo
     if (tmp.kind == HW_NODE_CHILD) {
         tmp.u.child->parent = dst;
         /* In an executable graph, launches only read a kept order. */
-        if (dst->graph && dst->graph->order && (err = hw_graph_prepare(tmp.u.child)) != hipSuccess) {
+        if (dst->graph && dst->graph->order &&
+            (err = hw_graph_prepare(tmp.u.child)) != hipSuccess) {
             hw_graph_free(tmp.u.child);
             return err;
         }
@@ -356,28 +356,22 @@ static hipError_t replay(const struct hipGraphNode *n, hipStream_t stream)
     case HW_NODE_MEMCPY_2D:
         return hw_copy_2d(n->u.copy2d.dst, n->u.copy2d.dpitch, n->u.copy2d.src, n->u.copy2d.spitch,
                           n->u.copy2d.width, n->u.copy2d.height, n->u.copy2d.kind, stream, 0);
-    case HW_NODE_MEMCPY_3D:
-        return hw_copy_3d(&n->u.copy3d, stream, 0);
+    case HW_NODE_MEMCPY_3D: return hw_copy_3d(&n->u.copy3d, stream, 0);
     case HW_NODE_MEMSET:
         return hw_fill(n->u.memset.dst, n->u.memset.value, n->u.memset.elem, n->u.memset.count,
                        stream, 0);
     case HW_NODE_MEMSET_2D: {
         hipError_t err = hipSuccess;
         for (size_t r = 0; r < n->u.memset2d.height && err == hipSuccess; r++)
-            err = hw_fill((char *)n->u.memset2d.dst + r * n->u.memset2d.pitch,
-                          n->u.memset2d.value, n->u.memset2d.elem, n->u.memset2d.width, stream, 0);
+            err = hw_fill((char *)n->u.memset2d.dst + r * n->u.memset2d.pitch, n->u.memset2d.value,
+                          n->u.memset2d.elem, n->u.memset2d.width, stream, 0);
         return err;
     }
-    case HW_NODE_EVENT_RECORD:
-        return hw_event_record_on(n->u.event.event, stream);
-    case HW_NODE_WAIT_EVENT:
-        return hw_stream_wait_on(stream, n->u.event.event, n->u.event.flags);
-    case HW_NODE_HOST:
-        return hw_host_call(stream, n->u.host.fn, n->u.host.userData);
-    case HW_NODE_CHILD:
-        return hw_graph_run(n->u.child, stream);
-    case HW_NODE_EMPTY:
-        return hipSuccess;
+    case HW_NODE_EVENT_RECORD: return hw_event_record_on(n->u.event.event, stream);
+    case HW_NODE_WAIT_EVENT: return hw_stream_wait_on(stream, n->u.event.event, n->u.event.flags);
+    case HW_NODE_HOST: return hw_host_call(stream, n->u.host.fn, n->u.host.userData);
+    case HW_NODE_CHILD: return hw_graph_run(n->u.child, stream);
+    case HW_NODE_EMPTY: return hipSuccess;
     }
     return hipErrorInvalidValue;
 }

@@ -25,11 +25,11 @@ enum hw_node_kind {
     HW_NODE_MEMSET,
     HW_NODE_EVENT_RECORD,
     HW_NODE_WAIT_EVENT,
-    HW_NODE_MEMCPY_3D,          /* hipGraphAddMemcpyNode, or any memcpy node once set */
+    HW_NODE_MEMCPY_3D, /* hipGraphAddMemcpyNode, or any memcpy node once set */
     HW_NODE_HOST,
     HW_NODE_CHILD,
     HW_NODE_EMPTY,
-    HW_NODE_MEMSET_2D,          /* hipGraphAddMemsetNode, or any memset node once set */
+    HW_NODE_MEMSET_2D, /* hipGraphAddMemsetNode, or any memset node once set */
 };
 
 /* hipGraphNode_t points at one of these. The callers that capture fill in
@@ -44,9 +44,9 @@ struct hipGraphNode {
             uint32_t flags;
             hipEvent_t start, stop;
             size_t args_len;
-            uint8_t *args;         /* owned by the node once recorded */
-            void *func;            /* as the application named it (GetParams) */
-            void **kparams;        /* pointers into args, one per parameter (GetParams) */
+            uint8_t *args;  /* owned by the node once recorded */
+            void *func;     /* as the application named it (GetParams) */
+            void **kparams; /* pointers into args, one per parameter (GetParams) */
             /* hipGraphKernelNodeSetAttribute's values: cooperative as given
              * (nonzero puts HIPR_LAUNCH_COOPERATIVE in flags), the access
              * policy window kept as a hint only. */
@@ -81,24 +81,24 @@ struct hipGraphNode {
             unsigned flags;
         } event;
         hipHostNodeParams host;
-        struct ihipGraph *child;   /* owned: a copy of the graph given */
+        struct ihipGraph *child; /* owned: a copy of the graph given */
     } u;
-    struct ihipGraph *graph;       /* the graph it belongs to */
-    struct hipGraphNode **deps;    /* the nodes it depends on */
+    struct ihipGraph *graph;    /* the graph it belongs to */
+    struct hipGraphNode **deps; /* the nodes it depends on */
     size_t ndeps, cap_deps;
-    uint64_t serial;               /* shared by a node and its clones */
-    size_t idx;                    /* its position in graph->nodes */
+    uint64_t serial; /* shared by a node and its clones */
+    size_t idx;      /* its position in graph->nodes */
 };
 
 struct ihipGraph {
     int device;
     size_t n, cap;
     struct hipGraphNode **nodes;
-    int capturing;                 /* still being captured into: not the app's yet */
-    int registered;                /* it and its nodes are application handles */
-    uint64_t id, cloned_from;      /* hipGraphNodeFindInClone */
-    struct hipGraphNode *parent;   /* the child-graph node holding it, if any */
-    struct hipGraphNode **order;   /* a topological order, kept by executable graphs */
+    int capturing;               /* still being captured into: not the app's yet */
+    int registered;              /* it and its nodes are application handles */
+    uint64_t id, cloned_from;    /* hipGraphNodeFindInClone */
+    struct hipGraphNode *parent; /* the child-graph node holding it, if any */
+    struct hipGraphNode **order; /* a topological order, kept by executable graphs */
 };
 
 /* hipGraphExec_t: a frozen copy of a graph. */
@@ -115,8 +115,7 @@ void hw_graph_clear(struct ihipGraph *g);
 /* Adds a copy of tmpl (its kind and u, deep-copied) depending on deps.
  * *out (may be NULL) gets the new node. */
 hipError_t hw_graph_add(struct ihipGraph *g, const struct hipGraphNode *tmpl,
-                        struct hipGraphNode *const *deps, size_t ndeps,
-                        struct hipGraphNode **out);
+                        struct hipGraphNode *const *deps, size_t ndeps, struct hipGraphNode **out);
 /* Copies from's nodes and edges into the empty graph to (serials kept). */
 hipError_t hw_graph_copy(const struct ihipGraph *from, struct ihipGraph *to);
 /* Removes node n from its graph (and every edge to or from it), frees it. */

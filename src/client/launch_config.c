@@ -52,9 +52,8 @@ HW_EXPORT hipError_t __hipPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, si
 /* Resolves the stub on the stream's device (HIP launches on the stream's
  * device, not the current one) and launches. The stream is looked up once,
  * here; an invalid one is hipErrorContextIsDestroyed. */
-static hipError_t launch_stub(const void *stub, dim3 grid, dim3 block, void **args,
-                              size_t shared, hipStream_t stream, hipEvent_t start,
-                              hipEvent_t stop, uint32_t flags)
+static hipError_t launch_stub(const void *stub, dim3 grid, dim3 block, void **args, size_t shared,
+                              hipStream_t stream, hipEvent_t start, hipEvent_t stop, uint32_t flags)
 {
     int dev;
     uint64_t sid;
@@ -76,12 +75,11 @@ static hipError_t launch_stub(const void *stub, dim3 grid, dim3 block, void **ar
     return hw_launch_on(f, g, b, (unsigned)shared, stream, sid, args, NULL, start, stop, flags);
 }
 
-HW_EXPORT hipError_t hipLaunchKernel(const void *function_address, dim3 numBlocks,
-                                     dim3 dimBlocks, void **args, size_t sharedMemBytes,
-                                     hipStream_t stream)
+HW_EXPORT hipError_t hipLaunchKernel(const void *function_address, dim3 numBlocks, dim3 dimBlocks,
+                                     void **args, size_t sharedMemBytes, hipStream_t stream)
 {
-    return launch_stub(function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream,
-                       NULL, NULL, 0);
+    return launch_stub(function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream, NULL,
+                       NULL, 0);
 }
 
 /*
@@ -92,8 +90,7 @@ HW_EXPORT hipError_t hipLaunchKernel(const void *function_address, dim3 numBlock
  * fails with hipErrorNoBinaryForGpu like any other launch.
  */
 HW_EXPORT hipError_t hipLaunchCooperativeKernel(const void *f, dim3 gridDim, dim3 blockDimX,
-                                                void **kernelParams,
-                                                unsigned int sharedMemBytes,
+                                                void **kernelParams, unsigned int sharedMemBytes,
                                                 hipStream_t stream)
 {
     return launch_stub(f, gridDim, blockDimX, kernelParams, sharedMemBytes, stream, NULL, NULL,

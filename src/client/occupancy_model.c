@@ -50,13 +50,11 @@ int hw_resident_blocks(const struct hipr_devinfo *d, const struct hipr_function_
                        int block_size, uint64_t dyn_shared)
 {
     int warp = d->warp_size > 0 ? d->warp_size : 64;
-    int fn_max = f->max_threads_per_block > 0 ? f->max_threads_per_block
-                                               : d->max_threads_per_block;
+    int fn_max = f->max_threads_per_block > 0 ? f->max_threads_per_block : d->max_threads_per_block;
     if (block_size <= 0 || block_size > fn_max || block_size > d->max_threads_per_block)
         return 0;
 
-    uint64_t shared = (uint64_t)(f->shared_size_bytes > 0 ? f->shared_size_bytes : 0) +
-                      dyn_shared;
+    uint64_t shared = (uint64_t)(f->shared_size_bytes > 0 ? f->shared_size_bytes : 0) + dyn_shared;
     if (shared > d->shared_mem_per_block_optin && shared > d->shared_mem_per_block)
         return 0;
     int by_shared = shared ? (int)(d->shared_mem_per_multiprocessor / shared) : 1 << 30;
@@ -69,15 +67,16 @@ int hw_resident_blocks(const struct hipr_devinfo *d, const struct hipr_function_
         /* Waves of a block are spread over the CU's 4 SIMDs. */
         int waves_per_simd = simd.waves;
         if (regs > 0)
-            waves_per_simd = min_int(waves_per_simd, simd.vgprs / round_up(regs, simd.vgpr_granule));
+            waves_per_simd =
+                min_int(waves_per_simd, simd.vgprs / round_up(regs, simd.vgpr_granule));
         by_regs = 4 * waves_per_simd / warps;
         by_threads = d->max_threads_per_multiprocessor / (warps * warp);
     } else {
-        int regs_mp = d->regs_per_multiprocessor > 0 ? d->regs_per_multiprocessor : d->regs_per_block;
+        int regs_mp =
+            d->regs_per_multiprocessor > 0 ? d->regs_per_multiprocessor : d->regs_per_block;
         by_regs = regs > 0 ? regs_mp / (regs * warps * warp) : 1 << 30;
         by_threads = d->max_threads_per_multiprocessor / (warps * warp);
     }
     int n = min_int(by_threads, min_int(by_regs, by_shared));
     return n > 0 ? n : 0;
 }
-

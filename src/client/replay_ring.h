@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#define REPLAY_RING_PADS 4
+#define REPLAY_RING_PADS  4
 #define REPLAY_RING_MARKS 4096
 
 /* Where a send ended and how many requests were before it: frames are
@@ -40,16 +40,16 @@ struct replay_mark {
 struct replay_ring {
     uint8_t *buf;
     uint64_t cap;
-    uint64_t inline_max; /* the largest payload a frame keeps in the ring */
-    uint64_t head;       /* where the next frame goes */
-    uint64_t sent;       /* everything before it went to the socket */
-    uint64_t tail;       /* the oldest frame kept */
-    uint64_t tail_seq;   /* requests before the frame at tail (all executed) */
+    uint64_t inline_max;             /* the largest payload a frame keeps in the ring */
+    uint64_t head;                   /* where the next frame goes */
+    uint64_t sent;                   /* everything before it went to the socket */
+    uint64_t tail;                   /* the oldest frame kept */
+    uint64_t tail_seq;               /* requests before the frame at tail (all executed) */
     uint64_t pads[REPLAY_RING_PADS]; /* where skipped space starts, oldest first */
     unsigned npads;
-    struct replay_mark *marks;       /* sends not yet dropped, oldest first */
+    struct replay_mark *marks; /* sends not yet dropped, oldest first */
     unsigned mfirst, mcount;
-    uint64_t sent_seq;               /* requests before sent */
+    uint64_t sent_seq; /* requests before sent */
 };
 
 /* cap is rounded up to a power of two; inline_max as above. */

@@ -30,8 +30,8 @@
 #include "hw_net.h"
 #include "hw_time.h"
 
-#define BACKOFF_FIRST_MS 20
-#define BACKOFF_MAX_MS   250
+#define BACKOFF_FIRST_MS   20
+#define BACKOFF_MAX_MS     250
 #define CONNECT_TIMEOUT_MS 5000
 
 static int closing(struct hw_conn *c)
@@ -73,10 +73,11 @@ static enum attempt reconnect(struct hw_conn *c, struct hw_transport *t, uint64_
         goto retry;
     }
     if (status != 0) {
-        snprintf(why, why_len, status == hipErrorNotFound
-                                   ? "the worker no longer has the session (it ended, or its "
-                                     "--resume-grace passed)"
-                                   : "the worker cannot route the connection (status %d)",
+        snprintf(why, why_len,
+                 status == hipErrorNotFound
+                     ? "the worker no longer has the session (it ended, or its "
+                       "--resume-grace passed)"
+                     : "the worker cannot route the connection (status %d)",
                  status);
         hw_tx_close(t);
         return status == hipErrorNotFound ? ATTEMPT_FATAL : ATTEMPT_RETRY;
@@ -143,8 +144,8 @@ static int replay_push(struct replay_ctx *r, const void *p, size_t len)
     return 0;
 }
 
-static int replay_frame(void *ctx, uint64_t seq, const uint8_t *frame, size_t len,
-                        uint16_t opcode, uint64_t payload_length)
+static int replay_frame(void *ctx, uint64_t seq, const uint8_t *frame, size_t len, uint16_t opcode,
+                        uint64_t payload_length)
 {
     struct replay_ctx *r = ctx;
     (void)opcode;
@@ -187,8 +188,8 @@ static int install(struct hw_conn *c, struct hw_transport *t,
     /* And ask how far it gets: writers waiting for room need to know. */
     struct hipr_ack a = { .count = replies_read, .flags = HIPR_ACK_REQUEST };
     uint8_t fr[HIPR_HEADER_SIZE + HIPR_ack_SIZE];
-    struct hipr_header h = { HIPR_MAGIC, HIPR_VERSION, HIPR_OP_ACK, 0, HIPR_FLAG_NO_REPLY,
-                             HIPR_ack_SIZE };
+    struct hipr_header h = { HIPR_MAGIC, HIPR_VERSION,       HIPR_OP_ACK,
+                             0,          HIPR_FLAG_NO_REPLY, HIPR_ack_SIZE };
     hipr_header_encode(fr, &h);
     hipr_ack_encode(fr + HIPR_HEADER_SIZE, &a);
     if (!r.failed)
@@ -226,8 +227,9 @@ static void resume_outage(struct hw_conn *c)
     snprintf(lost, sizeof lost, "%s", c->down_why);
     pthread_mutex_unlock(&c->rlock);
     hw_worker_addr_format(&c->worker, where, sizeof where);
-    fprintf(stderr, "hipwire: lost the connection to hip-worker at %s (%s); resuming session "
-                    "%016llx (calls wait up to %d ms)\n",
+    fprintf(stderr,
+            "hipwire: lost the connection to hip-worker at %s (%s); resuming session "
+            "%016llx (calls wait up to %d ms)\n",
             where, lost, (unsigned long long)c->session_id, c->resume_ms);
     for (int attempt = 1;; attempt++) {
         uint64_t now = hw_now_ms();
@@ -248,19 +250,22 @@ static void resume_outage(struct hw_conn *c)
         int timeout = (int)(left < CONNECT_TIMEOUT_MS ? left : CONNECT_TIMEOUT_MS);
         struct hw_transport t;
         struct hipr_session_resume_rep rep;
-        enum attempt a = reconnect(c, &t, replies_read, requests_sent, timeout ? timeout : 1,
-                                   &rep, why, sizeof why);
+        enum attempt a = reconnect(c, &t, replies_read, requests_sent, timeout ? timeout : 1, &rep,
+                                   why, sizeof why);
         if (a == ATTEMPT_OK) {
             if (rep.requests_done > requests_sent || rep.requests_done < kept_from ||
                 rep.replies_sent < replies_read) {
-                snprintf(why, sizeof why, "the worker's counts do not match ours (executed %llu "
-                         "of %llu sent, %llu kept)", (unsigned long long)rep.requests_done,
-                         (unsigned long long)requests_sent, (unsigned long long)kept_from);
+                snprintf(why, sizeof why,
+                         "the worker's counts do not match ours (executed %llu "
+                         "of %llu sent, %llu kept)",
+                         (unsigned long long)rep.requests_done, (unsigned long long)requests_sent,
+                         (unsigned long long)kept_from);
                 hw_tx_close(&t);
                 break;
             }
             char line[256];
-            snprintf(line, sizeof line, "hipwire: resumed session %016llx after %llu ms (%d "
+            snprintf(line, sizeof line,
+                     "hipwire: resumed session %016llx after %llu ms (%d "
                      "attempt%s; %llu requests sent again, %llu replies to come again)",
                      (unsigned long long)c->session_id, (unsigned long long)(hw_now_ms() - since),
                      attempt, attempt == 1 ? "" : "s",
@@ -280,10 +285,12 @@ static void resume_outage(struct hw_conn *c)
         backoff = backoff * 2 < BACKOFF_MAX_MS ? backoff * 2 : BACKOFF_MAX_MS;
     }
     char line[1024];
-    snprintf(line, sizeof line, "hipwire: could not resume session %016llx with hip-worker at %s "
+    snprintf(line, sizeof line,
+             "hipwire: could not resume session %016llx with hip-worker at %s "
              "within %llu ms (%s); the remote session is gone and HIP calls will fail "
-             "(hipErrorLaunchFailure)", (unsigned long long)c->session_id, where,
-             (unsigned long long)(hw_now_ms() - since), why);
+             "(hipErrorLaunchFailure)",
+             (unsigned long long)c->session_id, where, (unsigned long long)(hw_now_ms() - since),
+             why);
     hw_conn_fail(c, line);
 }
 

@@ -23,7 +23,7 @@
 #include "hw_time.h"
 
 #define CONNECT_TIMEOUT_MS 5000
-#define REASONS_MAX 1024
+#define REASONS_MAX        1024
 
 /* Why a worker that accepted the connection was not used: a timeout, else
  * the reason the link setup gave. */
@@ -64,11 +64,13 @@ hipError_t hw_connect_first_worker(struct hw_conn *c, hw_open_link_fn open_link)
 
     if (!list)
         return hipErrorOutOfMemory;
-    int n = hw_worker_list_parse(spec && *spec ? spec : "127.0.0.1", port, list,
-                                 HW_WORKER_LIST_MAX, err, sizeof err);
+    int n = hw_worker_list_parse(spec && *spec ? spec : "127.0.0.1", port, list, HW_WORKER_LIST_MAX,
+                                 err, sizeof err);
     if (n < 0) {
-        fprintf(stderr, "hipwire: TF_WORKER_HOST=%s: %s; HIP calls will return "
-                        "hipErrorNotInitialized\n", spec, err);
+        fprintf(stderr,
+                "hipwire: TF_WORKER_HOST=%s: %s; HIP calls will return "
+                "hipErrorNotInitialized\n",
+                spec, err);
         goto out;
     }
     for (int i = 0; i < n; i++) {
@@ -77,8 +79,7 @@ hipError_t hw_connect_first_worker(struct hw_conn *c, hw_open_link_fn open_link)
         int e = hw_tcp_connect(list[i].host, list[i].port, timeout, &fd);
         if (e < 0) {
             hw_debug("cannot connect to %s: %s", where, strerror(-e));
-            appendf(reasons, sizeof reasons, "%s%s: %s", *reasons ? "; " : "", where,
-                    strerror(-e));
+            appendf(reasons, sizeof reasons, "%s%s: %s", *reasons ? "; " : "", where, strerror(-e));
             refused_only = 0;
             unreachable = 1;
             continue;
@@ -109,9 +110,12 @@ hipError_t hw_connect_first_worker(struct hw_conn *c, hw_open_link_fn open_link)
         pthread_mutex_unlock(&c->rlock);
     }
     /* The one line a user sees when the proxy cannot do anything. */
-    fprintf(stderr, "hipwire: %s hip-worker at %s; HIP calls will return hipErrorNotInitialized%s\n",
-            refused_only ? "refused by" : unreachable ? "cannot reach" : "cannot use", reasons,
-            unreachable ? " (set TF_WORKER_HOST / TF_WORKER_PORT)" : "");
+    fprintf(stderr,
+            "hipwire: %s hip-worker at %s; HIP calls will return hipErrorNotInitialized%s\n",
+            refused_only  ? "refused by"
+            : unreachable ? "cannot reach"
+                          : "cannot use",
+            reasons, unreachable ? " (set TF_WORKER_HOST / TF_WORKER_PORT)" : "");
 out:
     free(list);
     return rc;

@@ -32,8 +32,8 @@
 
 static const char bundle_magic[] = "__CLANG_OFFLOAD_BUNDLE__";
 #define BUNDLE_MAGIC_LEN 24
-#define BUNDLE_HDR_LEN (BUNDLE_MAGIC_LEN + 8)
-#define ENTRY_FIXED_LEN 24
+#define BUNDLE_HDR_LEN   (BUNDLE_MAGIC_LEN + 8)
+#define ENTRY_FIXED_LEN  24
 
 const char *hw_cob_strerror(int status)
 {
@@ -50,8 +50,7 @@ const char *hw_cob_strerror(int status)
     return "unknown error";
 }
 
-int hw_cob_wrapper_binary(const void *wrapper, const void **binary,
-                          hw_cob_err *err)
+int hw_cob_wrapper_binary(const void *wrapper, const void **binary, hw_cob_err *err)
 {
     if (!wrapper || !binary)
         return cob_fail(err, HW_COB_EINVAL, "fat binary wrapper: NULL argument");
@@ -59,11 +58,10 @@ int hw_cob_wrapper_binary(const void *wrapper, const void **binary,
     memcpy(&w, wrapper, sizeof w);
     if (w.magic != HW_HIP_FATBIN_MAGIC && w.magic != HW_HIP_FATBIN_MAGIC_ALT)
         return cob_fail(err, HW_COB_EFORMAT,
-                        "fat binary wrapper: magic 0x%08x is not HIPF (0x%08x)",
-                        (unsigned)w.magic, HW_HIP_FATBIN_MAGIC);
+                        "fat binary wrapper: magic 0x%08x is not HIPF (0x%08x)", (unsigned)w.magic,
+                        HW_HIP_FATBIN_MAGIC);
     if (w.version != HW_HIP_FATBIN_VERSION)
-        return cob_fail(err, HW_COB_ENOTSUP,
-                        "fat binary wrapper: version %u, only 1 is known",
+        return cob_fail(err, HW_COB_ENOTSUP, "fat binary wrapper: version %u, only 1 is known",
                         (unsigned)w.version);
     if (!w.binary)
         return cob_fail(err, HW_COB_EFORMAT, "fat binary wrapper: NULL binary");
@@ -80,7 +78,10 @@ hw_cob_kind hw_cob_detect(const void *data, size_t len)
      * first differing word. */
     if (len >= 4 && memcmp(p, "CCOB", 4) == 0)
         return HW_COB_KIND_COMPRESSED;
-    if (len >= 4 && memcmp(p, "\x7f" "ELF", 4) == 0)
+    if (len >= 4 && memcmp(p,
+                           "\x7f"
+                           "ELF",
+                           4) == 0)
         return HW_COB_KIND_ELF;
     if (len >= BUNDLE_MAGIC_LEN && memcmp(p, bundle_magic, 4) == 0 &&
         memcmp(p, bundle_magic, BUNDLE_MAGIC_LEN) == 0)
@@ -88,8 +89,7 @@ hw_cob_kind hw_cob_detect(const void *data, size_t len)
     return HW_COB_KIND_UNKNOWN;
 }
 
-int hw_cob_ccob_header_parse(const void *data, size_t len,
-                             hw_cob_ccob_header *out, hw_cob_err *err)
+int hw_cob_ccob_header_parse(const void *data, size_t len, hw_cob_ccob_header *out, hw_cob_err *err)
 {
     const uint8_t *p = data;
     if (!p || !out)
@@ -105,13 +105,11 @@ int hw_cob_ccob_header_parse(const void *data, size_t len,
     case 2: h.header_size = 24; break;
     case 3: h.header_size = 32; break;
     default:
-        return cob_fail(err, HW_COB_ENOTSUP,
-                        "compressed bundle: version %u not supported (1-3)",
+        return cob_fail(err, HW_COB_ENOTSUP, "compressed bundle: version %u not supported (1-3)",
                         (unsigned)h.version);
     }
     if (len < h.header_size)
-        return cob_fail(err, HW_COB_ETRUNC,
-                        "compressed bundle: %zu bytes, v%u header needs %u",
+        return cob_fail(err, HW_COB_ETRUNC, "compressed bundle: %zu bytes, v%u header needs %u",
                         len, (unsigned)h.version, (unsigned)h.header_size);
     if (h.version == 1) {
         h.uncompressed_size = le32(p + 8);
@@ -132,7 +130,8 @@ int hw_cob_ccob_header_parse(const void *data, size_t len,
     if (h.method != HW_COB_CCOB_ZLIB && h.method != HW_COB_CCOB_ZSTD)
         return cob_fail(err, HW_COB_ENOTSUP,
                         "compressed bundle: compression method %u unknown "
-                        "(0 zlib, 1 zstd)", (unsigned)h.method);
+                        "(0 zlib, 1 zstd)",
+                        (unsigned)h.method);
     *out = h;
     return HW_COB_OK;
 }
@@ -153,29 +152,25 @@ bool hw_cob_ccob_method_supported(uint16_t method)
 
 /* Walk the entry table. Checks every length against len; fills entries
  * when non-NULL (sized to the count), and the bundle's end. */
-static int walk_bundle(const uint8_t *p, size_t len, uint64_t *count_out,
-                       hw_cob_entry *entries, uint64_t *end_out, hw_cob_err *err)
+static int walk_bundle(const uint8_t *p, size_t len, uint64_t *count_out, hw_cob_entry *entries,
+                       uint64_t *end_out, hw_cob_err *err)
 {
     if (len < BUNDLE_HDR_LEN)
-        return cob_fail(err, HW_COB_ETRUNC,
-                        "offload bundle: %zu bytes, header needs %d", len,
+        return cob_fail(err, HW_COB_ETRUNC, "offload bundle: %zu bytes, header needs %d", len,
                         BUNDLE_HDR_LEN);
     if (memcmp(p, bundle_magic, BUNDLE_MAGIC_LEN) != 0)
-        return cob_fail(err, HW_COB_EFORMAT,
-                        "offload bundle: no __CLANG_OFFLOAD_BUNDLE__ magic");
+        return cob_fail(err, HW_COB_EFORMAT, "offload bundle: no __CLANG_OFFLOAD_BUNDLE__ magic");
     uint64_t n = le64(p + BUNDLE_MAGIC_LEN);
     if (n == 0)
         return cob_fail(err, HW_COB_EFORMAT, "offload bundle: no entries");
     if (n > HW_COB_MAX_ENTRIES)
-        return cob_fail(err, HW_COB_ELIMIT,
-                        "offload bundle: %llu entries (limit %d)",
+        return cob_fail(err, HW_COB_ELIMIT, "offload bundle: %llu entries (limit %d)",
                         (unsigned long long)n, HW_COB_MAX_ENTRIES);
     uint64_t pos = BUNDLE_HDR_LEN;
     uint64_t end = 0;
     for (uint64_t k = 0; k < n; k++) {
         if (len - pos < ENTRY_FIXED_LEN)
-            return cob_fail(err, HW_COB_ETRUNC,
-                            "offload bundle: entry %llu header past the end",
+            return cob_fail(err, HW_COB_ETRUNC, "offload bundle: entry %llu header past the end",
                             (unsigned long long)k);
         uint64_t off = le64(p + pos), sz = le64(p + pos + 8);
         uint64_t idlen = le64(p + pos + 16);
@@ -183,21 +178,18 @@ static int walk_bundle(const uint8_t *p, size_t len, uint64_t *count_out,
         if (idlen == 0 || idlen > HW_COB_MAX_TRIPLE)
             return cob_fail(err, idlen ? HW_COB_ELIMIT : HW_COB_EFORMAT,
                             "offload bundle: entry %llu id length %llu "
-                            "(1..%d)", (unsigned long long)k,
-                            (unsigned long long)idlen, HW_COB_MAX_TRIPLE);
+                            "(1..%d)",
+                            (unsigned long long)k, (unsigned long long)idlen, HW_COB_MAX_TRIPLE);
         if (idlen > len - pos)
-            return cob_fail(err, HW_COB_ETRUNC,
-                            "offload bundle: entry %llu id past the end",
+            return cob_fail(err, HW_COB_ETRUNC, "offload bundle: entry %llu id past the end",
                             (unsigned long long)k);
         const uint8_t *id = p + pos;
         pos += idlen;
         if (memchr(id, 0, idlen))
-            return cob_fail(err, HW_COB_EFORMAT,
-                            "offload bundle: entry %llu id holds a NUL byte",
+            return cob_fail(err, HW_COB_EFORMAT, "offload bundle: entry %llu id holds a NUL byte",
                             (unsigned long long)k);
         if (off > UINT64_MAX - sz)
-            return cob_fail(err, HW_COB_EFORMAT,
-                            "offload bundle: entry %llu offset+size overflows",
+            return cob_fail(err, HW_COB_EFORMAT, "offload bundle: entry %llu offset+size overflows",
                             (unsigned long long)k);
         if (entries) {
             hw_cob_entry *e = &entries[k];
@@ -218,8 +210,7 @@ static int walk_bundle(const uint8_t *p, size_t len, uint64_t *count_out,
     return HW_COB_OK;
 }
 
-int hw_cob_image_size(const void *data, size_t max, uint64_t *size,
-                      hw_cob_err *err)
+int hw_cob_image_size(const void *data, size_t max, uint64_t *size, hw_cob_err *err)
 {
     const uint8_t *p = data;
     if (!p || !size)
@@ -239,22 +230,17 @@ int hw_cob_image_size(const void *data, size_t max, uint64_t *size,
         if (rc)
             return rc;
         if (h.version < 2)
-            return cob_fail(err, HW_COB_ENOTSUP,
-                            "compressed bundle v1 records no total size");
+            return cob_fail(err, HW_COB_ENOTSUP, "compressed bundle v1 records no total size");
         if (h.total_size > max)
-            return cob_fail(err, HW_COB_ETRUNC,
-                            "compressed bundle: total size %llu past %zu bytes",
+            return cob_fail(err, HW_COB_ETRUNC, "compressed bundle: total size %llu past %zu bytes",
                             (unsigned long long)h.total_size, max);
         *size = h.total_size;
         return HW_COB_OK;
     }
-    case HW_COB_KIND_ELF:
-        return cob_elf_image_size(p, max, size, err);
-    case HW_COB_KIND_UNKNOWN:
-        break;
+    case HW_COB_KIND_ELF: return cob_elf_image_size(p, max, size, err);
+    case HW_COB_KIND_UNKNOWN: break;
     }
-    return cob_fail(err, HW_COB_EFORMAT,
-                    "image is neither an offload bundle, a CCOB nor an ELF");
+    return cob_fail(err, HW_COB_EFORMAT, "image is neither an offload bundle, a CCOB nor an ELF");
 }
 
 static void classify(hw_cob_entry *e)
@@ -276,8 +262,8 @@ static void classify(hw_cob_entry *e)
     }
 }
 
-static int decompress(const hw_cob_ccob_header *h, const uint8_t *src,
-                      uint64_t srclen, uint8_t *dst, hw_cob_err *err)
+static int decompress(const hw_cob_ccob_header *h, const uint8_t *src, uint64_t srclen,
+                      uint8_t *dst, hw_cob_err *err)
 {
     /* Unused when the build has neither codec. */
     (void)src;
@@ -287,16 +273,15 @@ static int decompress(const hw_cob_ccob_header *h, const uint8_t *src,
     case HW_COB_CCOB_ZSTD:
 #ifdef HIPWIRE_HAVE_ZSTD
     {
-        size_t r = ZSTD_decompress(dst, (size_t)h->uncompressed_size, src,
-                                   (size_t)srclen);
+        size_t r = ZSTD_decompress(dst, (size_t)h->uncompressed_size, src, (size_t)srclen);
         if (ZSTD_isError(r))
-            return cob_fail(err, HW_COB_EFORMAT,
-                            "compressed bundle: zstd: %s", ZSTD_getErrorName(r));
+            return cob_fail(err, HW_COB_EFORMAT, "compressed bundle: zstd: %s",
+                            ZSTD_getErrorName(r));
         if (r != h->uncompressed_size)
             return cob_fail(err, HW_COB_EFORMAT,
                             "compressed bundle: zstd gave %zu bytes, header "
-                            "says %llu", r,
-                            (unsigned long long)h->uncompressed_size);
+                            "says %llu",
+                            r, (unsigned long long)h->uncompressed_size);
         return HW_COB_OK;
     }
 #else
@@ -310,20 +295,18 @@ static int decompress(const hw_cob_ccob_header *h, const uint8_t *src,
         uLongf dl = (uLongf)h->uncompressed_size;
         int zr = uncompress(dst, &dl, src, (uLong)srclen);
         if (zr != Z_OK)
-            return cob_fail(err, HW_COB_EFORMAT,
-                            "compressed bundle: zlib error %d", zr);
+            return cob_fail(err, HW_COB_EFORMAT, "compressed bundle: zlib error %d", zr);
         if (dl != h->uncompressed_size)
             return cob_fail(err, HW_COB_EFORMAT,
                             "compressed bundle: zlib gave %lu bytes, header "
-                            "says %llu", (unsigned long)dl,
-                            (unsigned long long)h->uncompressed_size);
+                            "says %llu",
+                            (unsigned long)dl, (unsigned long long)h->uncompressed_size);
         return HW_COB_OK;
     }
 #else
         break;
 #endif
-    default:
-        break;
+    default: break;
     }
     return cob_fail(err, HW_COB_ENOTSUP,
                     "compressed bundle: %s decompression not supported by this "
@@ -332,8 +315,8 @@ static int decompress(const hw_cob_ccob_header *h, const uint8_t *src,
                     h->method == HW_COB_CCOB_ZSTD ? "zstd" : "z");
 }
 
-int hw_cob_bundle_open(const void *data, size_t len, uint64_t max_uncompressed,
-                       hw_cob_bundle *out, hw_cob_err *err)
+int hw_cob_bundle_open(const void *data, size_t len, uint64_t max_uncompressed, hw_cob_bundle *out,
+                       hw_cob_err *err)
 {
     const uint8_t *p = data;
     if (!p || !out)
@@ -354,13 +337,11 @@ int hw_cob_bundle_open(const void *data, size_t len, uint64_t max_uncompressed,
             goto fail;
         uint64_t total = b.ccob.version >= 2 ? b.ccob.total_size : len;
         if (total > len) {
-            rc = cob_fail(err, HW_COB_ETRUNC,
-                          "compressed bundle: total size %llu past %zu bytes",
+            rc = cob_fail(err, HW_COB_ETRUNC, "compressed bundle: total size %llu past %zu bytes",
                           (unsigned long long)total, len);
             goto fail;
         }
-        if (b.ccob.uncompressed_size > max_uncompressed ||
-            b.ccob.uncompressed_size > SIZE_MAX) {
+        if (b.ccob.uncompressed_size > max_uncompressed || b.ccob.uncompressed_size > SIZE_MAX) {
             rc = cob_fail(err, HW_COB_ELIMIT,
                           "compressed bundle: uncompressed size %llu over "
                           "the limit %llu",
@@ -371,7 +352,8 @@ int hw_cob_bundle_open(const void *data, size_t len, uint64_t max_uncompressed,
         if (b.ccob.uncompressed_size < BUNDLE_HDR_LEN) {
             rc = cob_fail(err, HW_COB_EFORMAT,
                           "compressed bundle: uncompressed size %llu cannot "
-                          "hold a bundle", (unsigned long long)b.ccob.uncompressed_size);
+                          "hold a bundle",
+                          (unsigned long long)b.ccob.uncompressed_size);
             goto fail;
         }
         if (!hw_cob_ccob_method_supported(b.ccob.method)) {
@@ -380,13 +362,11 @@ int hw_cob_bundle_open(const void *data, size_t len, uint64_t max_uncompressed,
         }
         b.owned = malloc((size_t)b.ccob.uncompressed_size);
         if (!b.owned) {
-            rc = cob_fail(err, HW_COB_ENOMEM,
-                          "compressed bundle: cannot allocate %llu bytes",
+            rc = cob_fail(err, HW_COB_ENOMEM, "compressed bundle: cannot allocate %llu bytes",
                           (unsigned long long)b.ccob.uncompressed_size);
             goto fail;
         }
-        rc = decompress(&b.ccob, p + b.ccob.header_size,
-                        total - b.ccob.header_size, b.owned, err);
+        rc = decompress(&b.ccob, p + b.ccob.header_size, total - b.ccob.header_size, b.owned, err);
         if (rc)
             goto fail;
         b.compressed = true;
@@ -400,8 +380,7 @@ int hw_cob_bundle_open(const void *data, size_t len, uint64_t max_uncompressed,
     if (rc)
         goto fail;
     if (end > plain_len) {
-        rc = cob_fail(err, HW_COB_ETRUNC,
-                      "offload bundle: entries end at %llu, past %llu bytes",
+        rc = cob_fail(err, HW_COB_ETRUNC, "offload bundle: entries end at %llu, past %llu bytes",
                       (unsigned long long)end, (unsigned long long)plain_len);
         goto fail;
     }
@@ -462,16 +441,14 @@ static char feature_setting(const char *id, const char *feat, size_t flen)
         const char *f = c + 1;
         const char *next = strchr(f, ':');
         size_t l = next ? (size_t)(next - f) : strlen(f);
-        if (l == flen + 1 && strncmp(f, feat, flen) == 0 &&
-            (f[flen] == '+' || f[flen] == '-'))
+        if (l == flen + 1 && strncmp(f, feat, flen) == 0 && (f[flen] == '+' || f[flen] == '-'))
             return f[flen];
         c = next;
     }
     return 0;
 }
 
-bool hw_cob_target_match(const char *code_object_target, const char *device_target,
-                         int *score)
+bool hw_cob_target_match(const char *code_object_target, const char *device_target, int *score)
 {
     if (!code_object_target || !device_target || !*device_target)
         return false;
@@ -542,8 +519,7 @@ bool hw_cob_isa_version(const char *target, unsigned *major, unsigned *minor)
     return true;
 }
 
-const hw_cob_entry *hw_cob_bundle_find(const hw_cob_bundle *b,
-                                       const char *target_id)
+const hw_cob_entry *hw_cob_bundle_find(const hw_cob_bundle *b, const char *target_id)
 {
     if (!b || !target_id || !*target_id)
         return NULL;
@@ -552,8 +528,7 @@ const hw_cob_entry *hw_cob_bundle_find(const hw_cob_bundle *b,
     for (uint32_t k = 0; k < b->nentries; k++) {
         const hw_cob_entry *e = &b->entries[k];
         int score = 0;
-        if (!e->is_amdgcn || e->size == 0 ||
-            !hw_cob_target_match(e->target_id, target_id, &score))
+        if (!e->is_amdgcn || e->size == 0 || !hw_cob_target_match(e->target_id, target_id, &score))
             continue;
         if (score > best_score) {
             best = e;

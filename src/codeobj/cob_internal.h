@@ -11,7 +11,8 @@
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static inline int cob_fail(hw_cob_err *err, int status, const char *fmt, ...)
+static inline int
+cob_fail(hw_cob_err *err, int status, const char *fmt, ...)
 {
     if (err) {
         va_list ap;
@@ -29,8 +30,7 @@ static inline uint16_t le16(const uint8_t *p)
 }
 static inline uint32_t le32(const uint8_t *p)
 {
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
-           ((uint32_t)p[3] << 24);
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
 static inline uint64_t le64(const uint8_t *p)
 {
@@ -48,11 +48,9 @@ typedef struct cob_elf_view {
     uint8_t abiversion;
 } cob_elf_view;
 
-int cob_elf_open(const uint8_t *p, size_t len, cob_elf_view *v, bool need_amdgpu,
-                 hw_cob_err *err);
+int cob_elf_open(const uint8_t *p, size_t len, cob_elf_view *v, bool need_amdgpu, hw_cob_err *err);
 
 /* ELF image size (elf.c), used by hw_cob_image_size. */
-int cob_elf_image_size(const uint8_t *p, size_t max, uint64_t *size,
-                       hw_cob_err *err);
+int cob_elf_image_size(const uint8_t *p, size_t max, uint64_t *size, hw_cob_err *err);
 
 #endif

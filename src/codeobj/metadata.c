@@ -29,10 +29,11 @@ typedef struct dec {
 
 static int mp_fail(dec *d, int mprc)
 {
-    return cob_fail(d->err, mprc == HW_MP_ECOUNT || mprc == HW_MP_EDEPTH ?
-                    HW_COB_ELIMIT : mprc == HW_MP_ETRUNC ? HW_COB_ETRUNC :
-                    HW_COB_EFORMAT, "metadata %s: %s", d->path,
-                    hw_mp_strerror(mprc));
+    return cob_fail(d->err,
+                    mprc == HW_MP_ECOUNT || mprc == HW_MP_EDEPTH ? HW_COB_ELIMIT
+                    : mprc == HW_MP_ETRUNC                       ? HW_COB_ETRUNC
+                                                                 : HW_COB_EFORMAT,
+                    "metadata %s: %s", d->path, hw_mp_strerror(mprc));
 }
 
 static int rd(dec *d, hw_mp_obj *o)
@@ -51,8 +52,8 @@ static int want(dec *d, const hw_mp_obj *o, hw_mp_type t)
 {
     if (o->type == t)
         return HW_COB_OK;
-    return cob_fail(d->err, HW_COB_EFORMAT, "metadata %s: expected %s, got %s",
-                    d->path, hw_mp_type_name(t), hw_mp_type_name(o->type));
+    return cob_fail(d->err, HW_COB_EFORMAT, "metadata %s: expected %s, got %s", d->path,
+                    hw_mp_type_name(t), hw_mp_type_name(o->type));
 }
 
 static int rd_u32(dec *d, uint32_t *v)
@@ -64,8 +65,7 @@ static int rd_u32(dec *d, uint32_t *v)
     if (rc)
         return rc;
     if (o.u > UINT32_MAX)
-        return cob_fail(d->err, HW_COB_ELIMIT,
-                        "metadata %s: %llu does not fit 32 bits", d->path,
+        return cob_fail(d->err, HW_COB_ELIMIT, "metadata %s: %llu does not fit 32 bits", d->path,
                         (unsigned long long)o.u);
     *v = (uint32_t)o.u;
     return HW_COB_OK;
@@ -80,11 +80,12 @@ static int rd_str(dec *d, const char **s)
     if (rc)
         return rc;
     if (memchr(o.data, 0, o.len))
-        return cob_fail(d->err, HW_COB_EFORMAT,
-                        "metadata %s: string holds a NUL byte", d->path);
+        return cob_fail(d->err, HW_COB_EFORMAT, "metadata %s: string holds a NUL byte", d->path);
     if (d->pool_size - d->pool_used < (size_t)o.len + 1)
-        return cob_fail(d->err, HW_COB_EFORMAT, "metadata %s: string pool "
-                        "exhausted (cannot happen)", d->path);
+        return cob_fail(d->err, HW_COB_EFORMAT,
+                        "metadata %s: string pool "
+                        "exhausted (cannot happen)",
+                        d->path);
     char *dst = d->pool + d->pool_used;
     memcpy(dst, o.data, o.len);
     dst[o.len] = '\0';
@@ -100,23 +101,24 @@ static void set_path(dec *d, unsigned ki, long ai, const hw_mp_obj *key)
     int kl = key && key->type == HW_MP_STR ? (int)(key->len < 40 ? key->len : 40) : 0;
     const char *ks = kl ? (const char *)key->data : "";
     if (ai < 0)
-        snprintf(d->path, sizeof d->path, "amdhsa.kernels[%u]%.*s", ki,
-                 kl, ks);
+        snprintf(d->path, sizeof d->path, "amdhsa.kernels[%u]%.*s", ki, kl, ks);
     else
-        snprintf(d->path, sizeof d->path, "amdhsa.kernels[%u].args[%ld]%.*s",
-                 ki, ai, kl, ks);
+        snprintf(d->path, sizeof d->path, "amdhsa.kernels[%u].args[%ld]%.*s", ki, ai, kl, ks);
 }
 
 static hw_cob_arg_kind arg_kind(const char *vk)
 {
-    static const struct { const char *s; hw_cob_arg_kind k; } kinds[] = {
-        {"by_value", HW_COB_ARG_BY_VALUE},
-        {"global_buffer", HW_COB_ARG_GLOBAL_BUFFER},
-        {"dynamic_shared_pointer", HW_COB_ARG_DYNAMIC_SHARED_POINTER},
-        {"image", HW_COB_ARG_IMAGE},
-        {"sampler", HW_COB_ARG_SAMPLER},
-        {"pipe", HW_COB_ARG_PIPE},
-        {"queue", HW_COB_ARG_QUEUE},
+    static const struct {
+        const char *s;
+        hw_cob_arg_kind k;
+    } kinds[] = {
+        { "by_value", HW_COB_ARG_BY_VALUE },
+        { "global_buffer", HW_COB_ARG_GLOBAL_BUFFER },
+        { "dynamic_shared_pointer", HW_COB_ARG_DYNAMIC_SHARED_POINTER },
+        { "image", HW_COB_ARG_IMAGE },
+        { "sampler", HW_COB_ARG_SAMPLER },
+        { "pipe", HW_COB_ARG_PIPE },
+        { "queue", HW_COB_ARG_QUEUE },
     };
     if (strncmp(vk, "hidden_", 7) == 0)
         return HW_COB_ARG_HIDDEN;
@@ -167,12 +169,12 @@ static int dec_arg(dec *d, unsigned ki, unsigned ai, hw_cob_arg *a)
         if (rc)
             return rc;
     }
-    if ((have & (HAVE_OFFSET | HAVE_SIZE | HAVE_KIND)) !=
-        (HAVE_OFFSET | HAVE_SIZE | HAVE_KIND))
-        return cob_fail(d->err, HW_COB_EFORMAT,
-                        "metadata amdhsa.kernels[%u].args[%u]: missing %s", ki,
-                        ai, !(have & HAVE_OFFSET) ? ".offset" :
-                        !(have & HAVE_SIZE) ? ".size" : ".value_kind");
+    if ((have & (HAVE_OFFSET | HAVE_SIZE | HAVE_KIND)) != (HAVE_OFFSET | HAVE_SIZE | HAVE_KIND))
+        return cob_fail(d->err, HW_COB_EFORMAT, "metadata amdhsa.kernels[%u].args[%u]: missing %s",
+                        ki, ai,
+                        !(have & HAVE_OFFSET) ? ".offset"
+                        : !(have & HAVE_SIZE) ? ".size"
+                                              : ".value_kind");
     a->kind = arg_kind(a->value_kind);
     return HW_COB_OK;
 }
@@ -224,13 +226,11 @@ static int dec_kernel(dec *d, unsigned ki, hw_cob_kernel *kn)
         } else if (hw_mp_str_eq(&key, ".args")) {
             hw_mp_obj arr;
             if (kn->args)
-                return cob_fail(d->err, HW_COB_EFORMAT,
-                                "metadata %s: given twice", d->path);
+                return cob_fail(d->err, HW_COB_EFORMAT, "metadata %s: given twice", d->path);
             if ((rc = rd(d, &arr)) || (rc = want(d, &arr, HW_MP_ARRAY)))
                 return rc;
             if (arr.len > HW_COB_MAX_ARGS)
-                return cob_fail(d->err, HW_COB_ELIMIT,
-                                "metadata %s: %u arguments (limit %u)",
+                return cob_fail(d->err, HW_COB_ELIMIT, "metadata %s: %u arguments (limit %u)",
                                 d->path, arr.len, HW_COB_MAX_ARGS);
             /* calloc(0) may return NULL; one spare slot keeps args non-NULL
              * as the "seen" marker. */
@@ -247,13 +247,11 @@ static int dec_kernel(dec *d, unsigned ki, hw_cob_kernel *kn)
         if (rc)
             return rc;
     }
-    if ((have & (HAVE_NAME | HAVE_SYMBOL | HAVE_KASIZE)) !=
-        (HAVE_NAME | HAVE_SYMBOL | HAVE_KASIZE))
-        return cob_fail(d->err, HW_COB_EFORMAT,
-                        "metadata amdhsa.kernels[%u]: missing %s", ki,
-                        !(have & HAVE_NAME) ? ".name" :
-                        !(have & HAVE_SYMBOL) ? ".symbol" :
-                        ".kernarg_segment_size");
+    if ((have & (HAVE_NAME | HAVE_SYMBOL | HAVE_KASIZE)) != (HAVE_NAME | HAVE_SYMBOL | HAVE_KASIZE))
+        return cob_fail(d->err, HW_COB_EFORMAT, "metadata amdhsa.kernels[%u]: missing %s", ki,
+                        !(have & HAVE_NAME)     ? ".name"
+                        : !(have & HAVE_SYMBOL) ? ".symbol"
+                                                : ".kernarg_segment_size");
     if (!kn->args) {
         kn->args = calloc(1, sizeof *kn->args);
         if (!kn->args)
@@ -267,8 +265,7 @@ static int dec_kernel(dec *d, unsigned ki, hw_cob_kernel *kn)
             return cob_fail(d->err, HW_COB_EFORMAT,
                             "metadata amdhsa.kernels[%u] (%s).args[%u]: "
                             "offset %u + size %u past kernarg_segment_size %u",
-                            ki, kn->name, ai, a->offset, a->size,
-                            kn->kernarg_segment_size);
+                            ki, kn->name, ai, a->offset, a->size, kn->kernarg_segment_size);
     }
     /* Stable partition: HIP-visible arguments first, hidden after. */
     hw_cob_arg *tmp = malloc(((size_t)total + 1) * sizeof *tmp);
@@ -304,14 +301,12 @@ void hw_cob_metadata_free(hw_cob_metadata *m)
     memset(m, 0, sizeof *m);
 }
 
-int hw_cob_metadata_decode(const void *msgpack, size_t len,
-                           hw_cob_metadata *out, hw_cob_err *err)
+int hw_cob_metadata_decode(const void *msgpack, size_t len, hw_cob_metadata *out, hw_cob_err *err)
 {
     if (!msgpack || !out)
         return cob_fail(err, HW_COB_EINVAL, "metadata: NULL argument");
     if (len > HW_COB_MAX_NOTE)
-        return cob_fail(err, HW_COB_ELIMIT, "metadata: %zu bytes (limit %u)",
-                        len, HW_COB_MAX_NOTE);
+        return cob_fail(err, HW_COB_ELIMIT, "metadata: %zu bytes (limit %u)", len, HW_COB_MAX_NOTE);
     hw_cob_metadata m;
     memset(&m, 0, sizeof m);
     dec d;
@@ -337,20 +332,18 @@ int hw_cob_metadata_decode(const void *msgpack, size_t len,
         snprintf(d.path, sizeof d.path, "root key");
         if ((rc = rd(&d, &key)) || (rc = want(&d, &key, HW_MP_STR)))
             goto fail;
-        snprintf(d.path, sizeof d.path, "%.*s",
-                 (int)(key.len < 40 ? key.len : 40), (const char *)key.data);
+        snprintf(d.path, sizeof d.path, "%.*s", (int)(key.len < 40 ? key.len : 40),
+                 (const char *)key.data);
         if (hw_mp_str_eq(&key, "amdhsa.version")) {
             hw_mp_obj arr;
             if ((rc = rd(&d, &arr)) || (rc = want(&d, &arr, HW_MP_ARRAY)))
                 goto fail;
             if (arr.len < 2) {
-                rc = cob_fail(err, HW_COB_EFORMAT,
-                              "metadata amdhsa.version: %u elements, need 2",
+                rc = cob_fail(err, HW_COB_EFORMAT, "metadata amdhsa.version: %u elements, need 2",
                               arr.len);
                 goto fail;
             }
-            if ((rc = rd_u32(&d, &m.version_major)) ||
-                (rc = rd_u32(&d, &m.version_minor)))
+            if ((rc = rd_u32(&d, &m.version_major)) || (rc = rd_u32(&d, &m.version_minor)))
                 goto fail;
             for (uint32_t j = 2; j < arr.len; j++)
                 if ((rc = skip(&d, 2)))
@@ -362,15 +355,13 @@ int hw_cob_metadata_decode(const void *msgpack, size_t len,
         } else if (hw_mp_str_eq(&key, "amdhsa.kernels")) {
             hw_mp_obj arr;
             if (have_kernels) {
-                rc = cob_fail(err, HW_COB_EFORMAT,
-                              "metadata amdhsa.kernels: given twice");
+                rc = cob_fail(err, HW_COB_EFORMAT, "metadata amdhsa.kernels: given twice");
                 goto fail;
             }
             if ((rc = rd(&d, &arr)) || (rc = want(&d, &arr, HW_MP_ARRAY)))
                 goto fail;
             if (arr.len > HW_COB_MAX_KERNELS) {
-                rc = cob_fail(err, HW_COB_ELIMIT,
-                              "metadata amdhsa.kernels: %u kernels (limit %u)",
+                rc = cob_fail(err, HW_COB_ELIMIT, "metadata amdhsa.kernels: %u kernels (limit %u)",
                               arr.len, HW_COB_MAX_KERNELS);
                 goto fail;
             }
@@ -411,8 +402,7 @@ fail:
     return rc;
 }
 
-const hw_cob_kernel *hw_cob_find_kernel(const hw_cob_metadata *m,
-                                        const char *name)
+const hw_cob_kernel *hw_cob_find_kernel(const hw_cob_metadata *m, const char *name)
 {
     if (!m || !name)
         return NULL;

@@ -41,8 +41,8 @@ int hw_mp_read(hw_mp_reader *r, hw_mp_obj *out)
     uint8_t t = p[0];
     hw_mp_obj o;
     memset(&o, 0, sizeof o);
-    size_t hdr = 1;        /* bytes of type + length/value fields */
-    uint64_t payload = 0;  /* bytes of data that follow the header */
+    size_t hdr = 1;       /* bytes of type + length/value fields */
+    uint64_t payload = 0; /* bytes of data that follow the header */
     unsigned width = 0;
 
     if (t <= 0x7f) {
@@ -63,28 +63,74 @@ int hw_mp_read(hw_mp_reader *r, hw_mp_obj *out)
     } else {
         switch (t) {
         case 0xc0: o.type = HW_MP_NIL; break;
-        case 0xc2: o.type = HW_MP_BOOL; o.b = false; break;
-        case 0xc3: o.type = HW_MP_BOOL; o.b = true; break;
-        case 0xc4: case 0xc5: case 0xc6:
-            o.type = HW_MP_BIN; width = 1u << (t - 0xc4); break;
-        case 0xc7: case 0xc8: case 0xc9:
-            o.type = HW_MP_EXT; width = 1u << (t - 0xc7); break;
-        case 0xca: o.type = HW_MP_FLOAT; hdr = 5; break;
-        case 0xcb: o.type = HW_MP_FLOAT; hdr = 9; break;
-        case 0xcc: case 0xcd: case 0xce: case 0xcf:
-            o.type = HW_MP_UINT; hdr = 1 + (1u << (t - 0xcc)); break;
-        case 0xd0: case 0xd1: case 0xd2: case 0xd3:
-            o.type = HW_MP_INT; hdr = 1 + (1u << (t - 0xd0)); break;
-        case 0xd4: case 0xd5: case 0xd6: case 0xd7: case 0xd8:
-            o.type = HW_MP_EXT; hdr = 2; payload = 1u << (t - 0xd4); break;
-        case 0xd9: case 0xda: case 0xdb:
-            o.type = HW_MP_STR; width = 1u << (t - 0xd9); break;
-        case 0xdc: case 0xdd:
-            o.type = HW_MP_ARRAY; width = 2u << (t - 0xdc); break;
-        case 0xde: case 0xdf:
-            o.type = HW_MP_MAP; width = 2u << (t - 0xde); break;
-        default:
-            return HW_MP_EBADBYTE; /* 0xc1 */
+        case 0xc2:
+            o.type = HW_MP_BOOL;
+            o.b = false;
+            break;
+        case 0xc3:
+            o.type = HW_MP_BOOL;
+            o.b = true;
+            break;
+        case 0xc4:
+        case 0xc5:
+        case 0xc6:
+            o.type = HW_MP_BIN;
+            width = 1u << (t - 0xc4);
+            break;
+        case 0xc7:
+        case 0xc8:
+        case 0xc9:
+            o.type = HW_MP_EXT;
+            width = 1u << (t - 0xc7);
+            break;
+        case 0xca:
+            o.type = HW_MP_FLOAT;
+            hdr = 5;
+            break;
+        case 0xcb:
+            o.type = HW_MP_FLOAT;
+            hdr = 9;
+            break;
+        case 0xcc:
+        case 0xcd:
+        case 0xce:
+        case 0xcf:
+            o.type = HW_MP_UINT;
+            hdr = 1 + (1u << (t - 0xcc));
+            break;
+        case 0xd0:
+        case 0xd1:
+        case 0xd2:
+        case 0xd3:
+            o.type = HW_MP_INT;
+            hdr = 1 + (1u << (t - 0xd0));
+            break;
+        case 0xd4:
+        case 0xd5:
+        case 0xd6:
+        case 0xd7:
+        case 0xd8:
+            o.type = HW_MP_EXT;
+            hdr = 2;
+            payload = 1u << (t - 0xd4);
+            break;
+        case 0xd9:
+        case 0xda:
+        case 0xdb:
+            o.type = HW_MP_STR;
+            width = 1u << (t - 0xd9);
+            break;
+        case 0xdc:
+        case 0xdd:
+            o.type = HW_MP_ARRAY;
+            width = 2u << (t - 0xdc);
+            break;
+        case 0xde:
+        case 0xdf:
+            o.type = HW_MP_MAP;
+            width = 2u << (t - 0xde);
+            break;
+        default: return HW_MP_EBADBYTE; /* 0xc1 */
         }
     }
 
@@ -127,10 +173,14 @@ int hw_mp_read(hw_mp_reader *r, hw_mp_obj *out)
         memcpy(&o.f, &bits, sizeof o.f);
         break;
     }
-    case 0xcc: case 0xcd: case 0xce: case 0xcf:
-        o.u = be(p + 1, (unsigned)hdr - 1);
-        break;
-    case 0xd0: case 0xd1: case 0xd2: case 0xd3: {
+    case 0xcc:
+    case 0xcd:
+    case 0xce:
+    case 0xcf: o.u = be(p + 1, (unsigned)hdr - 1); break;
+    case 0xd0:
+    case 0xd1:
+    case 0xd2:
+    case 0xd3: {
         unsigned n = (unsigned)hdr - 1;
         uint64_t v = be(p + 1, n);
         /* Sign-extend from n bytes without shifting into the sign bit. */
@@ -139,8 +189,7 @@ int hw_mp_read(hw_mp_reader *r, hw_mp_obj *out)
         memcpy(&o.i, &v, sizeof v);
         break;
     }
-    default:
-        break;
+    default: break;
     }
     if (t >= 0xd4 && t <= 0xd8)
         o.ext_type = (int8_t)p[1];

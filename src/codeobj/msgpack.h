@@ -25,9 +25,9 @@
 typedef enum hw_mp_type {
     HW_MP_NIL,
     HW_MP_BOOL,
-    HW_MP_UINT,   /* any non-negative integer, whatever its encoding */
-    HW_MP_INT,    /* a negative integer */
-    HW_MP_FLOAT,  /* float32 widened, or float64 */
+    HW_MP_UINT,  /* any non-negative integer, whatever its encoding */
+    HW_MP_INT,   /* a negative integer */
+    HW_MP_FLOAT, /* float32 widened, or float64 */
     HW_MP_STR,
     HW_MP_BIN,
     HW_MP_ARRAY,

@@ -12,15 +12,15 @@
  */
 #include "cob_internal.h"
 
-#define SHT_SYMTAB 2
-#define SHT_STRTAB 3
-#define SHT_NOBITS 8
-#define SHT_DYNSYM 11
+#define SHT_SYMTAB    2
+#define SHT_STRTAB    3
+#define SHT_NOBITS    8
+#define SHT_DYNSYM    11
 #define SHN_LORESERVE 0xff00u
-#define SYM_SIZE 24
+#define SYM_SIZE      24
 
 typedef struct sym_table {
-    const uint8_t *syms;  /* first entry */
+    const uint8_t *syms; /* first entry */
     uint64_t count, entsize;
     const char *strtab;
     uint64_t strsize;
@@ -32,15 +32,14 @@ static const uint8_t *section(const cob_elf_view *v, uint32_t k)
 }
 
 /* The section's file bytes, checked to lie in the image. */
-static int section_bytes(const cob_elf_view *v, uint32_t k, uint64_t *off,
-                         uint64_t *size, hw_cob_err *err)
+static int section_bytes(const cob_elf_view *v, uint32_t k, uint64_t *off, uint64_t *size,
+                         hw_cob_err *err)
 {
     const uint8_t *sh = section(v, k);
     uint64_t o = le64(sh + 24), sz = le64(sh + 32);
     if (o > v->len || sz > v->len - o)
-        return cob_fail(err, HW_COB_ETRUNC,
-                        "ELF: section %u (%llu bytes at %llu) past %zu bytes", k,
-                        (unsigned long long)sz, (unsigned long long)o, v->len);
+        return cob_fail(err, HW_COB_ETRUNC, "ELF: section %u (%llu bytes at %llu) past %zu bytes",
+                        k, (unsigned long long)sz, (unsigned long long)o, v->len);
     *off = o;
     *size = sz;
     return HW_COB_OK;
@@ -88,15 +87,17 @@ static int find_table(const cob_elf_view *v, sym_table *t, hw_cob_err *err)
 
 /* Entry k as a hw_cob_symbol; ENOTFOUND for undefined, special-section and
  * nameless entries (nothing a program can look up). */
-static int read_symbol(const cob_elf_view *v, const sym_table *t, uint64_t k,
-                       hw_cob_symbol *out, hw_cob_err *err)
+static int read_symbol(const cob_elf_view *v, const sym_table *t, uint64_t k, hw_cob_symbol *out,
+                       hw_cob_err *err)
 {
     const uint8_t *s = t->syms + k * t->entsize;
     uint32_t name = le32(s);
     uint16_t shndx = le16(s + 6);
     if (name >= t->strsize)
-        return cob_fail(err, HW_COB_EFORMAT, "ELF: symbol %llu names offset %u past "
-                        "the string table", (unsigned long long)k, name);
+        return cob_fail(err, HW_COB_EFORMAT,
+                        "ELF: symbol %llu names offset %u past "
+                        "the string table",
+                        (unsigned long long)k, name);
     if (name == 0 || shndx == 0 || shndx >= SHN_LORESERVE)
         return HW_COB_ENOTFOUND;
     if (shndx >= v->shnum)
@@ -120,17 +121,15 @@ static int read_symbol(const cob_elf_view *v, const sym_table *t, uint64_t k,
             return rc;
         if (sym.value < addr || sym.value - addr > size || sym.size > size - (sym.value - addr))
             return cob_fail(err, HW_COB_EFORMAT,
-                            "ELF: symbol %s (%llu bytes at %#llx) outside its section %u",
-                            sym.name, (unsigned long long)sym.size,
-                            (unsigned long long)sym.value, shndx);
+                            "ELF: symbol %s (%llu bytes at %#llx) outside its section %u", sym.name,
+                            (unsigned long long)sym.size, (unsigned long long)sym.value, shndx);
         sym.init = v->p + off + (sym.value - addr);
     }
     *out = sym;
     return HW_COB_OK;
 }
 
-int hw_cob_elf_symbols(const void *elf, size_t len, hw_cob_symbol_fn fn, void *arg,
-                       hw_cob_err *err)
+int hw_cob_elf_symbols(const void *elf, size_t len, hw_cob_symbol_fn fn, void *arg, hw_cob_err *err)
 {
     if (!elf || !fn)
         return cob_fail(err, HW_COB_EINVAL, "ELF: NULL argument");
@@ -173,8 +172,8 @@ static int match_object(void *arg, const hw_cob_symbol *sym)
     return 1;
 }
 
-int hw_cob_elf_find_object(const void *elf, size_t len, const char *name,
-                           hw_cob_symbol *out, hw_cob_err *err)
+int hw_cob_elf_find_object(const void *elf, size_t len, const char *name, hw_cob_symbol *out,
+                           hw_cob_err *err)
 {
     if (!name || !out)
         return cob_fail(err, HW_COB_EINVAL, "ELF: NULL argument");

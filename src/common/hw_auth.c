@@ -96,9 +96,8 @@ int hw_random_bytes(void *buf, size_t n)
 }
 
 void hw_auth_proof(const struct hw_token *t, enum hw_proof_role role,
-                   const uint8_t cnonce[HW_AUTH_NONCE_LEN],
-                   const uint8_t wnonce[HW_AUTH_NONCE_LEN], uint64_t session,
-                   const uint8_t binding[32], uint8_t out[HW_AUTH_PROOF_LEN])
+                   const uint8_t cnonce[HW_AUTH_NONCE_LEN], const uint8_t wnonce[HW_AUTH_NONCE_LEN],
+                   uint64_t session, const uint8_t binding[32], uint8_t out[HW_AUTH_PROOF_LEN])
 {
     /* Distinct labels: a worker's proof can never pass as a client's. */
     static const char client_label[] = "hipwire-auth-v1 client";

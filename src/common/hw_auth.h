@@ -20,7 +20,7 @@
 #define HW_AUTH_TOKEN_MAX 1024
 
 struct hw_token {
-    size_t len;                       /* 0: no token configured */
+    size_t len; /* 0: no token configured */
     uint8_t key[HW_AUTH_TOKEN_MAX];
 };
 
@@ -39,8 +39,7 @@ enum hw_proof_role { HW_PROOF_CLIENT, HW_PROOF_WORKER };
  * session: 0 for a new session, else the one being resumed. binding: the TLS
  * channel binding, or all zeros on a plain link. */
 void hw_auth_proof(const struct hw_token *t, enum hw_proof_role role,
-                   const uint8_t cnonce[HW_AUTH_NONCE_LEN],
-                   const uint8_t wnonce[HW_AUTH_NONCE_LEN], uint64_t session,
-                   const uint8_t binding[32], uint8_t out[HW_AUTH_PROOF_LEN]);
+                   const uint8_t cnonce[HW_AUTH_NONCE_LEN], const uint8_t wnonce[HW_AUTH_NONCE_LEN],
+                   uint64_t session, const uint8_t binding[32], uint8_t out[HW_AUTH_PROOF_LEN]);
 
 #endif

@@ -13,8 +13,9 @@ int hw_link_call(struct hw_transport *t, uint16_t opcode, uint32_t request_id, c
                  size_t body_cap, void *tail, uint64_t tail_cap, uint64_t *tail_len, int *status)
 {
     uint8_t hbuf[HIPR_HEADER_SIZE + HIPR_reply_hdr_SIZE];
-    struct hipr_header h = { HIPR_MAGIC, HIPR_VERSION, opcode, request_id, 0,
-                             fixed_len + req_tail_len };
+    struct hipr_header h = { HIPR_MAGIC, HIPR_VERSION,
+                             opcode,     request_id,
+                             0,          fixed_len + req_tail_len };
     hipr_header_encode(hbuf, &h);
     struct iovec iov[3] = { { hbuf, HIPR_HEADER_SIZE },
                             { (void *)fixed, fixed_len },
@@ -88,8 +89,8 @@ int hw_link_authenticate(struct hw_transport *t, const struct hw_token *token, u
     req.session = session;
     req.heartbeat_ms = *heartbeat_ms;
     hipr_auth_begin_req_encode(fixed, &req);
-    int rc = hw_link_call(t, HIPR_OP_AUTH_BEGIN, 1, fixed, sizeof fixed, NULL, 0, body,
-                          sizeof body, NULL, 0, NULL, &status);
+    int rc = hw_link_call(t, HIPR_OP_AUTH_BEGIN, 1, fixed, sizeof fixed, NULL, 0, body, sizeof body,
+                          NULL, 0, NULL, &status);
     if (rc < 0 || status != 0) {
         snprintf(why, why_len, "the worker refused the handshake (%s)",
                  rc == 0              ? "error reply"
@@ -105,15 +106,17 @@ int hw_link_authenticate(struct hw_transport *t, const struct hw_token *token, u
     }
     if (!(rep.requires & HIPR_AUTH_REQUIRES_TOKEN)) {
         if (token->len) {
-            snprintf(why, why_len, "a token is set, but the worker has none, so it cannot prove "
-                                   "it is the worker you meant; refusing it");
+            snprintf(why, why_len,
+                     "a token is set, but the worker has none, so it cannot prove "
+                     "it is the worker you meant; refusing it");
             return -1;
         }
         return 0;
     }
     if (!token->len) {
-        snprintf(why, why_len, "the worker requires authentication (set TF_WORKER_TOKEN or "
-                               "TF_WORKER_TOKEN_FILE)");
+        snprintf(why, why_len,
+                 "the worker requires authentication (set TF_WORKER_TOKEN or "
+                 "TF_WORKER_TOKEN_FILE)");
         return -1;
     }
     hw_tx_channel_binding(t, binding);
@@ -121,7 +124,8 @@ int hw_link_authenticate(struct hw_transport *t, const struct hw_token *token, u
                   proof.proof);
     hipr_auth_proof_encode(pbuf, &proof);
     if (hw_link_call(t, HIPR_OP_AUTH_PROOF, 2, pbuf, sizeof pbuf, NULL, 0, pbody, sizeof pbody,
-                     NULL, 0, NULL, &status) < 0 || status != 0) {
+                     NULL, 0, NULL, &status) < 0 ||
+        status != 0) {
         snprintf(why, why_len, "authentication failed (the worker rejected the token)");
         return -1;
     }
@@ -129,8 +133,9 @@ int hw_link_authenticate(struct hw_transport *t, const struct hw_token *token, u
     hw_auth_proof(token, HW_PROOF_WORKER, req.client_nonce, rep.worker_nonce, session, binding,
                   want);
     if (!hw_ct_equal(want, wproof.proof, sizeof want)) {
-        snprintf(why, why_len, "authentication failed (the worker could not prove it holds "
-                               "the token)");
+        snprintf(why, why_len,
+                 "authentication failed (the worker could not prove it holds "
+                 "the token)");
         return -1;
     }
     return 0;

@@ -29,8 +29,7 @@ void hw_log(enum hw_log_level level, const char *fmt, ...)
 {
     static const char *names[] = { "error", "warning", "info", "debug" };
     char line[1024];
-    int n = snprintf(line, sizeof line, "%s[%d]: %s: ", log_component, (int)getpid(),
-                     names[level]);
+    int n = snprintf(line, sizeof line, "%s[%d]: %s: ", log_component, (int)getpid(), names[level]);
     va_list ap;
     va_start(ap, fmt);
     if (n > 0 && (size_t)n < sizeof line)

@@ -7,13 +7,15 @@ enum hw_log_level { HW_LOG_ERROR, HW_LOG_WARN, HW_LOG_INFO, HW_LOG_DEBUG };
 /* Sets the prefix ("hip-worker", "hipwire") printed before each line. */
 void hw_log_init(const char *component);
 int hw_log_debug_enabled(void);
-void hw_log(enum hw_log_level level, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void hw_log(enum hw_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define hw_error(...) hw_log(HW_LOG_ERROR, __VA_ARGS__)
 #define hw_warn(...)  hw_log(HW_LOG_WARN, __VA_ARGS__)
 #define hw_info(...)  hw_log(HW_LOG_INFO, __VA_ARGS__)
-#define hw_debug(...) \
-    do { if (hw_log_debug_enabled()) hw_log(HW_LOG_DEBUG, __VA_ARGS__); } while (0)
+#define hw_debug(...)                          \
+    do {                                       \
+        if (hw_log_debug_enabled())            \
+            hw_log(HW_LOG_DEBUG, __VA_ARGS__); \
+    } while (0)
 
 #endif

@@ -24,7 +24,8 @@ void hw_tcp_tune(int fd)
 
 int hw_tcp_listen(const char *bind_addr, int port, int *fd_out, int *port_out)
 {
-    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+    struct addrinfo hints = { .ai_family = AF_UNSPEC,
+                              .ai_socktype = SOCK_STREAM,
                               .ai_flags = AI_PASSIVE | AI_NUMERICSERV };
     struct addrinfo *res = NULL;
     char portstr[16];
@@ -94,7 +95,8 @@ fail:;
 
 int hw_tcp_connect(const char *host, int port, int timeout_ms, int *fd_out)
 {
-    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+    struct addrinfo hints = { .ai_family = AF_UNSPEC,
+                              .ai_socktype = SOCK_STREAM,
                               .ai_flags = AI_NUMERICSERV };
     struct addrinfo *res = NULL;
     char portstr[16];
@@ -176,7 +178,8 @@ int hw_discard(int fd, uint64_t n)
 
 int hw_addr_is_loopback(const char *host)
 {
-    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+    struct addrinfo hints = { .ai_family = AF_UNSPEC,
+                              .ai_socktype = SOCK_STREAM,
                               .ai_flags = AI_PASSIVE };
     struct addrinfo *res = NULL;
     if (getaddrinfo(host, "0", &hints, &res) != 0)

@@ -27,7 +27,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
-#define WSCRATCH_SIZE 16384 /* one full TLS record of plaintext */
+#define WSCRATCH_SIZE  16384 /* one full TLS record of plaintext */
 #define EXPORTER_LABEL "EXPORTER-hipwire-auth"
 
 struct hw_tls_ctx {
@@ -55,8 +55,8 @@ static SSL_CTX *ctx_common(const SSL_METHOD *m)
     if (!ctx)
         return NULL;
     SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
-    SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_IGNORE_UNEXPECTED_EOF |
-                                 SSL_OP_NO_TICKET);
+    SSL_CTX_set_options(ctx,
+                        SSL_OP_NO_RENEGOTIATION | SSL_OP_IGNORE_UNEXPECTED_EOF | SSL_OP_NO_TICKET);
     SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     /* AES-128-GCM first: the fastest with AES instructions, and ample. */
     SSL_CTX_set_ciphersuites(ctx, "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:"
@@ -221,8 +221,8 @@ static int handshake(struct hw_transport *t, SSL *ssl, int server, int timeout_m
         int e = SSL_get_error(ssl, r);
         if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
             int64_t left = deadline - (int64_t)hw_now_ms();
-            if (left <= 0 || wait_fd(t->fd, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT,
-                                     (int)left) < 0) {
+            if (left <= 0 ||
+                wait_fd(t->fd, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, (int)left) < 0) {
                 snprintf(why, why_len, "TLS handshake timed out");
                 return -1;
             }
@@ -243,8 +243,8 @@ static int handshake(struct hw_transport *t, SSL *ssl, int server, int timeout_m
     }
 }
 
-static int tls_start(struct hw_transport *t, struct hw_tls_ctx *ctx, const char *host,
-                     int server, int timeout_ms, char *why, size_t why_len)
+static int tls_start(struct hw_transport *t, struct hw_tls_ctx *ctx, const char *host, int server,
+                     int timeout_ms, char *why, size_t why_len)
 {
     SSL *ssl = SSL_new(ctx->ctx);
     uint8_t *scratch = malloc(WSCRATCH_SIZE);
@@ -288,8 +288,8 @@ int hw_tls_accept(struct hw_transport *t, struct hw_tls_ctx *ctx, int timeout_ms
     return tls_start(t, ctx, NULL, 1, timeout_ms, why, why_len);
 }
 
-int hw_tls_connect(struct hw_transport *t, struct hw_tls_ctx *ctx, const char *host,
-                   int timeout_ms, char *why, size_t why_len)
+int hw_tls_connect(struct hw_transport *t, struct hw_tls_ctx *ctx, const char *host, int timeout_ms,
+                   char *why, size_t why_len)
 {
     return tls_start(t, ctx, host, 0, timeout_ms, why, why_len);
 }
@@ -385,8 +385,8 @@ int hw_tls_writev(struct hw_transport *t, const struct iovec *iov, int iovcnt)
 int hw_tls_binding(struct hw_transport *t, uint8_t out[HW_TLS_CHANNEL_BINDING_LEN])
 {
     pthread_mutex_lock(&t->lock);
-    int ok = SSL_export_keying_material(t->ssl, out, HW_TLS_CHANNEL_BINDING_LEN,
-                                        EXPORTER_LABEL, strlen(EXPORTER_LABEL), NULL, 0, 0);
+    int ok = SSL_export_keying_material(t->ssl, out, HW_TLS_CHANNEL_BINDING_LEN, EXPORTER_LABEL,
+                                        strlen(EXPORTER_LABEL), NULL, 0, 0);
     pthread_mutex_unlock(&t->lock);
     return ok == 1 ? 0 : -1;
 }

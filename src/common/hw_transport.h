@@ -24,10 +24,10 @@ struct hw_tls_ctx; /* an SSL_CTX: certificates, verification settings */
 
 struct hw_transport {
     int fd;
-    void *ssl;               /* SSL *; NULL on a plain link */
-    pthread_mutex_t lock;    /* TLS: one OpenSSL call at a time */
-    int timeout_ms;          /* receive timeout; 0 = wait forever */
-    uint8_t *wscratch;       /* TLS: small pieces of a writev become one record */
+    void *ssl;            /* SSL *; NULL on a plain link */
+    pthread_mutex_t lock; /* TLS: one OpenSSL call at a time */
+    int timeout_ms;       /* receive timeout; 0 = wait forever */
+    uint8_t *wscratch;    /* TLS: small pieces of a writev become one record */
 };
 
 #define HW_TLS_CHANNEL_BINDING_LEN 32
@@ -76,8 +76,8 @@ void hw_tls_ctx_free(struct hw_tls_ctx *ctx);
  * transport. host: the name or address the certificate must match. */
 int hw_tls_accept(struct hw_transport *t, struct hw_tls_ctx *ctx, int timeout_ms, char *why,
                   size_t why_len);
-int hw_tls_connect(struct hw_transport *t, struct hw_tls_ctx *ctx, const char *host,
-                   int timeout_ms, char *why, size_t why_len);
+int hw_tls_connect(struct hw_transport *t, struct hw_tls_ctx *ctx, const char *host, int timeout_ms,
+                   char *why, size_t why_len);
 /* The first byte of every TLS connection (a handshake record). */
 #define HW_TLS_RECORD_HANDSHAKE 0x16
 

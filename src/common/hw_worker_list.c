@@ -64,8 +64,8 @@ static int parse_entry(const char *s, size_t n, int default_port, struct hw_work
     return 0;
 }
 
-int hw_worker_list_parse(const char *spec, int default_port, struct hw_worker_addr *out,
-                         int cap, char *err, size_t errlen)
+int hw_worker_list_parse(const char *spec, int default_port, struct hw_worker_addr *out, int cap,
+                         char *err, size_t errlen)
 {
     struct hw_worker_addr tmp[HW_WORKER_LIST_MAX];
     int n = 0;

@@ -22,8 +22,8 @@ struct hw_worker_addr {
 /* Parses spec into out[0..cap). Returns the number of entries, or -1 with
  * the reason in err (an empty entry, a bad port, a host too long, more than
  * cap entries); out is untouched on failure. */
-int hw_worker_list_parse(const char *spec, int default_port, struct hw_worker_addr *out,
-                         int cap, char *err, size_t errlen);
+int hw_worker_list_parse(const char *spec, int default_port, struct hw_worker_addr *out, int cap,
+                         char *err, size_t errlen);
 
 /* "host:port", or "[ipv6]:port", for messages. */
 void hw_worker_addr_format(const struct hw_worker_addr *a, char *buf, size_t len);

@@ -31,16 +31,16 @@ static void *proxy_fn(void **cache, const char *name)
 
 /* ISO C has no object-to-function pointer cast; POSIX guarantees the
  * representations match (dlsym), so the bits are copied. */
-#define FORWARD(name, params, args)                                        \
-    HWRTC_EXPORT hiprtcResult name params                                  \
-    {                                                                      \
-        static void *cache;                                                \
-        hiprtcResult (*fn) params;                                         \
-        void *p = proxy_fn(&cache, #name);                                 \
-        if (!p)                                                            \
-            return HIPRTC_ERROR_INTERNAL_ERROR;                            \
-        memcpy(&fn, &p, sizeof fn);                                        \
-        return fn args;                                                    \
+#define FORWARD(name, params, args)             \
+    HWRTC_EXPORT hiprtcResult name params       \
+    {                                           \
+        static void *cache;                     \
+        hiprtcResult(*fn) params;               \
+        void *p = proxy_fn(&cache, #name);      \
+        if (!p)                                 \
+            return HIPRTC_ERROR_INTERNAL_ERROR; \
+        memcpy(&fn, &p, sizeof fn);             \
+        return fn args;                         \
     }
 
 FORWARD(hiprtcVersion, (int *major, int *minor), (major, minor))
@@ -49,10 +49,10 @@ FORWARD(hiprtcAddNameExpression, (hiprtcProgram prog, const char *name_expressio
 FORWARD(hiprtcCompileProgram, (hiprtcProgram prog, int numOptions, const char **options),
         (prog, numOptions, options))
 FORWARD(hiprtcCreateProgram,
-        (hiprtcProgram *prog, const char *src, const char *name, int numHeaders,
+        (hiprtcProgram * prog, const char *src, const char *name, int numHeaders,
          const char **headers, const char **includeNames),
         (prog, src, name, numHeaders, headers, includeNames))
-FORWARD(hiprtcDestroyProgram, (hiprtcProgram *prog), (prog))
+FORWARD(hiprtcDestroyProgram, (hiprtcProgram * prog), (prog))
 FORWARD(hiprtcGetLoweredName,
         (hiprtcProgram prog, const char *name_expression, const char **lowered_name),
         (prog, name_expression, lowered_name))

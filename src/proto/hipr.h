@@ -13,10 +13,10 @@
 
 #include "hipr_spec.h"
 
-#define HIPR_MAGIC         0x48495052u /* "HIPR" */
-#define HIPR_VERSION       1u
-#define HIPR_HEADER_SIZE   24u
-#define HIPR_DEFAULT_PORT  18515
+#define HIPR_MAGIC        0x48495052u /* "HIPR" */
+#define HIPR_VERSION      1u
+#define HIPR_HEADER_SIZE  24u
+#define HIPR_DEFAULT_PORT 18515
 
 /* Header flags. */
 #define HIPR_FLAG_RESPONSE 0x1u
@@ -39,7 +39,8 @@
 #define HIPR_FIRST_STREAM_ID 0x100u
 
 /* MODULE_LOAD_EX reply flags. */
-#define HIPR_MODULE_NO_BINARY 0x1u /* no code object in the image runs on the
+#define HIPR_MODULE_NO_BINARY \
+    0x1u /* no code object in the image runs on the
                                       device: functions and globals resolve,
                                       launches fail with hipErrorNoBinaryForGpu */
 
@@ -81,16 +82,16 @@ struct hipr_header {
     uint64_t payload_length;
 };
 
-typedef uint8_t  hipr_u8_t;
+typedef uint8_t hipr_u8_t;
 typedef uint16_t hipr_u16_t;
 typedef uint32_t hipr_u32_t;
 typedef uint64_t hipr_u64_t;
-typedef int32_t  hipr_i32_t;
-typedef int64_t  hipr_i64_t;
-typedef float    hipr_f32_t;
-typedef char     hipr_c256_t[256];
-typedef uint8_t  hipr_b16_t[16];
-typedef uint8_t  hipr_b32_t[32];
+typedef int32_t hipr_i32_t;
+typedef int64_t hipr_i64_t;
+typedef float hipr_f32_t;
+typedef char hipr_c256_t[256];
+typedef uint8_t hipr_b16_t[16];
+typedef uint8_t hipr_b32_t[32];
 
 #define HIPR_SIZE_u8   1
 #define HIPR_SIZE_u16  2
@@ -104,11 +105,13 @@ typedef uint8_t  hipr_b32_t[32];
 #define HIPR_SIZE_b32  32
 
 #define HIPR_STRUCT_FIELD_(t, n) hipr_##t##_t n;
-#define HIPR_FIELD_SIZE_(t, n) +HIPR_SIZE_##t
-#define HIPR_DECLARE_MSG_(name, FIELDS)                                         \
-    struct hipr_##name { FIELDS(HIPR_STRUCT_FIELD_) };                         \
-    enum { HIPR_##name##_SIZE = 0 FIELDS(HIPR_FIELD_SIZE_) };                  \
-    size_t hipr_##name##_encode(uint8_t *out, const struct hipr_##name *m);    \
+#define HIPR_FIELD_SIZE_(t, n)   +HIPR_SIZE_##t
+#define HIPR_DECLARE_MSG_(name, FIELDS)                                     \
+    struct hipr_##name {                                                    \
+        FIELDS(HIPR_STRUCT_FIELD_)                                          \
+    };                                                                      \
+    enum { HIPR_##name##_SIZE = 0 FIELDS(HIPR_FIELD_SIZE_) };               \
+    size_t hipr_##name##_encode(uint8_t *out, const struct hipr_##name *m); \
     int hipr_##name##_decode(const uint8_t *in, size_t len, struct hipr_##name *m);
 HIPR_MESSAGES(HIPR_DECLARE_MSG_)
 #undef HIPR_DECLARE_MSG_
@@ -128,8 +131,8 @@ enum hipr_kind { HIPR_KIND_SYNC, HIPR_KIND_ASYNC };
 struct hipr_op_info {
     uint16_t opcode;
     const char *name;
-    uint32_t request_size;   /* fixed part of the request payload */
-    uint32_t reply_size;     /* fixed part of the reply body (after reply_hdr) */
+    uint32_t request_size; /* fixed part of the request payload */
+    uint32_t reply_size;   /* fixed part of the reply body (after reply_hdr) */
     uint64_t request_tail_cap;
     uint64_t reply_tail_cap;
     enum hipr_kind kind;
@@ -152,12 +155,12 @@ void hipr_reply_frame_encode(uint8_t out[HIPR_HEADER_SIZE + HIPR_reply_hdr_SIZE]
 /* Frame check results, ordered so that any non-zero value is fatal. */
 enum hipr_check {
     HIPR_OK = 0,
-    HIPR_EBADMAGIC,   /* not a HIPR frame */
-    HIPR_EVERSION,    /* unsupported protocol version */
-    HIPR_EBADFLAGS,   /* unknown flag bits */
-    HIPR_EOPCODE,     /* opcode not in the spec */
-    HIPR_ETOOSHORT,   /* payload shorter than the fixed message */
-    HIPR_ETOOBIG,     /* payload over the opcode's cap */
+    HIPR_EBADMAGIC, /* not a HIPR frame */
+    HIPR_EVERSION,  /* unsupported protocol version */
+    HIPR_EBADFLAGS, /* unknown flag bits */
+    HIPR_EOPCODE,   /* opcode not in the spec */
+    HIPR_ETOOSHORT, /* payload shorter than the fixed message */
+    HIPR_ETOOBIG,   /* payload over the opcode's cap */
 };
 
 /*
@@ -167,8 +170,7 @@ enum hipr_check {
 enum hipr_check hipr_check_request(const struct hipr_header *h,
                                    const struct hipr_op_info **info_out);
 /* The same for a reply to a request with opcode h->opcode. */
-enum hipr_check hipr_check_reply(const struct hipr_header *h,
-                                 const struct hipr_op_info **info_out);
+enum hipr_check hipr_check_reply(const struct hipr_header *h, const struct hipr_op_info **info_out);
 const char *hipr_check_str(enum hipr_check c);
 
 /* Little-endian primitives shared by the codecs and hand-written tails. */
@@ -193,8 +195,7 @@ static inline uint16_t hipr_get_u16(const uint8_t *p)
 
 static inline uint32_t hipr_get_u32(const uint8_t *p)
 {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-           (uint32_t)p[3] << 24;
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 static inline uint64_t hipr_get_u64(const uint8_t *p)

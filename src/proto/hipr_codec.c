@@ -6,17 +6,35 @@
 
 #include <string.h>
 
-static uint8_t *put_u8(uint8_t *p, uint8_t v) { *p = v; return p + 1; }
+static uint8_t *put_u8(uint8_t *p, uint8_t v)
+{
+    *p = v;
+    return p + 1;
+}
 static uint8_t *put_u16(uint8_t *p, uint16_t v)
 {
     p[0] = (uint8_t)v;
     p[1] = (uint8_t)(v >> 8);
     return p + 2;
 }
-static uint8_t *put_u32(uint8_t *p, uint32_t v) { hipr_put_u32(p, v); return p + 4; }
-static uint8_t *put_u64(uint8_t *p, uint64_t v) { hipr_put_u64(p, v); return p + 8; }
-static uint8_t *put_i32(uint8_t *p, int32_t v) { return put_u32(p, (uint32_t)v); }
-static uint8_t *put_i64(uint8_t *p, int64_t v) { return put_u64(p, (uint64_t)v); }
+static uint8_t *put_u32(uint8_t *p, uint32_t v)
+{
+    hipr_put_u32(p, v);
+    return p + 4;
+}
+static uint8_t *put_u64(uint8_t *p, uint64_t v)
+{
+    hipr_put_u64(p, v);
+    return p + 8;
+}
+static uint8_t *put_i32(uint8_t *p, int32_t v)
+{
+    return put_u32(p, (uint32_t)v);
+}
+static uint8_t *put_i64(uint8_t *p, int64_t v)
+{
+    return put_u64(p, (uint64_t)v);
+}
 static uint8_t *put_f32(uint8_t *p, float v)
 {
     uint32_t bits;
@@ -30,17 +48,37 @@ static uint8_t *put_c256(uint8_t *p, const char *s)
     memset(p + n, 0, 256 - n);
     return p + 256;
 }
-static uint8_t *put_b16(uint8_t *p, const uint8_t *b) { memcpy(p, b, 16); return p + 16; }
-static uint8_t *put_b32(uint8_t *p, const uint8_t *b) { memcpy(p, b, 32); return p + 32; }
+static uint8_t *put_b16(uint8_t *p, const uint8_t *b)
+{
+    memcpy(p, b, 16);
+    return p + 16;
+}
+static uint8_t *put_b32(uint8_t *p, const uint8_t *b)
+{
+    memcpy(p, b, 32);
+    return p + 32;
+}
 
-static const uint8_t *get_u8(const uint8_t *p, uint8_t *v) { *v = *p; return p + 1; }
+static const uint8_t *get_u8(const uint8_t *p, uint8_t *v)
+{
+    *v = *p;
+    return p + 1;
+}
 static const uint8_t *get_u16(const uint8_t *p, uint16_t *v)
 {
     *v = (uint16_t)(p[0] | p[1] << 8);
     return p + 2;
 }
-static const uint8_t *get_u32(const uint8_t *p, uint32_t *v) { *v = hipr_get_u32(p); return p + 4; }
-static const uint8_t *get_u64(const uint8_t *p, uint64_t *v) { *v = hipr_get_u64(p); return p + 8; }
+static const uint8_t *get_u32(const uint8_t *p, uint32_t *v)
+{
+    *v = hipr_get_u32(p);
+    return p + 4;
+}
+static const uint8_t *get_u64(const uint8_t *p, uint64_t *v)
+{
+    *v = hipr_get_u64(p);
+    return p + 8;
+}
 static const uint8_t *get_i32(const uint8_t *p, int32_t *v)
 {
     *v = (int32_t)hipr_get_u32(p);
@@ -64,66 +102,85 @@ static const uint8_t *get_c256(const uint8_t *p, char *s)
     s[255] = '\0';
     return p + 256;
 }
-static const uint8_t *get_b16(const uint8_t *p, uint8_t *b) { memcpy(b, p, 16); return p + 16; }
-static const uint8_t *get_b32(const uint8_t *p, uint8_t *b) { memcpy(b, p, 32); return p + 32; }
+static const uint8_t *get_b16(const uint8_t *p, uint8_t *b)
+{
+    memcpy(b, p, 16);
+    return p + 16;
+}
+static const uint8_t *get_b32(const uint8_t *p, uint8_t *b)
+{
+    memcpy(b, p, 32);
+    return p + 32;
+}
 
 /* Silence "unused function" for primitives no message uses yet. */
 static void hipr_codec_keep_(void) __attribute__((unused));
 static void hipr_codec_keep_(void)
 {
-    (void)put_u8; (void)put_u16; (void)put_i64; (void)get_u8; (void)get_u16; (void)get_i64;
+    (void)put_u8;
+    (void)put_u16;
+    (void)put_i64;
+    (void)get_u8;
+    (void)get_u16;
+    (void)get_i64;
 }
 
 /* A function, not an inline `<`, so empty messages compare without warnings. */
-static int too_short(size_t len, size_t need) { return len < need; }
+static int too_short(size_t len, size_t need)
+{
+    return len < need;
+}
 
 #define HIPR_ENCODE_FIELD_(t, n) p = put_##t(p, m->n);
 #define HIPR_DECODE_FIELD_(t, n) p = get_##t(p, HIPR_ADDR_##t(m->n));
-#define HIPR_ADDR_u8(x)   &(x)
-#define HIPR_ADDR_u16(x)  &(x)
-#define HIPR_ADDR_u32(x)  &(x)
-#define HIPR_ADDR_u64(x)  &(x)
-#define HIPR_ADDR_i32(x)  &(x)
-#define HIPR_ADDR_i64(x)  &(x)
-#define HIPR_ADDR_f32(x)  &(x)
-#define HIPR_ADDR_c256(x) (x)
-#define HIPR_ADDR_b16(x)  (x)
-#define HIPR_ADDR_b32(x)  (x)
+#define HIPR_ADDR_u8(x)          &(x)
+#define HIPR_ADDR_u16(x)         &(x)
+#define HIPR_ADDR_u32(x)         &(x)
+#define HIPR_ADDR_u64(x)         &(x)
+#define HIPR_ADDR_i32(x)         &(x)
+#define HIPR_ADDR_i64(x)         &(x)
+#define HIPR_ADDR_f32(x)         &(x)
+#define HIPR_ADDR_c256(x)        (x)
+#define HIPR_ADDR_b16(x)         (x)
+#define HIPR_ADDR_b32(x)         (x)
 
-#define HIPR_DEFINE_CODEC_(name, FIELDS)                                         \
-    size_t hipr_##name##_encode(uint8_t *out, const struct hipr_##name *m)       \
-    {                                                                            \
-        uint8_t *p = out;                                                        \
-        (void)m;                                                                 \
-        FIELDS(HIPR_ENCODE_FIELD_)                                               \
-        return (size_t)(p - out);                                                \
-    }                                                                            \
+#define HIPR_DEFINE_CODEC_(name, FIELDS)                                           \
+    size_t hipr_##name##_encode(uint8_t *out, const struct hipr_##name *m)         \
+    {                                                                              \
+        uint8_t *p = out;                                                          \
+        (void)m;                                                                   \
+        FIELDS(HIPR_ENCODE_FIELD_)                                                 \
+        return (size_t)(p - out);                                                  \
+    }                                                                              \
     int hipr_##name##_decode(const uint8_t *in, size_t len, struct hipr_##name *m) \
-    {                                                                            \
-        const uint8_t *p = in;                                                   \
-        struct hipr_##name tmp;                                                  \
-        if (too_short(len, HIPR_##name##_SIZE))                                  \
-            return -1;                                                           \
-        memset(&tmp, 0, sizeof tmp);                                             \
-        {                                                                        \
-            struct hipr_##name *const m_out = m;                                 \
-            m = &tmp;                                                            \
-            FIELDS(HIPR_DECODE_FIELD_)                                           \
-            *m_out = tmp;                                                        \
-        }                                                                        \
-        (void)p;                                                                 \
-        return 0;                                                                \
+    {                                                                              \
+        const uint8_t *p = in;                                                     \
+        struct hipr_##name tmp;                                                    \
+        if (too_short(len, HIPR_##name##_SIZE))                                    \
+            return -1;                                                             \
+        memset(&tmp, 0, sizeof tmp);                                               \
+        {                                                                          \
+            struct hipr_##name *const m_out = m;                                   \
+            m = &tmp;                                                              \
+            FIELDS(HIPR_DECODE_FIELD_)                                             \
+            *m_out = tmp;                                                          \
+        }                                                                          \
+        (void)p;                                                                   \
+        return 0;                                                                  \
     }
 HIPR_MESSAGES(HIPR_DEFINE_CODEC_)
 
 static const struct hipr_op_info op_table[] = {
-#define HIPR_OP_INFO_(NAME, num, req, rep, rcap, pcap, kind)                   \
+#define HIPR_OP_INFO_(NAME, num, req, rep, rcap, pcap, kind) \
     { num, #NAME, HIPR_##req##_SIZE, HIPR_##rep##_SIZE, rcap, pcap, HIPR_KIND_##kind },
     HIPR_OPS(HIPR_OP_INFO_)
 #undef HIPR_OP_INFO_
 };
 
-size_t hipr_op_count(void) { return sizeof op_table / sizeof op_table[0]; }
+size_t hipr_op_count(void)
+{
+    return sizeof op_table / sizeof op_table[0];
+}
 
 const struct hipr_op_info *hipr_op_at(size_t i)
 {
@@ -142,7 +199,7 @@ const struct hipr_op_info *hipr_op_lookup(uint16_t opcode)
     switch (opcode) {
 #define HIPR_OP_CASE_(NAME, num, req, rep, rcap, pcap, kind) \
     case num: return &op_table[HIPR_IDX_##NAME];
-    HIPR_OPS(HIPR_OP_CASE_)
+        HIPR_OPS(HIPR_OP_CASE_)
 #undef HIPR_OP_CASE_
     default: return NULL;
     }
@@ -187,8 +244,7 @@ void hipr_header_decode(const uint8_t in[HIPR_HEADER_SIZE], struct hipr_header *
     get_u64(p, &h->payload_length);
 }
 
-static enum hipr_check check_common(const struct hipr_header *h,
-                                    const struct hipr_op_info **info)
+static enum hipr_check check_common(const struct hipr_header *h, const struct hipr_op_info **info)
 {
     if (h->magic != HIPR_MAGIC)
         return HIPR_EBADMAGIC;
@@ -216,8 +272,7 @@ enum hipr_check hipr_check_request(const struct hipr_header *h,
     return HIPR_OK;
 }
 
-enum hipr_check hipr_check_reply(const struct hipr_header *h,
-                                 const struct hipr_op_info **info_out)
+enum hipr_check hipr_check_reply(const struct hipr_header *h, const struct hipr_op_info **info_out)
 {
     const struct hipr_op_info *info = NULL;
     enum hipr_check c = check_common(h, &info);
@@ -226,8 +281,7 @@ enum hipr_check hipr_check_reply(const struct hipr_header *h,
     if (h->payload_length < HIPR_reply_hdr_SIZE)
         return HIPR_ETOOSHORT;
     /* An error reply may carry only the reply header. */
-    if (h->payload_length - HIPR_reply_hdr_SIZE >
-        (uint64_t)info->reply_size + info->reply_tail_cap)
+    if (h->payload_length - HIPR_reply_hdr_SIZE > (uint64_t)info->reply_size + info->reply_tail_cap)
         return HIPR_ETOOBIG;
     *info_out = info;
     return HIPR_OK;

@@ -46,51 +46,51 @@
 
 /* One device, as cached by the client; repeated device_count times in the
  * HELLO reply's tail. Maps onto hipDeviceProp_t and hipDeviceGetAttribute. */
-#define HIPR_MSG_DEVINFO(F)                   \
-    F(c256, name)                             \
-    F(c256, arch_name)                        \
-    F(b16, uuid)                              \
-    F(u64, total_global_mem)                  \
-    F(u64, shared_mem_per_block)              \
-    F(u64, shared_mem_per_block_optin)        \
-    F(u64, shared_mem_per_multiprocessor)     \
-    F(u64, total_const_mem)                   \
-    F(u64, mem_pitch)                         \
-    F(u64, texture_alignment)                 \
-    F(i32, regs_per_block)                    \
-    F(i32, regs_per_multiprocessor)           \
-    F(i32, warp_size)                         \
-    F(i32, max_threads_per_block)             \
-    F(i32, max_threads_dim_x)                 \
-    F(i32, max_threads_dim_y)                 \
-    F(i32, max_threads_dim_z)                 \
-    F(i32, max_grid_size_x)                   \
-    F(i32, max_grid_size_y)                   \
-    F(i32, max_grid_size_z)                   \
-    F(i32, clock_rate_khz)                    \
-    F(i32, memory_clock_rate_khz)             \
-    F(i32, memory_bus_width)                  \
-    F(i32, major)                             \
-    F(i32, minor)                             \
-    F(i32, multiprocessor_count)              \
-    F(i32, l2_cache_size)                     \
-    F(i32, max_threads_per_multiprocessor)    \
-    F(i32, compute_mode)                      \
-    F(i32, concurrent_kernels)                \
-    F(i32, pci_domain_id)                     \
-    F(i32, pci_bus_id)                        \
-    F(i32, pci_device_id)                     \
-    F(i32, integrated)                        \
-    F(i32, can_map_host_memory)               \
-    F(i32, ecc_enabled)                       \
-    F(i32, async_engine_count)                \
-    F(i32, unified_addressing)                \
-    F(i32, managed_memory)                    \
-    F(i32, cooperative_launch)                \
-    F(i32, is_multi_gpu_board)                \
-    F(i32, stream_priority_low)               \
-    F(i32, stream_priority_high)              \
-    F(i32, gcn_arch)                          \
+#define HIPR_MSG_DEVINFO(F)                \
+    F(c256, name)                          \
+    F(c256, arch_name)                     \
+    F(b16, uuid)                           \
+    F(u64, total_global_mem)               \
+    F(u64, shared_mem_per_block)           \
+    F(u64, shared_mem_per_block_optin)     \
+    F(u64, shared_mem_per_multiprocessor)  \
+    F(u64, total_const_mem)                \
+    F(u64, mem_pitch)                      \
+    F(u64, texture_alignment)              \
+    F(i32, regs_per_block)                 \
+    F(i32, regs_per_multiprocessor)        \
+    F(i32, warp_size)                      \
+    F(i32, max_threads_per_block)          \
+    F(i32, max_threads_dim_x)              \
+    F(i32, max_threads_dim_y)              \
+    F(i32, max_threads_dim_z)              \
+    F(i32, max_grid_size_x)                \
+    F(i32, max_grid_size_y)                \
+    F(i32, max_grid_size_z)                \
+    F(i32, clock_rate_khz)                 \
+    F(i32, memory_clock_rate_khz)          \
+    F(i32, memory_bus_width)               \
+    F(i32, major)                          \
+    F(i32, minor)                          \
+    F(i32, multiprocessor_count)           \
+    F(i32, l2_cache_size)                  \
+    F(i32, max_threads_per_multiprocessor) \
+    F(i32, compute_mode)                   \
+    F(i32, concurrent_kernels)             \
+    F(i32, pci_domain_id)                  \
+    F(i32, pci_bus_id)                     \
+    F(i32, pci_device_id)                  \
+    F(i32, integrated)                     \
+    F(i32, can_map_host_memory)            \
+    F(i32, ecc_enabled)                    \
+    F(i32, async_engine_count)             \
+    F(i32, unified_addressing)             \
+    F(i32, managed_memory)                 \
+    F(i32, cooperative_launch)             \
+    F(i32, is_multi_gpu_board)             \
+    F(i32, stream_priority_low)            \
+    F(i32, stream_priority_high)           \
+    F(i32, gcn_arch)                       \
     F(u32, flags)
 
 /* DEVICE_ATTRIBUTES' reply: what DEVINFO does not carry of one device, for
@@ -315,17 +315,17 @@
     F(u32, flags)
 
 /* The tail of the reply is param_count (u32 offset, u32 size) pairs. */
-#define HIPR_MSG_FUNCTION_REP(F)   \
-    F(u64, function)               \
-    F(u32, param_count)            \
-    F(u32, args_size)              \
-    F(i32, max_threads_per_block)  \
-    F(i32, num_regs)               \
-    F(i32, shared_size_bytes)      \
-    F(i32, const_size_bytes)       \
-    F(i32, local_size_bytes)       \
-    F(i32, max_dynamic_shared)     \
-    F(i32, ptx_version)            \
+#define HIPR_MSG_FUNCTION_REP(F)  \
+    F(u64, function)              \
+    F(u32, param_count)           \
+    F(u32, args_size)             \
+    F(i32, max_threads_per_block) \
+    F(i32, num_regs)              \
+    F(i32, shared_size_bytes)     \
+    F(i32, const_size_bytes)      \
+    F(i32, local_size_bytes)      \
+    F(i32, max_dynamic_shared)    \
+    F(i32, ptx_version)           \
     F(i32, binary_version)
 
 #define HIPR_MSG_GLOBAL_REP(F) \
@@ -404,125 +404,130 @@
     F(u64, log_size)
 
 /* Every message type, as M(c_name, FIELDS). */
-#define HIPR_MESSAGES(M)                              \
-    M(reply_hdr, HIPR_MSG_REPLY_HDR)                  \
-    M(hello_req, HIPR_MSG_HELLO_REQ)                  \
-    M(hello_rep, HIPR_MSG_HELLO_REP)                  \
-    M(devinfo, HIPR_MSG_DEVINFO)                      \
-    M(devattr, HIPR_MSG_DEVATTR)                      \
-    M(ping, HIPR_MSG_PING)                            \
-    M(auth_begin_req, HIPR_MSG_AUTH_BEGIN_REQ)        \
-    M(auth_begin_rep, HIPR_MSG_AUTH_BEGIN_REP)        \
-    M(auth_proof, HIPR_MSG_AUTH_PROOF)                \
-    M(heartbeat, HIPR_MSG_HEARTBEAT)                  \
-    M(device, HIPR_MSG_DEVICE)                        \
-    M(mem_info_rep, HIPR_MSG_MEM_INFO_REP)            \
-    M(malloc_req, HIPR_MSG_MALLOC_REQ)                \
-    M(ptr, HIPR_MSG_PTR)                              \
-    M(memcpy_h2d, HIPR_MSG_MEMCPY_H2D)                \
-    M(memcpy_d2h, HIPR_MSG_MEMCPY_D2H)                \
-    M(memcpy_d2d, HIPR_MSG_MEMCPY_D2D)                \
-    M(memcpy2d_h2d, HIPR_MSG_MEMCPY2D_H2D)            \
-    M(memcpy2d_d2h, HIPR_MSG_MEMCPY2D_D2H)            \
-    M(memcpy2d_d2d, HIPR_MSG_MEMCPY2D_D2D)            \
-    M(memset, HIPR_MSG_MEMSET)                        \
-    M(stream_create, HIPR_MSG_STREAM_CREATE)          \
-    M(stream, HIPR_MSG_STREAM)                        \
-    M(stream_wait_event, HIPR_MSG_STREAM_WAIT_EVENT)  \
-    M(stream_value, HIPR_MSG_STREAM_VALUE)            \
-    M(event_create, HIPR_MSG_EVENT_CREATE)            \
-    M(event, HIPR_MSG_EVENT)                          \
-    M(event_record, HIPR_MSG_EVENT_RECORD)            \
-    M(event_elapsed_req, HIPR_MSG_EVENT_ELAPSED_REQ)  \
-    M(event_elapsed_rep, HIPR_MSG_EVENT_ELAPSED_REP)  \
-    M(module_load_req, HIPR_MSG_MODULE_LOAD_REQ)      \
-    M(module, HIPR_MSG_MODULE)                        \
-    M(module_load_rep, HIPR_MSG_MODULE_LOAD_REP)      \
-    M(function_rep, HIPR_MSG_FUNCTION_REP)            \
-    M(global_rep, HIPR_MSG_GLOBAL_REP)                \
-    M(launch, HIPR_MSG_LAUNCH)                        \
-    M(session_stats_rep, HIPR_MSG_SESSION_STATS_REP)  \
-    M(worker_status_rep, HIPR_MSG_WORKER_STATUS_REP)  \
-    M(session_entry, HIPR_MSG_SESSION_ENTRY)          \
-    M(worker_info_rep, HIPR_MSG_WORKER_INFO_REP)      \
-    M(rtc_compile_req, HIPR_MSG_RTC_COMPILE_REQ)      \
-    M(rtc_compile_rep, HIPR_MSG_RTC_COMPILE_REP)      \
-    M(resume_enable_rep, HIPR_MSG_RESUME_ENABLE_REP)  \
-    M(ack, HIPR_MSG_ACK)                              \
-    M(session_route, HIPR_MSG_SESSION_ROUTE)          \
+#define HIPR_MESSAGES(M)                               \
+    M(reply_hdr, HIPR_MSG_REPLY_HDR)                   \
+    M(hello_req, HIPR_MSG_HELLO_REQ)                   \
+    M(hello_rep, HIPR_MSG_HELLO_REP)                   \
+    M(devinfo, HIPR_MSG_DEVINFO)                       \
+    M(devattr, HIPR_MSG_DEVATTR)                       \
+    M(ping, HIPR_MSG_PING)                             \
+    M(auth_begin_req, HIPR_MSG_AUTH_BEGIN_REQ)         \
+    M(auth_begin_rep, HIPR_MSG_AUTH_BEGIN_REP)         \
+    M(auth_proof, HIPR_MSG_AUTH_PROOF)                 \
+    M(heartbeat, HIPR_MSG_HEARTBEAT)                   \
+    M(device, HIPR_MSG_DEVICE)                         \
+    M(mem_info_rep, HIPR_MSG_MEM_INFO_REP)             \
+    M(malloc_req, HIPR_MSG_MALLOC_REQ)                 \
+    M(ptr, HIPR_MSG_PTR)                               \
+    M(memcpy_h2d, HIPR_MSG_MEMCPY_H2D)                 \
+    M(memcpy_d2h, HIPR_MSG_MEMCPY_D2H)                 \
+    M(memcpy_d2d, HIPR_MSG_MEMCPY_D2D)                 \
+    M(memcpy2d_h2d, HIPR_MSG_MEMCPY2D_H2D)             \
+    M(memcpy2d_d2h, HIPR_MSG_MEMCPY2D_D2H)             \
+    M(memcpy2d_d2d, HIPR_MSG_MEMCPY2D_D2D)             \
+    M(memset, HIPR_MSG_MEMSET)                         \
+    M(stream_create, HIPR_MSG_STREAM_CREATE)           \
+    M(stream, HIPR_MSG_STREAM)                         \
+    M(stream_wait_event, HIPR_MSG_STREAM_WAIT_EVENT)   \
+    M(stream_value, HIPR_MSG_STREAM_VALUE)             \
+    M(event_create, HIPR_MSG_EVENT_CREATE)             \
+    M(event, HIPR_MSG_EVENT)                           \
+    M(event_record, HIPR_MSG_EVENT_RECORD)             \
+    M(event_elapsed_req, HIPR_MSG_EVENT_ELAPSED_REQ)   \
+    M(event_elapsed_rep, HIPR_MSG_EVENT_ELAPSED_REP)   \
+    M(module_load_req, HIPR_MSG_MODULE_LOAD_REQ)       \
+    M(module, HIPR_MSG_MODULE)                         \
+    M(module_load_rep, HIPR_MSG_MODULE_LOAD_REP)       \
+    M(function_rep, HIPR_MSG_FUNCTION_REP)             \
+    M(global_rep, HIPR_MSG_GLOBAL_REP)                 \
+    M(launch, HIPR_MSG_LAUNCH)                         \
+    M(session_stats_rep, HIPR_MSG_SESSION_STATS_REP)   \
+    M(worker_status_rep, HIPR_MSG_WORKER_STATUS_REP)   \
+    M(session_entry, HIPR_MSG_SESSION_ENTRY)           \
+    M(worker_info_rep, HIPR_MSG_WORKER_INFO_REP)       \
+    M(rtc_compile_req, HIPR_MSG_RTC_COMPILE_REQ)       \
+    M(rtc_compile_rep, HIPR_MSG_RTC_COMPILE_REP)       \
+    M(resume_enable_rep, HIPR_MSG_RESUME_ENABLE_REP)   \
+    M(ack, HIPR_MSG_ACK)                               \
+    M(session_route, HIPR_MSG_SESSION_ROUTE)           \
     M(session_resume_req, HIPR_MSG_SESSION_RESUME_REQ) \
     M(session_resume_rep, HIPR_MSG_SESSION_RESUME_REP)
 
 /* Caps on trailing data, in bytes. */
-#define HIPR_KiB (UINT64_C(1) << 10)
-#define HIPR_MiB (UINT64_C(1) << 20)
-#define HIPR_CAP_NAME        (4 * HIPR_KiB)     /* symbol names */
-#define HIPR_CAP_COPY_CHUNK  (64 * HIPR_MiB)    /* one H2D/D2H message */
-#define HIPR_CAP_MODULE      (256 * HIPR_MiB)   /* one code object image */
-#define HIPR_CAP_KERNEL_ARGS (64 * HIPR_KiB)    /* one launch's arguments */
-#define HIPR_CAP_DEVICES     64                 /* devices in a HELLO reply */
-#define HIPR_CAP_PARAMS      4096               /* parameters of a kernel */
-#define HIPR_CAP_SESSIONS    1024               /* entries in a status reply */
-#define HIPR_CAP_RTC_INPUT   (16 * HIPR_MiB)    /* source, headers, options, names */
-#define HIPR_CAP_RTC_CODE    (64 * HIPR_MiB)    /* one compiled code object */
-#define HIPR_CAP_RTC_LOG     (1 * HIPR_MiB)     /* one compile log */
-#define HIPR_CAP_RTC_HEADERS 256                /* headers of one program */
-#define HIPR_CAP_RTC_OPTIONS 256                /* options of one compile */
-#define HIPR_CAP_RTC_NAMES   1024               /* name expressions of one program */
-#define HIPR_CAP_RTC_REPLY   (HIPR_CAP_RTC_CODE + HIPR_CAP_RTC_LOG + HIPR_CAP_RTC_NAMES * HIPR_CAP_NAME)
+#define HIPR_KiB             (UINT64_C(1) << 10)
+#define HIPR_MiB             (UINT64_C(1) << 20)
+#define HIPR_CAP_NAME        (4 * HIPR_KiB)   /* symbol names */
+#define HIPR_CAP_COPY_CHUNK  (64 * HIPR_MiB)  /* one H2D/D2H message */
+#define HIPR_CAP_MODULE      (256 * HIPR_MiB) /* one code object image */
+#define HIPR_CAP_KERNEL_ARGS (64 * HIPR_KiB)  /* one launch's arguments */
+#define HIPR_CAP_DEVICES     64               /* devices in a HELLO reply */
+#define HIPR_CAP_PARAMS      4096             /* parameters of a kernel */
+#define HIPR_CAP_SESSIONS    1024             /* entries in a status reply */
+#define HIPR_CAP_RTC_INPUT   (16 * HIPR_MiB)  /* source, headers, options, names */
+#define HIPR_CAP_RTC_CODE    (64 * HIPR_MiB)  /* one compiled code object */
+#define HIPR_CAP_RTC_LOG     (1 * HIPR_MiB)   /* one compile log */
+#define HIPR_CAP_RTC_HEADERS 256              /* headers of one program */
+#define HIPR_CAP_RTC_OPTIONS 256              /* options of one compile */
+#define HIPR_CAP_RTC_NAMES   1024             /* name expressions of one program */
+#define HIPR_CAP_RTC_REPLY \
+    (HIPR_CAP_RTC_CODE + HIPR_CAP_RTC_LOG + HIPR_CAP_RTC_NAMES * HIPR_CAP_NAME)
 
+/* clang-format off: the opcode table is read as a table */
 /*
  * Every opcode: X(NAME, number, request message, reply message,
  *                 request tail cap, reply tail cap, kind).
  * kind: SYNC - the client waits for a reply;
  *       ASYNC - sent with NO_REPLY, failures surface later as async_status.
  */
-#define HIPR_OPS(X)                                                                           \
-    X(HELLO,             0x0001, hello_req,          hello_rep,         256,                   HIPR_CAP_DEVICES * 1024, SYNC)  \
-    X(GOODBYE,           0x0002, empty,              empty,             0,                     0,                    SYNC)  \
-    X(PING,              0x0003, ping,               ping,              0,                     0,                    SYNC)  \
-    X(SESSION_STATS,     0x0004, empty,              session_stats_rep, 0,                     0,                    SYNC)  \
-    X(WORKER_STATUS,     0x0005, empty,              worker_status_rep, 0,                     HIPR_CAP_SESSIONS * 24, SYNC) \
-    X(AUTH_BEGIN,        0x0006, auth_begin_req,     auth_begin_rep,    0,                     0,                    SYNC)  \
-    X(AUTH_PROOF,        0x0007, auth_proof,         auth_proof,        0,                     0,                    SYNC)  \
-    X(HEARTBEAT,         0x0008, heartbeat,          heartbeat,         0,                     0,                    ASYNC) \
-    X(RESUME_ENABLE,     0x0009, empty,              resume_enable_rep, 0,                     0,                    SYNC)  \
-    X(ACK,               0x000A, ack,                ack,               0,                     0,                    ASYNC) \
-    X(SESSION_ROUTE,     0x000B, session_route,      empty,             0,                     0,                    SYNC)  \
-    X(WORKER_INFO,       0x000C, empty,              worker_info_rep,   0,                     HIPR_CAP_DEVICES * 1024, SYNC) \
-    X(SESSION_RESUME,    0x000D, session_resume_req, session_resume_rep, 0,                    0,                    SYNC)  \
-    X(DEVICE_SYNCHRONIZE,0x0101, device,             empty,             0,                     0,                    SYNC)  \
-    X(DEVICE_RESET,      0x0102, device,             empty,             0,                     0,                    SYNC)  \
-    X(MEM_GET_INFO,      0x0103, device,             mem_info_rep,      0,                     0,                    SYNC)  \
-    X(DEVICE_ATTRIBUTES, 0x0104, device,             devattr,           0,                     0,                    SYNC)  \
-    X(MALLOC,            0x0201, malloc_req,         ptr,               0,                     0,                    SYNC)  \
-    X(FREE,              0x0202, ptr,                empty,             0,                     0,                    ASYNC) \
-    X(MEMCPY_H2D,        0x0210, memcpy_h2d,         empty,             HIPR_CAP_COPY_CHUNK,   0,                    ASYNC) \
-    X(MEMCPY_D2H,        0x0211, memcpy_d2h,         empty,             0,                     HIPR_CAP_COPY_CHUNK,  SYNC)  \
-    X(MEMCPY_D2D,        0x0212, memcpy_d2d,         empty,             0,                     0,                    ASYNC) \
-    X(MEMCPY2D_H2D,      0x0213, memcpy2d_h2d,       empty,             HIPR_CAP_COPY_CHUNK,   0,                    ASYNC) \
-    X(MEMCPY2D_D2H,      0x0214, memcpy2d_d2h,       empty,             0,                     HIPR_CAP_COPY_CHUNK,  SYNC)  \
-    X(MEMCPY2D_D2D,      0x0215, memcpy2d_d2d,       empty,             0,                     0,                    ASYNC) \
-    X(MEMSET,            0x0220, memset,             empty,             0,                     0,                    ASYNC) \
-    X(STREAM_CREATE,     0x0301, stream_create,      empty,             0,                     0,                    ASYNC) \
-    X(STREAM_DESTROY,    0x0302, stream,             empty,             0,                     0,                    ASYNC) \
-    X(STREAM_SYNCHRONIZE,0x0303, stream,             empty,             0,                     0,                    SYNC)  \
-    X(STREAM_QUERY,      0x0304, stream,             empty,             0,                     0,                    SYNC)  \
-    X(STREAM_WAIT_EVENT, 0x0305, stream_wait_event,  empty,             0,                     0,                    ASYNC) \
-    X(STREAM_WRITE_VALUE,0x0306, stream_value,       empty,             0,                     0,                    ASYNC) \
-    X(STREAM_WAIT_VALUE, 0x0307, stream_value,       empty,             0,                     0,                    ASYNC) \
-    X(EVENT_CREATE,      0x0401, event_create,       empty,             0,                     0,                    ASYNC) \
-    X(EVENT_RECORD,      0x0402, event_record,       empty,             0,                     0,                    ASYNC) \
-    X(EVENT_SYNCHRONIZE, 0x0403, event,              empty,             0,                     0,                    SYNC)  \
-    X(EVENT_QUERY,       0x0404, event,              empty,             0,                     0,                    SYNC)  \
-    X(EVENT_ELAPSED,     0x0405, event_elapsed_req,  event_elapsed_rep, 0,                     0,                    SYNC)  \
-    X(EVENT_DESTROY,     0x0406, event,              empty,             0,                     0,                    ASYNC) \
-    X(MODULE_LOAD,       0x0501, module_load_req,    module,            HIPR_CAP_MODULE,       0,                    SYNC)  \
-    X(MODULE_GET_FUNCTION,0x0502, module,            function_rep,      HIPR_CAP_NAME,         HIPR_CAP_PARAMS * 8,  SYNC)  \
-    X(MODULE_GET_GLOBAL, 0x0503, module,             global_rep,        HIPR_CAP_NAME,         0,                    SYNC)  \
-    X(MODULE_UNLOAD,     0x0504, module,             empty,             0,                     0,                    ASYNC) \
-    X(MODULE_LOAD_EX,    0x0505, module_load_req,    module_load_rep,   HIPR_CAP_MODULE,       0,                    SYNC)  \
-    X(LAUNCH,            0x0510, launch,             empty,             HIPR_CAP_KERNEL_ARGS,  0,                    ASYNC) \
-    X(RTC_COMPILE,       0x0601, rtc_compile_req,    rtc_compile_rep,   HIPR_CAP_RTC_INPUT,    HIPR_CAP_RTC_REPLY,   SYNC)
+#define HIPR_OPS(X)                                                                                \
+    X(HELLO, 0x0001, hello_req, hello_rep, 256, HIPR_CAP_DEVICES * 1024, SYNC)                     \
+    X(GOODBYE, 0x0002, empty, empty, 0, 0, SYNC)                                                   \
+    X(PING, 0x0003, ping, ping, 0, 0, SYNC)                                                        \
+    X(SESSION_STATS, 0x0004, empty, session_stats_rep, 0, 0, SYNC)                                 \
+    X(WORKER_STATUS, 0x0005, empty, worker_status_rep, 0, HIPR_CAP_SESSIONS * 24, SYNC)            \
+    X(AUTH_BEGIN, 0x0006, auth_begin_req, auth_begin_rep, 0, 0, SYNC)                              \
+    X(AUTH_PROOF, 0x0007, auth_proof, auth_proof, 0, 0, SYNC)                                      \
+    X(HEARTBEAT, 0x0008, heartbeat, heartbeat, 0, 0, ASYNC)                                        \
+    X(RESUME_ENABLE, 0x0009, empty, resume_enable_rep, 0, 0, SYNC)                                 \
+    X(ACK, 0x000A, ack, ack, 0, 0, ASYNC)                                                          \
+    X(SESSION_ROUTE, 0x000B, session_route, empty, 0, 0, SYNC)                                     \
+    X(WORKER_INFO, 0x000C, empty, worker_info_rep, 0, HIPR_CAP_DEVICES * 1024, SYNC)               \
+    X(SESSION_RESUME, 0x000D, session_resume_req, session_resume_rep, 0, 0, SYNC)                  \
+    X(DEVICE_SYNCHRONIZE, 0x0101, device, empty, 0, 0, SYNC)                                       \
+    X(DEVICE_RESET, 0x0102, device, empty, 0, 0, SYNC)                                             \
+    X(MEM_GET_INFO, 0x0103, device, mem_info_rep, 0, 0, SYNC)                                      \
+    X(DEVICE_ATTRIBUTES, 0x0104, device, devattr, 0, 0, SYNC)                                      \
+    X(MALLOC, 0x0201, malloc_req, ptr, 0, 0, SYNC)                                                 \
+    X(FREE, 0x0202, ptr, empty, 0, 0, ASYNC)                                                       \
+    X(MEMCPY_H2D, 0x0210, memcpy_h2d, empty, HIPR_CAP_COPY_CHUNK, 0, ASYNC)                        \
+    X(MEMCPY_D2H, 0x0211, memcpy_d2h, empty, 0, HIPR_CAP_COPY_CHUNK, SYNC)                         \
+    X(MEMCPY_D2D, 0x0212, memcpy_d2d, empty, 0, 0, ASYNC)                                          \
+    X(MEMCPY2D_H2D, 0x0213, memcpy2d_h2d, empty, HIPR_CAP_COPY_CHUNK, 0, ASYNC)                    \
+    X(MEMCPY2D_D2H, 0x0214, memcpy2d_d2h, empty, 0, HIPR_CAP_COPY_CHUNK, SYNC)                     \
+    X(MEMCPY2D_D2D, 0x0215, memcpy2d_d2d, empty, 0, 0, ASYNC)                                      \
+    X(MEMSET, 0x0220, memset, empty, 0, 0, ASYNC)                                                  \
+    X(STREAM_CREATE, 0x0301, stream_create, empty, 0, 0, ASYNC)                                    \
+    X(STREAM_DESTROY, 0x0302, stream, empty, 0, 0, ASYNC)                                          \
+    X(STREAM_SYNCHRONIZE, 0x0303, stream, empty, 0, 0, SYNC)                                       \
+    X(STREAM_QUERY, 0x0304, stream, empty, 0, 0, SYNC)                                             \
+    X(STREAM_WAIT_EVENT, 0x0305, stream_wait_event, empty, 0, 0, ASYNC)                            \
+    X(STREAM_WRITE_VALUE, 0x0306, stream_value, empty, 0, 0, ASYNC)                                \
+    X(STREAM_WAIT_VALUE, 0x0307, stream_value, empty, 0, 0, ASYNC)                                 \
+    X(EVENT_CREATE, 0x0401, event_create, empty, 0, 0, ASYNC)                                      \
+    X(EVENT_RECORD, 0x0402, event_record, empty, 0, 0, ASYNC)                                      \
+    X(EVENT_SYNCHRONIZE, 0x0403, event, empty, 0, 0, SYNC)                                         \
+    X(EVENT_QUERY, 0x0404, event, empty, 0, 0, SYNC)                                               \
+    X(EVENT_ELAPSED, 0x0405, event_elapsed_req, event_elapsed_rep, 0, 0, SYNC)                     \
+    X(EVENT_DESTROY, 0x0406, event, empty, 0, 0, ASYNC)                                            \
+    X(MODULE_LOAD, 0x0501, module_load_req, module, HIPR_CAP_MODULE, 0, SYNC)                      \
+    X(MODULE_GET_FUNCTION, 0x0502, module, function_rep, HIPR_CAP_NAME, HIPR_CAP_PARAMS * 8, SYNC) \
+    X(MODULE_GET_GLOBAL, 0x0503, module, global_rep, HIPR_CAP_NAME, 0, SYNC)                       \
+    X(MODULE_UNLOAD, 0x0504, module, empty, 0, 0, ASYNC)                                           \
+    X(MODULE_LOAD_EX, 0x0505, module_load_req, module_load_rep, HIPR_CAP_MODULE, 0, SYNC)          \
+    X(LAUNCH, 0x0510, launch, empty, HIPR_CAP_KERNEL_ARGS, 0, ASYNC)                               \
+    X(RTC_COMPILE, 0x0601, rtc_compile_req, rtc_compile_rep, HIPR_CAP_RTC_INPUT,                   \
+      HIPR_CAP_RTC_REPLY, SYNC)
+
+/* clang-format on */
 
 #endif /* HIPR_SPEC_H */

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #if defined(__x86_64__) || defined(__aarch64__)
-#define ABI_SIZE(t, n) _Static_assert(sizeof(t) == (n), #t " size")
+#define ABI_SIZE(t, n)   _Static_assert(sizeof(t) == (n), #t " size")
 #define ABI_OFF(t, f, n) _Static_assert(offsetof(t, f) == (n), #t "." #f)
 
 ABI_SIZE(VirtualizationCapabilities, 16);

@@ -43,13 +43,13 @@ typedef struct {
     double maxTflops;
     uint32_t pcieGen;
     uint32_t pcieWidth;
-} AccelDeviceBasicInfo;                             /* 472 bytes */
+} AccelDeviceBasicInfo; /* 472 bytes */
 
 typedef struct {
     AccelDeviceBasicInfo basic;
     DeviceProperties props;
     VirtualizationCapabilities virtualizationCapabilities;
-} AccelExtendedDeviceInfo;                          /* 20976 bytes */
+} AccelExtendedDeviceInfo; /* 20976 bytes */
 
 typedef enum {
     TOPO_LEVEL_INTERNAL = 0,
@@ -66,7 +66,7 @@ typedef struct {
     char peerUUID[64];
     int32_t peerIndex;
     TopoLevelType topoLevel;
-} AccelDeviceTopoNode;                              /* 72 bytes */
+} AccelDeviceTopoNode; /* 72 bytes */
 
 typedef struct {
     char deviceUUID[64];
@@ -79,7 +79,7 @@ typedef struct {
 typedef struct {
     AccelDeviceTopologyInfo devices[MAX_TOPOLOGY_DEVICES];
     size_t deviceCount;
-} AccelExtendedDeviceTopology;                      /* 300040 bytes */
+} AccelExtendedDeviceTopology; /* 300040 bytes */
 
 typedef struct {
     pid_t *processIds;
@@ -97,41 +97,35 @@ typedef enum {
     PARTITION_TYPE_DEVICE_NODE = 1
 } PartitionResultType;
 
-#define MAX_PARTITION_DEVICE_NODES 16
+#define MAX_PARTITION_DEVICE_NODES       16
 #define MAX_PARTITION_DEVICE_NODE_LENGTH (MAX_MOUNT_PATH * 2 + 2)
 
 typedef struct {
     PartitionResultType type;
-    char deviceUUID[64];                                  /* partition id */
-    char envVars[MAX_PARTITION_ENVS][MAX_ENV_VALUE_LENGTH];  /* "K=V" */
+    char deviceUUID[64];                                    /* partition id */
+    char envVars[MAX_PARTITION_ENVS][MAX_ENV_VALUE_LENGTH]; /* "K=V" */
     char deviceNodes[MAX_PARTITION_DEVICE_NODES]
-                    [MAX_PARTITION_DEVICE_NODE_LENGTH];   /* "host=guest" */
+                    [MAX_PARTITION_DEVICE_NODE_LENGTH]; /* "host=guest" */
 } PartitionResult;
 
 AccelResult AccelInit(void);
 AccelResult AccelShutdown(void);
 AccelResult AccelGetDeviceCount(size_t *deviceCount);
-AccelResult AccelGetAllDevices(AccelExtendedDeviceInfo *devices,
-                               size_t maxCount, size_t *deviceCount);
+AccelResult AccelGetAllDevices(AccelExtendedDeviceInfo *devices, size_t maxCount,
+                               size_t *deviceCount);
 AccelResult AccelGetAllDevicesTopology(AccelExtendedDeviceTopology *topology);
-AccelResult AccelAssignPartition(const char *templateId,
-                                 const char *deviceUUID,
+AccelResult AccelAssignPartition(const char *templateId, const char *deviceUUID,
                                  PartitionResult *partitionResult);
-AccelResult AccelRemovePartition(const char *templateId,
-                                 const char *deviceUUID);
-AccelResult AccelSetMemHardLimit(const char *deviceUUID,
-                                 uint64_t memoryLimitBytes);
-AccelResult AccelSetComputeUnitHardLimit(const char *deviceUUID,
-                                         uint32_t computeUnitLimit);
+AccelResult AccelRemovePartition(const char *templateId, const char *deviceUUID);
+AccelResult AccelSetMemHardLimit(const char *deviceUUID, uint64_t memoryLimitBytes);
+AccelResult AccelSetComputeUnitHardLimit(const char *deviceUUID, uint32_t computeUnitLimit);
 AccelResult AccelSnapshot(SnapshotContext *context);
 AccelResult AccelResume(SnapshotContext *context);
-AccelResult AccelGetProcessInformation(ProcessInformation *processInfos,
-                                       size_t maxCount,
+AccelResult AccelGetProcessInformation(ProcessInformation *processInfos, size_t maxCount,
                                        size_t *processInfoCount);
-AccelResult AccelGetDeviceMetrics(const char **deviceUUIDs,
-                                  size_t deviceCount, DeviceMetrics *metrics);
-AccelResult AccelGetVendorMountLibs(MountPath *mounts, size_t maxCount,
-                                    size_t *mountCount);
+AccelResult AccelGetDeviceMetrics(const char **deviceUUIDs, size_t deviceCount,
+                                  DeviceMetrics *metrics);
+AccelResult AccelGetVendorMountLibs(MountPath *mounts, size_t maxCount, size_t *mountCount);
 AccelResult AccelRegisterLogCallback(LogCallbackFunc callback);
 
 #ifdef __cplusplus

@@ -39,15 +39,15 @@ typedef enum {
 typedef void (*LogCallbackFunc)(const char *level, const char *message);
 
 #define MAX_DEVICE_PROPERTIES 64
-#define MAX_TOPOLOGY_DEVICES 64
-#define MAX_PARTITION_ENVS 16
-#define MAX_ENV_KEY_LENGTH 64
-#define MAX_ENV_VALUE_LENGTH 256
-#define MAX_PROCESSES 1024
-#define MAX_EXTRA_METRICS 64
-#define MAX_DEVICE_UUIDS 64
-#define UUID_STRING_LENGTH 64
-#define MAX_MOUNT_PATH 512
+#define MAX_TOPOLOGY_DEVICES  64
+#define MAX_PARTITION_ENVS    16
+#define MAX_ENV_KEY_LENGTH    64
+#define MAX_ENV_VALUE_LENGTH  256
+#define MAX_PROCESSES         1024
+#define MAX_EXTRA_METRICS     64
+#define MAX_DEVICE_UUIDS      64
+#define UUID_STRING_LENGTH    64
+#define MAX_MOUNT_PATH        512
 
 typedef struct {
     bool supportsPartitioning;
@@ -58,7 +58,7 @@ typedef struct {
     bool supportsRemoting;
     uint32_t maxPartitions;
     uint32_t maxWorkersPerDevice;
-} VirtualizationCapabilities;                       /* 16 bytes */
+} VirtualizationCapabilities; /* 16 bytes */
 
 typedef struct {
     char uuid[64];
@@ -67,13 +67,13 @@ typedef struct {
     char driverVersion[64];
     char firmwareVersion[64];
     int32_t index;
-    int32_t numaNode;             /* -1 if none */
+    int32_t numaNode; /* -1 if none */
     uint64_t totalMemoryBytes;
     uint64_t totalComputeUnits;
     double maxTflops;
     uint32_t pcieGen;
     uint32_t pcieWidth;
-} DeviceBasicInfo;                                  /* 392 bytes */
+} DeviceBasicInfo; /* 392 bytes */
 
 typedef struct {
     char key[64];
@@ -83,13 +83,13 @@ typedef struct {
 typedef struct {
     DevicePropertyKV properties[MAX_DEVICE_PROPERTIES];
     size_t count;
-} DeviceProperties;                                 /* 20488 bytes */
+} DeviceProperties; /* 20488 bytes */
 
 typedef struct {
     DeviceBasicInfo basic;
     DeviceProperties props;
     VirtualizationCapabilities virtualizationCapabilities;
-} ExtendedDeviceInfo;                               /* 20896 bytes */
+} ExtendedDeviceInfo; /* 20896 bytes */
 
 typedef struct {
     char templateId[64];
@@ -100,7 +100,7 @@ typedef struct {
     uint32_t sliceCount;
     bool isDefault;
     char description[256];
-} PartitionTemplate;                                /* 480 bytes */
+} PartitionTemplate; /* 480 bytes */
 
 typedef struct {
     char deviceUUID[64];
@@ -119,12 +119,12 @@ typedef struct {
 } EnvVar;
 
 typedef struct {
-    char templateId[64];          /* in */
-    char deviceUUID[64];          /* in */
-    char partitionUUID[64];       /* out */
-    EnvVar envVars[MAX_PARTITION_ENVS];   /* out */
-    size_t envVarCount;           /* out */
-} PartitionAssignment;                              /* 5320 bytes */
+    char templateId[64];                /* in */
+    char deviceUUID[64];                /* in */
+    char partitionUUID[64];             /* out */
+    EnvVar envVars[MAX_PARTITION_ENVS]; /* out */
+    size_t envVarCount;                 /* out */
+} PartitionAssignment;                  /* 5320 bytes */
 
 typedef struct {
     char workerId[64];
@@ -138,7 +138,7 @@ typedef struct {
     pid_t processIds[MAX_PROCESSES];
     size_t processCount;
     char deviceUUID[64];
-} ProcessArray;                                     /* 4168 bytes */
+} ProcessArray; /* 4168 bytes */
 
 typedef struct {
     char key[64];
@@ -146,7 +146,7 @@ typedef struct {
 } ExtraMetric;
 
 typedef struct {
-    char processId[32];           /* host pid, decimal */
+    char processId[32]; /* host pid, decimal */
     char deviceUUID[64];
     double computeUtilizationPercent;
     uint64_t activeSMs;
@@ -154,7 +154,7 @@ typedef struct {
     uint64_t memoryUsedBytes;
     uint64_t memoryReservedBytes;
     double memoryUtilizationPercent;
-} ProcessInformation;                               /* 144 bytes */
+} ProcessInformation; /* 144 bytes */
 
 typedef struct {
     char deviceUUID[64];
@@ -166,36 +166,33 @@ typedef struct {
     uint64_t memoryUsedBytes;
     ExtraMetric extraMetrics[MAX_EXTRA_METRICS];
     size_t extraMetricsCount;
-} DeviceMetrics;                                    /* 4728 bytes */
+} DeviceMetrics; /* 4728 bytes */
 
 typedef struct {
     char uuid[UUID_STRING_LENGTH];
-} DeviceUUIDEntry;                                  /* deprecated */
+} DeviceUUIDEntry; /* deprecated */
 
 typedef struct {
     char hostPath[MAX_MOUNT_PATH];
     char guestPath[MAX_MOUNT_PATH];
-} Mount;                                            /* 1024 bytes */
+} Mount; /* 1024 bytes */
 
 Result VirtualGPUInit(void);
 Result GetDeviceCount(size_t *deviceCount);
-Result GetAllDevices(ExtendedDeviceInfo *devices, size_t maxCount,
-                     size_t *deviceCount);
+Result GetAllDevices(ExtendedDeviceInfo *devices, size_t maxCount, size_t *deviceCount);
 Result GetDeviceTopology(int32_t *deviceIndexArray, size_t deviceCount,
                          ExtendedDeviceTopology *topology);
 /* The hypervisor calls RemovePartition(partitionUUID, parentDeviceUUID). */
 bool AssignPartition(PartitionAssignment *assignment);
 bool RemovePartition(const char *templateId, const char *deviceUUID);
-Result SetMemHardLimit(const char *workerId, const char *deviceUUID,
-                       uint64_t memoryLimitBytes);
+Result SetMemHardLimit(const char *workerId, const char *deviceUUID, uint64_t memoryLimitBytes);
 Result SetComputeUnitHardLimit(const char *workerId, const char *deviceUUID,
                                uint32_t computeUnitLimit);
 Result Snapshot(ProcessArray *processes);
 Result Resume(ProcessArray *processes);
-Result GetProcessInformation(ProcessInformation *processInfos,
-                             size_t maxCount, size_t *processInfoCount);
-Result GetDeviceMetrics(const char **deviceUUIDs, size_t deviceCount,
-                        DeviceMetrics *metrics);
+Result GetProcessInformation(ProcessInformation *processInfos, size_t maxCount,
+                             size_t *processInfoCount);
+Result GetDeviceMetrics(const char **deviceUUIDs, size_t deviceCount, DeviceMetrics *metrics);
 Result GetVendorMountLibs(Mount *mounts, size_t maxCount, size_t *mountCount);
 Result RegisterLogCallback(LogCallbackFunc callback);
 

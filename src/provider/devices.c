@@ -27,11 +27,10 @@ PROVIDER_API Result GetDeviceCount(size_t *deviceCount)
     return rc;
 }
 
-static void add_prop(DeviceProperties *p, const char *key, const char *fmt,
-                     ...) __attribute__((format(printf, 3, 4)));
+static void add_prop(DeviceProperties *p, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
-static void add_prop(DeviceProperties *p, const char *key, const char *fmt,
-                     ...)
+static void add_prop(DeviceProperties *p, const char *key, const char *fmt, ...)
 {
     va_list ap;
 
@@ -54,8 +53,7 @@ static const char *link_name(uint8_t t)
     }
 }
 
-void provider_fill_device(const amdgpu_system_t *sys, uint32_t i,
-                          ExtendedDeviceInfo *out)
+void provider_fill_device(const amdgpu_system_t *sys, uint32_t i, ExtendedDeviceInfo *out)
 {
     const amdgpu_gpu_t *g = &sys->gpus[i];
     DeviceBasicInfo *b = &out->basic;
@@ -66,15 +64,13 @@ void provider_fill_device(const amdgpu_system_t *sys, uint32_t i,
     provider_copy(b->uuid, sizeof(b->uuid), g->uuid);
     provider_copy(b->vendor, sizeof(b->vendor), "AMD");
     provider_copy(b->model, sizeof(b->model), g->model);
-    provider_copy(b->driverVersion, sizeof(b->driverVersion),
-                  sys->driver_version);
+    provider_copy(b->driverVersion, sizeof(b->driverVersion), sys->driver_version);
     b->index = (int32_t)g->index;
     b->numaNode = g->numa_node;
     b->totalMemoryBytes = g->vram_bytes;
     b->totalComputeUnits = g->compute_units;
-    b->maxTflops = amdgpu_peak_tflops(g->gfx_target_version,
-                                      g->compute_units,
-                                      g->max_engine_clk_mhz);
+    b->maxTflops =
+        amdgpu_peak_tflops(g->gfx_target_version, g->compute_units, g->max_engine_clk_mhz);
     b->pcieGen = g->pcie_gen;
     b->pcieWidth = g->pcie_width;
 
@@ -83,8 +79,7 @@ void provider_fill_device(const amdgpu_system_t *sys, uint32_t i,
     add_prop(p, "gfxTarget", "%s", g->gfx_target);
     add_prop(p, "gfxTargetVersion", "%" PRIu32, g->gfx_target_version);
     if (g->partitions[0].render_minor >= 0)
-        add_prop(p, "renderNode", "/dev/dri/renderD%d",
-                 g->partitions[0].render_minor);
+        add_prop(p, "renderNode", "/dev/dri/renderD%d", g->partitions[0].render_minor);
     if (g->card_index >= 0)
         add_prop(p, "cardNode", "/dev/dri/card%d", g->card_index);
     if (g->unique_id)
@@ -103,18 +98,14 @@ void provider_fill_device(const amdgpu_system_t *sys, uint32_t i,
     }
     add_prop(p, "computePartition", "%s", g->compute_partition);
     add_prop(p, "memoryPartition", "%s", g->memory_partition);
-    add_prop(p, "availableComputePartitions", "%s",
-             g->available_compute_partitions);
-    add_prop(p, "availableMemoryPartitions", "%s",
-             g->available_memory_partitions);
+    add_prop(p, "availableComputePartitions", "%s", g->available_compute_partitions);
+    add_prop(p, "availableMemoryPartitions", "%s", g->available_memory_partitions);
     add_prop(p, "partitionCount", "%" PRIu32, g->partition_count);
     if (g->mode_partition_count)
-        add_prop(p, "partitionCountByMode", "%" PRIu32,
-                 g->mode_partition_count);
+        add_prop(p, "partitionCountByMode", "%" PRIu32, g->mode_partition_count);
     if (g->compute_partition[0] && g->memory_partition[0]) {
         char tmpl[24];
-        snprintf(tmpl, sizeof(tmpl), "%s_%s", g->compute_partition,
-                 g->memory_partition);
+        snprintf(tmpl, sizeof(tmpl), "%s_%s", g->compute_partition, g->memory_partition);
         for (char *s = tmpl; *s; s++)
             *s = (char)(*s >= 'A' && *s <= 'Z' ? *s + 32 : *s);
         add_prop(p, "partitionTemplate", "%s", tmpl);
@@ -123,17 +114,15 @@ void provider_fill_device(const amdgpu_system_t *sys, uint32_t i,
         const amdgpu_partition_t *part = &g->partitions[k];
         char key[32];
         snprintf(key, sizeof(key), "partition%" PRIu32, k);
-        add_prop(p, key, "%s renderD%d cu=%" PRIu32 " vram=%" PRIu64,
-                 part->uuid, part->render_minor, part->compute_units,
-                 part->vram_bytes);
+        add_prop(p, key, "%s renderD%d cu=%" PRIu32 " vram=%" PRIu64, part->uuid,
+                 part->render_minor, part->compute_units, part->vram_bytes);
     }
     for (uint32_t j = 0; j < sys->gpu_count; j++) {
         char key[32];
         if (j == i || link_name(g->link_type[j])[0] == '\0')
             continue;
         snprintf(key, sizeof(key), "link.%" PRIu32, j);
-        add_prop(p, key, "%s weight=%" PRIu32, link_name(g->link_type[j]),
-                 g->link_weight[j]);
+        add_prop(p, key, "%s weight=%" PRIu32, link_name(g->link_type[j]), g->link_weight[j]);
     }
 
     c->supportsPartitioning = g->available_compute_partitions[0] != '\0';
@@ -141,13 +130,12 @@ void provider_fill_device(const amdgpu_system_t *sys, uint32_t i,
     c->supportsHardIsolation = false;
     c->supportsSnapshot = false;
     c->supportsMetrics = true;
-    c->supportsRemoting = true;   /* hipwire's HIP remoting */
+    c->supportsRemoting = true; /* hipwire's HIP remoting */
     c->maxPartitions = c->supportsPartitioning ? g->partition_count : 0;
     c->maxWorkersPerDevice = 16;
 }
 
-PROVIDER_API Result GetAllDevices(ExtendedDeviceInfo *devices, size_t maxCount,
-                                  size_t *deviceCount)
+PROVIDER_API Result GetAllDevices(ExtendedDeviceInfo *devices, size_t maxCount, size_t *deviceCount)
 {
     Result rc = RESULT_SUCCESS;
 
@@ -168,8 +156,7 @@ out:
     return rc;
 }
 
-PROVIDER_API Result GetDeviceTopology(int32_t *deviceIndexArray,
-                                      size_t deviceCount,
+PROVIDER_API Result GetDeviceTopology(int32_t *deviceIndexArray, size_t deviceCount,
                                       ExtendedDeviceTopology *topology)
 {
     Result rc = RESULT_SUCCESS;
@@ -194,8 +181,8 @@ PROVIDER_API Result GetDeviceTopology(int32_t *deviceIndexArray,
     memset(topology, 0, sizeof(*topology));
     for (size_t k = 0; k < deviceCount; k++) {
         const amdgpu_gpu_t *g = &sys->gpus[deviceIndexArray[k]];
-        provider_copy(topology->devices[k].deviceUUID,
-                      sizeof(topology->devices[k].deviceUUID), g->uuid);
+        provider_copy(topology->devices[k].deviceUUID, sizeof(topology->devices[k].deviceUUID),
+                      g->uuid);
         topology->devices[k].numaNode = g->numa_node;
         /* XGMI when every other requested GPU is one XGMI hop away */
         for (size_t m = 0; m < deviceCount; m++) {
@@ -206,9 +193,8 @@ PROVIDER_API Result GetDeviceTopology(int32_t *deviceIndexArray,
     }
     topology->deviceCount = deviceCount;
     provider_copy(topology->topologyType, sizeof(topology->topologyType),
-                  deviceCount > 1 &&
-                  (size_t)xgmi == deviceCount * (deviceCount - 1)
-                      ? "XGMI" : "PCIe");
+                  deviceCount > 1 && (size_t)xgmi == deviceCount * (deviceCount - 1) ? "XGMI"
+                                                                                     : "PCIe");
 out:
     pthread_mutex_unlock(&g_provider.lock);
     return rc;

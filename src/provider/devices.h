@@ -10,7 +10,6 @@
 #include "provider.h"
 
 /* Fill one #511 device record for sys->gpus[i]. */
-void provider_fill_device(const amdgpu_system_t *sys, uint32_t i,
-                          ExtendedDeviceInfo *out);
+void provider_fill_device(const amdgpu_system_t *sys, uint32_t i, ExtendedDeviceInfo *out);
 
 #endif

@@ -7,7 +7,7 @@
 
 #include <inttypes.h>
 
-provider_t g_provider = {.lock = PTHREAD_MUTEX_INITIALIZER};
+provider_t g_provider = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 int provider_discover(int refresh)
 {
@@ -23,14 +23,17 @@ int provider_discover(int refresh)
     for (uint32_t i = 0; i < sys->gpu_count; i++) {
         const amdgpu_gpu_t *g = &sys->gpus[i];
         if (g->mode_partition_count > g->partition_count)
-            provider_log("WARN", "GPU %s (%s): %s mode implies %" PRIu32
-                         " partitions but only %" PRIu32 " are visible "
+            provider_log("WARN",
+                         "GPU %s (%s): %s mode implies %" PRIu32 " partitions but only %" PRIu32
+                         " are visible "
                          "(out of DRM minors?); only those can be assigned",
-                         g->bdf, g->uuid, g->compute_partition,
-                         g->mode_partition_count, g->partition_count);
+                         g->bdf, g->uuid, g->compute_partition, g->mode_partition_count,
+                         g->partition_count);
         if (g->device_dir[0] == '\0')
-            provider_log("WARN", "GPU %s: no DRM device directory; metrics "
-                         "will be zero", g->bdf);
+            provider_log("WARN",
+                         "GPU %s: no DRM device directory; metrics "
+                         "will be zero",
+                         g->bdf);
     }
     amdgpu_system_free(g_provider.sys);
     g_provider.sys = sys;

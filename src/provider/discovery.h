@@ -23,8 +23,8 @@ typedef struct assignment {
 typedef struct provider {
     pthread_mutex_t lock;
     int initialized;
-    amdgpu_system_t *sys;          /* last successful discovery, or NULL */
-    size_t assignment_count;       /* owned by partition.c */
+    amdgpu_system_t *sys;    /* last successful discovery, or NULL */
+    size_t assignment_count; /* owned by partition.c */
     assignment_t assignments[PROVIDER_MAX_ASSIGNMENTS];
 } provider_t;
 

@@ -16,10 +16,12 @@ void provider_init_locked(void)
     g_provider.assignment_count = 0;
     g_provider.initialized = 1;
     if (provider_discover(1) == 0)
-        provider_log("INFO", "hipwire AMD provider: %" PRIu32 " GPU(s), "
-                     "amdgpu driver %s", g_provider.sys->gpu_count,
-                     g_provider.sys->driver_version[0]
-                         ? g_provider.sys->driver_version : "(in-tree)");
+        provider_log("INFO",
+                     "hipwire AMD provider: %" PRIu32 " GPU(s), "
+                     "amdgpu driver %s",
+                     g_provider.sys->gpu_count,
+                     g_provider.sys->driver_version[0] ? g_provider.sys->driver_version
+                                                       : "(in-tree)");
     provider_state_load();
 }
 

@@ -26,20 +26,18 @@ static void extra(DeviceMetrics *m, const char *key, double value)
 }
 
 /* VRAM the KFD processes hold on one logical device. */
-static uint64_t partition_vram_used(const amdgpu_process_t *procs, size_t n,
-                                    uint32_t gpu_index, uint32_t part)
+static uint64_t partition_vram_used(const amdgpu_process_t *procs, size_t n, uint32_t gpu_index,
+                                    uint32_t part)
 {
     uint64_t sum = 0;
     for (size_t i = 0; i < n; i++)
-        if (procs[i].gpu_index == gpu_index &&
-            procs[i].partition_index == part)
+        if (procs[i].gpu_index == gpu_index && procs[i].partition_index == part)
             sum += procs[i].vram_bytes;
     return sum;
 }
 
-static void fill_metrics(const amdgpu_system_t *sys, const char *uuid,
-                         DeviceMetrics *m, amdgpu_process_t *procs,
-                         size_t *proc_count, int *procs_read)
+static void fill_metrics(const amdgpu_system_t *sys, const char *uuid, DeviceMetrics *m,
+                         amdgpu_process_t *procs, size_t *proc_count, int *procs_read)
 {
     const amdgpu_partition_t *part = NULL;
     amdgpu_metrics_t r;
@@ -56,20 +54,17 @@ static void fill_metrics(const amdgpu_system_t *sys, const char *uuid,
     }
     m->powerUsageWatts = r.power_watts;
     /* MI300 has no edge sensor: junction stands in */
-    m->temperatureCelsius = r.have_temp_edge ? r.temp_edge_c
-                                             : r.temp_junction_c;
+    m->temperatureCelsius = r.have_temp_edge ? r.temp_edge_c : r.temp_junction_c;
     m->utilizationPercent = r.busy_percent;
     m->memoryUsedBytes = r.vram_used_bytes;
     if (part != NULL) {
         /* device-level readings are shared; memory is per partition */
         if (!*procs_read) {
-            if (amdgpu_processes_read(sys, procs, MAX_PROCESSES, proc_count,
-                                      err, sizeof(err)) != 0)
+            if (amdgpu_processes_read(sys, procs, MAX_PROCESSES, proc_count, err, sizeof(err)) != 0)
                 *proc_count = 0;
             *procs_read = 1;
         }
-        m->memoryUsedBytes = partition_vram_used(procs, *proc_count,
-                                                 g->index, part->index);
+        m->memoryUsedBytes = partition_vram_used(procs, *proc_count, g->index, part->index);
     }
     if (r.have_temp_junction)
         extra(m, "temperatureJunctionCelsius", r.temp_junction_c);
@@ -82,12 +77,10 @@ static void fill_metrics(const amdgpu_system_t *sys, const char *uuid,
     if (r.mclk_mhz > 0)
         extra(m, "memoryClockMHz", r.mclk_mhz);
     extra(m, "memoryBusyPercent", r.mem_busy_percent);
-    extra(m, "memoryTotalBytes",
-          (double)(part ? part->vram_bytes : r.vram_total_bytes));
+    extra(m, "memoryTotalBytes", (double)(part ? part->vram_bytes : r.vram_total_bytes));
 }
 
-PROVIDER_API Result GetDeviceMetrics(const char **deviceUUIDs,
-                                     size_t deviceCount,
+PROVIDER_API Result GetDeviceMetrics(const char **deviceUUIDs, size_t deviceCount,
                                      DeviceMetrics *metrics)
 {
     amdgpu_process_t *procs = NULL;
@@ -105,20 +98,17 @@ PROVIDER_API Result GetDeviceMetrics(const char **deviceUUIDs,
         const char *uuid = deviceUUIDs[i] ? deviceUUIDs[i] : "";
         if (g_provider.sys == NULL) {
             memset(&metrics[i], 0, sizeof(metrics[i]));
-            provider_copy(metrics[i].deviceUUID,
-                          sizeof(metrics[i].deviceUUID), uuid);
+            provider_copy(metrics[i].deviceUUID, sizeof(metrics[i].deviceUUID), uuid);
             continue;
         }
-        fill_metrics(g_provider.sys, uuid, &metrics[i], procs, &proc_count,
-                     &procs_read);
+        fill_metrics(g_provider.sys, uuid, &metrics[i], procs, &proc_count, &procs_read);
     }
     pthread_mutex_unlock(&g_provider.lock);
     free(procs);
     return RESULT_SUCCESS;
 }
 
-PROVIDER_API Result GetProcessInformation(ProcessInformation *processInfos,
-                                          size_t maxCount,
+PROVIDER_API Result GetProcessInformation(ProcessInformation *processInfos, size_t maxCount,
                                           size_t *processInfoCount)
 {
     amdgpu_process_t *procs = NULL;
@@ -137,8 +127,7 @@ PROVIDER_API Result GetProcessInformation(ProcessInformation *processInfos,
         goto unlock;
     }
     const amdgpu_system_t *sys = g_provider.sys;
-    if (amdgpu_processes_read(sys, procs, MAX_PROCESSES, &n, err,
-                              sizeof(err)) != 0) {
+    if (amdgpu_processes_read(sys, procs, MAX_PROCESSES, &n, err, sizeof(err)) != 0) {
         provider_log("ERROR", "GetProcessInformation: %s", err);
         rc = RESULT_ERROR_OPERATION_FAILED;
         goto unlock;
@@ -173,8 +162,7 @@ PROVIDER_API Result GetProcessInformation(ProcessInformation *processInfos,
         if (e->activeSMs > e->totalSMs)
             e->activeSMs = e->totalSMs;
         e->computeUtilizationPercent =
-            e->totalSMs ? 100.0 * (double)e->activeSMs / (double)e->totalSMs
-                        : 0.0;
+            e->totalSMs ? 100.0 * (double)e->activeSMs / (double)e->totalSMs : 0.0;
         e->memoryUtilizationPercent =
             vram ? 100.0 * (double)e->memoryUsedBytes / (double)vram : 0.0;
         if (e->memoryUtilizationPercent > 100.0)

@@ -31,8 +31,7 @@ static const char *state_path(void)
 const assignment_t *provider_find_assignment(const char *partition_uuid)
 {
     for (size_t i = 0; i < g_provider.assignment_count; i++)
-        if (strcasecmp(g_provider.assignments[i].partition_uuid,
-                       partition_uuid) == 0)
+        if (strcasecmp(g_provider.assignments[i].partition_uuid, partition_uuid) == 0)
             return &g_provider.assignments[i];
     return NULL;
 }
@@ -44,8 +43,7 @@ static int state_save(void)
     FILE *f = NULL;
     int fd = -1;
 
-    if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >=
-        (int)sizeof(tmp))
+    if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp))
         goto fail;
     /* create the parent directory once; ignore EEXIST */
     char dir[1024];
@@ -66,8 +64,7 @@ static int state_save(void)
     fprintf(f, "# hipwire AMD provider partition assignments v1\n");
     for (size_t i = 0; i < g_provider.assignment_count; i++) {
         const assignment_t *a = &g_provider.assignments[i];
-        fprintf(f, "%s %s %s\n", a->partition_uuid, a->gpu_uuid,
-                a->template_id);
+        fprintf(f, "%s %s %s\n", a->partition_uuid, a->gpu_uuid, a->template_id);
     }
     if (fflush(f) != 0 || fsync(fileno(f)) != 0)
         goto fail;
@@ -80,8 +77,10 @@ static int state_save(void)
         goto fail;
     return 0;
 fail:
-    provider_log("WARN", "cannot save partition assignments to %s: %s "
-                 "(kept in memory only)", path, strerror(errno));
+    provider_log("WARN",
+                 "cannot save partition assignments to %s: %s "
+                 "(kept in memory only)",
+                 path, strerror(errno));
     if (f)
         fclose(f);
     if (fd >= 0)
@@ -116,25 +115,25 @@ void provider_state_load(void)
     while (fgets(line, sizeof(line), f) != NULL &&
            g_provider.assignment_count < PROVIDER_MAX_ASSIGNMENTS) {
         char part[128], gpu[128], tmpl[128];
-        if (line[0] == '#' ||
-            sscanf(line, "%127s %127s %127s", part, gpu, tmpl) != 3)
+        if (line[0] == '#' || sscanf(line, "%127s %127s %127s", part, gpu, tmpl) != 3)
             continue;
-        if (!valid_token(part, AMDGPU_UUID_LEN) ||
-            !valid_token(gpu, AMDGPU_UUID_LEN) || !valid_token(tmpl, 32)) {
+        if (!valid_token(part, AMDGPU_UUID_LEN) || !valid_token(gpu, AMDGPU_UUID_LEN) ||
+            !valid_token(tmpl, 32)) {
             provider_log("WARN", "%s: ignoring a malformed line", path);
             continue;
         }
         const amdgpu_partition_t *p = NULL;
         const amdgpu_gpu_t *g = amdgpu_find_uuid(g_provider.sys, part, &p);
         if (g == NULL || p == NULL || strcasecmp(g->uuid, gpu) != 0) {
-            provider_log("WARN", "dropping assignment of %s: no such "
-                         "partition now (mode changed?)", part);
+            provider_log("WARN",
+                         "dropping assignment of %s: no such "
+                         "partition now (mode changed?)",
+                         part);
             continue;
         }
         if (provider_find_assignment(part) != NULL)
             continue;
-        assignment_t *a = &g_provider.assignments[
-            g_provider.assignment_count++];
+        assignment_t *a = &g_provider.assignments[g_provider.assignment_count++];
         provider_copy(a->partition_uuid, sizeof(a->partition_uuid), part);
         provider_copy(a->gpu_uuid, sizeof(a->gpu_uuid), gpu);
         provider_copy(a->template_id, sizeof(a->template_id), tmpl);
@@ -148,8 +147,8 @@ void provider_state_load(void)
 /* "cpx_nps1" -> "CPX", "NPS1". */
 static int parse_template(const char *t, char compute[8], char memory[8])
 {
-    static const char *const cm[] = {"SPX", "DPX", "TPX", "QPX", "CPX"};
-    static const char *const mm[] = {"NPS1", "NPS2", "NPS4", "NPS8"};
+    static const char *const cm[] = { "SPX", "DPX", "TPX", "QPX", "CPX" };
+    static const char *const mm[] = { "NPS1", "NPS2", "NPS4", "NPS8" };
     char up[16];
     size_t n = strlen(t);
 
@@ -183,30 +182,35 @@ static uint32_t rocr_index(const amdgpu_system_t *sys, uint32_t kfd_node)
     return idx;
 }
 
-int provider_assign(const char *template_id, const char *gpu_uuid,
-                    char partition_uuid[64], EnvVar *envs, size_t *env_count,
-                    char render_node[64])
+int provider_assign(const char *template_id, const char *gpu_uuid, char partition_uuid[64],
+                    EnvVar *envs, size_t *env_count, char render_node[64])
 {
     char want_c[8], want_m[8], cur_c[8], cur_m[8], err[AMDGPU_ERR_LEN];
     const amdgpu_partition_t *sub = NULL;
 
     if (parse_template(template_id, want_c, want_m) != 0) {
-        provider_log("ERROR", "AssignPartition: unknown template '%s' "
+        provider_log("ERROR",
+                     "AssignPartition: unknown template '%s' "
                      "(expected spx_nps1, dpx_nps1, qpx_nps1, cpx_nps1, "
-                     "cpx_nps4, ...)", template_id);
+                     "cpx_nps4, ...)",
+                     template_id);
         return -1;
     }
     if (provider_discover(0) != 0)
         return -1;
     const amdgpu_gpu_t *g = amdgpu_find_uuid(g_provider.sys, gpu_uuid, &sub);
     if (g == NULL || sub != NULL) {
-        provider_log("ERROR", "AssignPartition: %s is not a GPU of this "
-                     "node", gpu_uuid);
+        provider_log("ERROR",
+                     "AssignPartition: %s is not a GPU of this "
+                     "node",
+                     gpu_uuid);
         return -1;
     }
     if (g->available_compute_partitions[0] == '\0') {
-        provider_log("ERROR", "AssignPartition: GPU %s (%s) has no compute "
-                     "partition support", g->bdf, g->model);
+        provider_log("ERROR",
+                     "AssignPartition: GPU %s (%s) has no compute "
+                     "partition support",
+                     g->bdf, g->model);
         return -1;
     }
     /* the mode on the device now, not at discovery */
@@ -215,14 +219,17 @@ int provider_assign(const char *template_id, const char *gpu_uuid,
         return -1;
     }
     if (strcmp(cur_c, want_c) != 0 || strcmp(cur_m, want_m) != 0) {
-        provider_log("ERROR", "AssignPartition: GPU %s is in %s/%s, template "
+        provider_log("ERROR",
+                     "AssignPartition: GPU %s is in %s/%s, template "
                      "%s needs %s/%s (change it with `hipwire partition`)",
                      g->bdf, cur_c, cur_m, template_id, want_c, want_m);
         return -1;
     }
     if (strcmp(cur_c, g->compute_partition) != 0) {
-        provider_log("ERROR", "AssignPartition: GPU %s changed mode since "
-                     "discovery; rediscover first", g->bdf);
+        provider_log("ERROR",
+                     "AssignPartition: GPU %s changed mode since "
+                     "discovery; rediscover first",
+                     g->bdf);
         return -1;
     }
     if (g_provider.assignment_count >= PROVIDER_MAX_ASSIGNMENTS)
@@ -231,8 +238,7 @@ int provider_assign(const char *template_id, const char *gpu_uuid,
         const amdgpu_partition_t *p = &g->partitions[k];
         if (provider_find_assignment(p->uuid) != NULL)
             continue;
-        assignment_t *a = &g_provider.assignments[
-            g_provider.assignment_count++];
+        assignment_t *a = &g_provider.assignments[g_provider.assignment_count++];
         provider_copy(a->partition_uuid, sizeof(a->partition_uuid), p->uuid);
         provider_copy(a->gpu_uuid, sizeof(a->gpu_uuid), g->uuid);
         provider_copy(a->template_id, sizeof(a->template_id), template_id);
@@ -240,41 +246,38 @@ int provider_assign(const char *template_id, const char *gpu_uuid,
             *s = (char)tolower((unsigned char)*s);
         state_save();
         provider_copy(partition_uuid, 64, p->uuid);
-        provider_copy(envs[0].key, sizeof(envs[0].key),
-                      "ROCR_VISIBLE_DEVICES");
+        provider_copy(envs[0].key, sizeof(envs[0].key), "ROCR_VISIBLE_DEVICES");
         snprintf(envs[0].value, sizeof(envs[0].value), "%" PRIu32,
                  rocr_index(g_provider.sys, p->kfd_node));
         *env_count = 1;
         if (render_node) {
             if (p->render_minor >= 0)
-                snprintf(render_node, 64, "/dev/dri/renderD%d",
-                         p->render_minor);
+                snprintf(render_node, 64, "/dev/dri/renderD%d", p->render_minor);
             else
                 render_node[0] = '\0';
         }
-        provider_log("INFO", "assigned %s (%s, renderD%d) of GPU %s",
-                     p->uuid, template_id, p->render_minor, g->bdf);
+        provider_log("INFO", "assigned %s (%s, renderD%d) of GPU %s", p->uuid, template_id,
+                     p->render_minor, g->bdf);
         return 0;
     }
-    provider_log("ERROR", "AssignPartition: all %" PRIu32 " %s partitions "
-                 "of GPU %s are assigned", g->partition_count, cur_c, g->bdf);
+    provider_log("ERROR",
+                 "AssignPartition: all %" PRIu32 " %s partitions "
+                 "of GPU %s are assigned",
+                 g->partition_count, cur_c, g->bdf);
     return -1;
 }
 
 int provider_remove(const char *partition_uuid)
 {
     for (size_t i = 0; i < g_provider.assignment_count; i++) {
-        if (strcasecmp(g_provider.assignments[i].partition_uuid,
-                       partition_uuid) != 0)
+        if (strcasecmp(g_provider.assignments[i].partition_uuid, partition_uuid) != 0)
             continue;
-        g_provider.assignments[i] =
-            g_provider.assignments[--g_provider.assignment_count];
+        g_provider.assignments[i] = g_provider.assignments[--g_provider.assignment_count];
         state_save();
         provider_log("INFO", "released partition %s", partition_uuid);
         return 0;
     }
-    provider_log("WARN", "RemovePartition: %s is not assigned",
-                 partition_uuid);
+    provider_log("WARN", "RemovePartition: %s is not assigned", partition_uuid);
     return -1;
 }
 
@@ -307,8 +310,7 @@ PROVIDER_API bool AssignPartition(PartitionAssignment *assignment)
 }
 
 /* The hypervisor passes (partitionUUID, parentUUID) despite the names. */
-PROVIDER_API bool RemovePartition(const char *templateId,
-                                  const char *deviceUUID)
+PROVIDER_API bool RemovePartition(const char *templateId, const char *deviceUUID)
 {
     int rc;
 

@@ -15,8 +15,7 @@
 #define PROVIDER_API __attribute__((visibility("default")))
 
 /* Logging through the registered callback; never "FATAL". */
-void provider_log(const char *level, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void provider_log(const char *level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void provider_set_log_callback(LogCallbackFunc cb);
 
 /* snprintf into a fixed field, truncating silently. */

@@ -18,8 +18,7 @@ static AccelResult to_accel(Result r)
 }
 
 _Static_assert((int)ACCEL_ERROR_INTERNAL == (int)RESULT_ERROR_INTERNAL &&
-               (int)ACCEL_ERROR_NOT_SUPPORTED ==
-                   (int)RESULT_ERROR_NOT_SUPPORTED,
+                   (int)ACCEL_ERROR_NOT_SUPPORTED == (int)RESULT_ERROR_NOT_SUPPORTED,
                "result codes");
 
 PROVIDER_API AccelResult AccelInit(void)
@@ -40,8 +39,8 @@ PROVIDER_API AccelResult AccelGetDeviceCount(size_t *deviceCount)
     return to_accel(GetDeviceCount(deviceCount));
 }
 
-static void convert_device(const ExtendedDeviceInfo *in,
-                           const amdgpu_gpu_t *g, AccelExtendedDeviceInfo *out)
+static void convert_device(const ExtendedDeviceInfo *in, const amdgpu_gpu_t *g,
+                           AccelExtendedDeviceInfo *out)
 {
     const DeviceBasicInfo *b = &in->basic;
     AccelDeviceBasicInfo *o = &out->basic;
@@ -51,8 +50,7 @@ static void convert_device(const ExtendedDeviceInfo *in,
     memcpy(o->vendor, b->vendor, sizeof(o->vendor));
     memcpy(o->model, b->model, sizeof(o->model));
     memcpy(o->driverVersion, b->driverVersion, sizeof(b->driverVersion));
-    memcpy(o->firmwareVersion, b->firmwareVersion,
-           sizeof(o->firmwareVersion));
+    memcpy(o->firmwareVersion, b->firmwareVersion, sizeof(o->firmwareVersion));
     if (g->partitions[0].render_minor >= 0)
         snprintf(o->deviceNode, sizeof(o->deviceNode), "/dev/dri/renderD%d",
                  g->partitions[0].render_minor);
@@ -67,8 +65,7 @@ static void convert_device(const ExtendedDeviceInfo *in,
     out->virtualizationCapabilities = in->virtualizationCapabilities;
 }
 
-PROVIDER_API AccelResult AccelGetAllDevices(AccelExtendedDeviceInfo *devices,
-                                            size_t maxCount,
+PROVIDER_API AccelResult AccelGetAllDevices(AccelExtendedDeviceInfo *devices, size_t maxCount,
                                             size_t *deviceCount)
 {
     ExtendedDeviceInfo *tmp;
@@ -108,12 +105,10 @@ static TopoLevelType topo_level(const amdgpu_gpu_t *a, const amdgpu_gpu_t *b)
     }
     if (a->numa_node < 0 || b->numa_node < 0)
         return TOPO_LEVEL_UNKNOWN;
-    return a->numa_node == b->numa_node ? TOPO_LEVEL_NUMA_NODE
-                                        : TOPO_LEVEL_SYSTEM;
+    return a->numa_node == b->numa_node ? TOPO_LEVEL_NUMA_NODE : TOPO_LEVEL_SYSTEM;
 }
 
-PROVIDER_API AccelResult
-AccelGetAllDevicesTopology(AccelExtendedDeviceTopology *topology)
+PROVIDER_API AccelResult AccelGetAllDevicesTopology(AccelExtendedDeviceTopology *topology)
 {
     AccelResult rc = ACCEL_SUCCESS;
 
@@ -125,8 +120,7 @@ AccelGetAllDevicesTopology(AccelExtendedDeviceTopology *topology)
         goto out;
     }
     const amdgpu_system_t *sys = g_provider.sys;
-    uint32_t n = sys->gpu_count < MAX_TOPOLOGY_DEVICES ? sys->gpu_count
-                                                       : MAX_TOPOLOGY_DEVICES;
+    uint32_t n = sys->gpu_count < MAX_TOPOLOGY_DEVICES ? sys->gpu_count : MAX_TOPOLOGY_DEVICES;
     memset(topology, 0, sizeof(*topology));
     for (uint32_t i = 0; i < n; i++) {
         const amdgpu_gpu_t *g = &sys->gpus[i];
@@ -138,8 +132,7 @@ AccelGetAllDevicesTopology(AccelExtendedDeviceTopology *topology)
             if (j == i)
                 continue;
             AccelDeviceTopoNode *p = &d->peers[d->peerCount++];
-            provider_copy(p->peerUUID, sizeof(p->peerUUID),
-                          sys->gpus[j].uuid);
+            provider_copy(p->peerUUID, sizeof(p->peerUUID), sys->gpus[j].uuid);
             p->peerIndex = (int32_t)j;
             p->topoLevel = topo_level(g, &sys->gpus[j]);
         }
@@ -150,8 +143,7 @@ out:
     return rc;
 }
 
-PROVIDER_API AccelResult AccelAssignPartition(const char *templateId,
-                                              const char *deviceUUID,
+PROVIDER_API AccelResult AccelAssignPartition(const char *templateId, const char *deviceUUID,
                                               PartitionResult *result)
 {
     char uuid[64], render[64];
@@ -159,13 +151,12 @@ PROVIDER_API AccelResult AccelAssignPartition(const char *templateId,
     size_t env_count = 0;
     int rc;
 
-    if (templateId == NULL || deviceUUID == NULL || result == NULL ||
-        templateId[0] == '\0' || deviceUUID[0] == '\0')
+    if (templateId == NULL || deviceUUID == NULL || result == NULL || templateId[0] == '\0' ||
+        deviceUUID[0] == '\0')
         return ACCEL_ERROR_INVALID_PARAM;
     memset(env, 0, sizeof(env));
     pthread_mutex_lock(&g_provider.lock);
-    rc = provider_assign(templateId, deviceUUID, uuid, env, &env_count,
-                         render);
+    rc = provider_assign(templateId, deviceUUID, uuid, env, &env_count, render);
     pthread_mutex_unlock(&g_provider.lock);
     if (rc != 0)
         return ACCEL_ERROR_OPERATION_FAILED;
@@ -173,36 +164,30 @@ PROVIDER_API AccelResult AccelAssignPartition(const char *templateId,
     result->type = PARTITION_TYPE_ENVIRONMENT_VARIABLE;
     provider_copy(result->deviceUUID, sizeof(result->deviceUUID), uuid);
     for (size_t i = 0; i < env_count; i++)
-        snprintf(result->envVars[i], sizeof(result->envVars[i]), "%.63s=%.190s",
-                 env[i].key, env[i].value);
+        snprintf(result->envVars[i], sizeof(result->envVars[i]), "%.63s=%.190s", env[i].key,
+                 env[i].value);
     /* the nodes a container needs for that partition, for callers that
      * mount devices rather than set variables */
-    snprintf(result->deviceNodes[0], sizeof(result->deviceNodes[0]),
-             "/dev/kfd=/dev/kfd");
+    snprintf(result->deviceNodes[0], sizeof(result->deviceNodes[0]), "/dev/kfd=/dev/kfd");
     if (render[0])
-        snprintf(result->deviceNodes[1], sizeof(result->deviceNodes[1]),
-                 "%s=%s", render, render);
+        snprintf(result->deviceNodes[1], sizeof(result->deviceNodes[1]), "%s=%s", render, render);
     return ACCEL_SUCCESS;
 }
 
-PROVIDER_API AccelResult AccelRemovePartition(const char *templateId,
-                                              const char *deviceUUID)
+PROVIDER_API AccelResult AccelRemovePartition(const char *templateId, const char *deviceUUID)
 {
     if (templateId == NULL || templateId[0] == '\0')
         return ACCEL_ERROR_INVALID_PARAM;
-    return RemovePartition(templateId, deviceUUID) ? ACCEL_SUCCESS
-                                                   : ACCEL_ERROR_NOT_FOUND;
+    return RemovePartition(templateId, deviceUUID) ? ACCEL_SUCCESS : ACCEL_ERROR_NOT_FOUND;
 }
 
-PROVIDER_API AccelResult AccelSetMemHardLimit(const char *deviceUUID,
-                                              uint64_t memoryLimitBytes)
+PROVIDER_API AccelResult AccelSetMemHardLimit(const char *deviceUUID, uint64_t memoryLimitBytes)
 {
     (void)memoryLimitBytes;
     return deviceUUID ? ACCEL_ERROR_NOT_SUPPORTED : ACCEL_ERROR_INVALID_PARAM;
 }
 
-PROVIDER_API AccelResult AccelSetComputeUnitHardLimit(const char *deviceUUID,
-                                                      uint32_t limit)
+PROVIDER_API AccelResult AccelSetComputeUnitHardLimit(const char *deviceUUID, uint32_t limit)
 {
     if (deviceUUID == NULL || limit > 100)
         return ACCEL_ERROR_INVALID_PARAM;
@@ -219,23 +204,19 @@ PROVIDER_API AccelResult AccelResume(SnapshotContext *context)
     return context ? ACCEL_ERROR_NOT_SUPPORTED : ACCEL_ERROR_INVALID_PARAM;
 }
 
-PROVIDER_API AccelResult
-AccelGetProcessInformation(ProcessInformation *processInfos, size_t maxCount,
-                           size_t *processInfoCount)
+PROVIDER_API AccelResult AccelGetProcessInformation(ProcessInformation *processInfos,
+                                                    size_t maxCount, size_t *processInfoCount)
 {
-    return to_accel(GetProcessInformation(processInfos, maxCount,
-                                          processInfoCount));
+    return to_accel(GetProcessInformation(processInfos, maxCount, processInfoCount));
 }
 
-PROVIDER_API AccelResult AccelGetDeviceMetrics(const char **deviceUUIDs,
-                                               size_t deviceCount,
+PROVIDER_API AccelResult AccelGetDeviceMetrics(const char **deviceUUIDs, size_t deviceCount,
                                                DeviceMetrics *metrics)
 {
     return to_accel(GetDeviceMetrics(deviceUUIDs, deviceCount, metrics));
 }
 
-PROVIDER_API AccelResult AccelGetVendorMountLibs(MountPath *mounts,
-                                                 size_t maxCount,
+PROVIDER_API AccelResult AccelGetVendorMountLibs(MountPath *mounts, size_t maxCount,
                                                  size_t *mountCount)
 {
     Mount tmp[4];
@@ -246,8 +227,7 @@ PROVIDER_API AccelResult AccelGetVendorMountLibs(MountPath *mounts,
     n = provider_mounts(tmp, maxCount < 4 ? maxCount : 4);
     for (size_t i = 0; i < n; i++) {
         memcpy(mounts[i].hostPath, tmp[i].hostPath, sizeof(tmp[i].hostPath));
-        memcpy(mounts[i].guestPath, tmp[i].guestPath,
-               sizeof(tmp[i].guestPath));
+        memcpy(mounts[i].guestPath, tmp[i].guestPath, sizeof(tmp[i].guestPath));
     }
     *mountCount = n;
     return ACCEL_SUCCESS;

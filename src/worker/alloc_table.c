@@ -53,8 +53,7 @@ int alloc_table_insert(struct alloc_table *t, const struct alloc_range *r)
     return 0;
 }
 
-const struct alloc_range *alloc_table_find(const struct alloc_table *t, uint64_t ptr,
-                                           uint64_t len)
+const struct alloc_range *alloc_table_find(const struct alloc_table *t, uint64_t ptr, uint64_t len)
 {
     size_t i = upper_bound(t, ptr);
     if (i == 0)

@@ -35,8 +35,7 @@ void alloc_table_free(struct alloc_table *t);
 /* 0, or -1 on overlap (a backend bug or a duplicate global) or no memory. */
 int alloc_table_insert(struct alloc_table *t, const struct alloc_range *r);
 /* The range holding [ptr, ptr+len), or NULL. len 0 checks ptr alone. */
-const struct alloc_range *alloc_table_find(const struct alloc_table *t, uint64_t ptr,
-                                           uint64_t len);
+const struct alloc_range *alloc_table_find(const struct alloc_table *t, uint64_t ptr, uint64_t len);
 /* Removes the range starting exactly at base; 0 and *out filled, or -1. */
 int alloc_table_remove(struct alloc_table *t, uint64_t base, struct alloc_range *out);
 

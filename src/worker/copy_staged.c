@@ -24,9 +24,9 @@
 
 #include "hw_log.h"
 
-#define RING 4                   /* stages in flight for one idle-device D2H */
-#define FIRST_CHUNK (64u * 1024) /* a D2H reply's first piece; later ones double */
-#define MIN_SPLIT (128u * 1024)  /* an H2D copy's last stage is halved from this size */
+#define RING        4             /* stages in flight for one idle-device D2H */
+#define FIRST_CHUNK (64u * 1024)  /* a D2H reply's first piece; later ones double */
+#define MIN_SPLIT   (128u * 1024) /* an H2D copy's last stage is halved from this size */
 
 int copy_staged_available(const struct session *s)
 {
@@ -75,8 +75,8 @@ struct ring_slot {
 };
 
 /* Queues the copy of the next chunk, of at most want bytes, into slot r. */
-static int ring_queue(struct session *s, struct hw_bstream *bs, struct ring_slot *r,
-                      uint64_t src, uint64_t want)
+static int ring_queue(struct session *s, struct hw_bstream *bs, struct ring_slot *r, uint64_t src,
+                      uint64_t want)
 {
     r->len = want < r->cap ? (size_t)want : r->cap;
     int rc = s->ops->stage_d2h(s->be, bs, r->st, src, r->len);
@@ -141,8 +141,7 @@ static int d2h_ring(struct session *s, const struct hipr_header *h, struct hw_bs
         }
         sent += r->len;
         if (queued < n) {
-            if ((rc = ring_queue(s, bs, r, src + queued, min_u64(n - queued, piece))) !=
-                HW_OK) {
+            if ((rc = ring_queue(s, bs, r, src + queued, min_u64(n - queued, piece))) != HW_OK) {
                 complete = 0;
                 break;
             }
@@ -247,8 +246,8 @@ static int d2h_deferred(struct session *s, const struct hipr_header *h, struct h
     return rc;
 }
 
-int copy_d2h_staged(struct session *s, const struct hipr_header *h, struct hw_bstream *bs,
-                    int dev, int device_idle, uint64_t src, uint64_t n)
+int copy_d2h_staged(struct session *s, const struct hipr_header *h, struct hw_bstream *bs, int dev,
+                    int device_idle, uint64_t src, uint64_t n)
 {
     return device_idle ? d2h_ring(s, h, bs, src, n) : d2h_deferred(s, h, bs, dev, src, n);
 }

@@ -19,7 +19,7 @@ int copy_h2d_staged(struct session *s, struct hw_bstream *bs, uint64_t dst);
  * idle; from a completion callback otherwise. Returns HW_OK once the reply is
  * sent or will be, an error status with no reply sent, or -1 when the session
  * must end. */
-int copy_d2h_staged(struct session *s, const struct hipr_header *h, struct hw_bstream *bs,
-                    int dev, int device_idle, uint64_t src, uint64_t n);
+int copy_d2h_staged(struct session *s, const struct hipr_header *h, struct hw_bstream *bs, int dev,
+                    int device_idle, uint64_t src, uint64_t n);
 
 #endif

@@ -130,13 +130,13 @@ struct pending {
     struct session *s;
     uint16_t opcode;
     uint32_t request_id;
-    int remaining;         /* callbacks still to come (device synchronize) */
+    int remaining; /* callbacks still to come (device synchronize) */
     int status;
-    const void *data;      /* reply tail, when the reply carries data */
+    const void *data; /* reply tail, when the reply carries data */
     uint64_t len;
     void *to_free;
-    int borrowed;          /* data is device memory (host_ptr), not a copy */
-    uint64_t charged;      /* against --max-inflight until the reply is sent */
+    int borrowed;     /* data is device memory (host_ptr), not a copy */
+    uint64_t charged; /* against --max-inflight until the reply is sent */
 };
 
 /* A reply owed is charged until it is sent: a client that pipelines
@@ -174,8 +174,9 @@ static void pending_done(void *arg, int status)
     /* For resume the reply keeps its staging buffer, or borrows the device
      * memory it was sent from (d2h_common makes sure nothing queued can
      * change it). */
-    enum reply_tail how = p->to_free ? REPLY_TAIL_GIVE
-                          : p->borrowed ? REPLY_TAIL_BORROW : REPLY_TAIL_COPY;
+    enum reply_tail how = p->to_free    ? REPLY_TAIL_GIVE
+                          : p->borrowed ? REPLY_TAIL_BORROW
+                                        : REPLY_TAIL_COPY;
     void *owned = p->to_free;
     if (st != HW_OK && owned) {
         how = REPLY_TAIL_COPY;
@@ -248,33 +249,43 @@ HANDLER(SESSION_STATS)
 
 HANDLER(WORKER_STATUS)
 {
-    (void)s; (void)h; (void)fixed;
+    (void)s;
+    (void)h;
+    (void)fixed;
     return HW_EINVAL; /* answered only in place of HELLO */
 }
 
 /* Authentication happens before HELLO (session.c); afterwards it is an error. */
 HANDLER(AUTH_BEGIN)
 {
-    (void)s; (void)h; (void)fixed;
+    (void)s;
+    (void)h;
+    (void)fixed;
     return HW_EINVAL;
 }
 
 HANDLER(AUTH_PROOF)
 {
-    (void)s; (void)h; (void)fixed;
+    (void)s;
+    (void)h;
+    (void)fixed;
     return HW_EINVAL;
 }
 
 /* A client's heartbeat: its arrival is the point (session.c times the gaps). */
 HANDLER(HEARTBEAT)
 {
-    (void)s; (void)h; (void)fixed;
+    (void)s;
+    (void)h;
+    (void)fixed;
     return HW_OK;
 }
 
 HANDLER(WORKER_INFO)
 {
-    (void)s; (void)h; (void)fixed;
+    (void)s;
+    (void)h;
+    (void)fixed;
     return HW_EINVAL; /* answered only in place of HELLO */
 }
 
@@ -289,7 +300,9 @@ HANDLER(RESUME_ENABLE)
 /* The request loop takes ACK frames itself (session.c). */
 HANDLER(ACK)
 {
-    (void)s; (void)h; (void)fixed;
+    (void)s;
+    (void)h;
+    (void)fixed;
     return HW_OK;
 }
 
@@ -297,13 +310,17 @@ HANDLER(ACK)
  * session's request stream. */
 HANDLER(SESSION_ROUTE)
 {
-    (void)s; (void)h; (void)fixed;
+    (void)s;
+    (void)h;
+    (void)fixed;
     return HW_EINVAL;
 }
 
 HANDLER(SESSION_RESUME)
 {
-    (void)s; (void)h; (void)fixed;
+    (void)s;
+    (void)h;
+    (void)fixed;
     return HW_EINVAL;
 }
 
@@ -566,8 +583,8 @@ HANDLER(MEMCPY2D_H2D)
 }
 
 /* D2H: rows of width bytes spitch apart, packed into the reply's tail. */
-static int d2h_common(struct session *s, const struct hipr_header *h, uint64_t stream,
-                      uint64_t src, uint64_t spitch, uint64_t width, uint64_t rows)
+static int d2h_common(struct session *s, const struct hipr_header *h, uint64_t stream, uint64_t src,
+                      uint64_t spitch, uint64_t width, uint64_t rows)
 {
     struct hw_bstream *bs;
     int sdev, rc;
@@ -929,8 +946,8 @@ HANDLER(EVENT_QUERY)
     struct s_event *ev = handle_map_get(&s->events, m.event);
     if (!ev)
         return HW_EHANDLE;
-    session_reply(s, h->opcode, h->request_id, s->ops->event_query(s->be, ev->be), NULL, 0,
-                  NULL, 0);
+    session_reply(s, h->opcode, h->request_id, s->ops->event_query(s->be, ev->be), NULL, 0, NULL,
+                  0);
     return HW_OK;
 }
 
@@ -981,8 +998,8 @@ static int read_name(struct session *s, char *name)
 }
 
 /* Reads the image and loads it; both MODULE_LOAD and MODULE_LOAD_EX. */
-static int load_module(struct session *s, const struct hipr_module_load_req *req,
-                       uint64_t *id_out, struct s_module **mod_out)
+static int load_module(struct session *s, const struct hipr_module_load_req *req, uint64_t *id_out,
+                       struct s_module **mod_out)
 {
     struct hipr_module_load_req m = *req;
     if (m.device < 0 || m.device >= s->device_count)
@@ -1289,8 +1306,8 @@ void session_release_all(struct session *s)
     session_update_usage(s);
     s->ops->close(s->be);
     s->be = NULL;
-    hw_info("session %016llx: freed %llu bytes in %zu allocations",
-            (unsigned long long)s->id, (unsigned long long)bytes, nallocs);
+    hw_info("session %016llx: freed %llu bytes in %zu allocations", (unsigned long long)s->id,
+            (unsigned long long)bytes, nallocs);
 out:
     alloc_table_free(&s->allocs);
 }
@@ -1304,9 +1321,7 @@ int dispatch_request(struct session *s, const struct hipr_header *h,
     case num: rc = h_##NAME(s, h, fixed); break;
         HIPR_OPS(HIPR_DISPATCH_CASE_)
 #undef HIPR_DISPATCH_CASE_
-    default:
-        rc = HW_ENOTSUP;
-        break;
+    default: rc = HW_ENOTSUP; break;
     }
     if (rc < 0)
         return -1;

@@ -18,11 +18,11 @@ struct foreign_global {
 };
 
 struct foreign_module {
-    uint8_t *co;                 /* owned copy: the variables' initial bytes */
+    uint8_t *co; /* owned copy: the variables' initial bytes */
     size_t len;
     int dev;
     hw_cob_metadata md;
-    struct hw_param **params;    /* per kernel, built on first lookup */
+    struct hw_param **params; /* per kernel, built on first lookup */
     struct foreign_global *globals;
 };
 
@@ -104,9 +104,9 @@ int foreign_module_function(struct foreign_module *fm, const char *name,
     info->num_regs = (int32_t)k->vgpr_count;
     info->shared_size_bytes = (int32_t)k->group_segment_fixed_size;
     info->local_size_bytes = (int32_t)k->private_segment_fixed_size;
-    info->max_dynamic_shared =
-        dynamic_shared_limit > info->shared_size_bytes
-            ? dynamic_shared_limit - info->shared_size_bytes : 0;
+    info->max_dynamic_shared = dynamic_shared_limit > info->shared_size_bytes
+                                   ? dynamic_shared_limit - info->shared_size_bytes
+                                   : 0;
     /* ROCm gives both versions as the ISA's major * 10 + minor (gfx90a: 90);
      * here the ISA is the one the code object was built for. */
     unsigned major, minor;

@@ -29,9 +29,9 @@
 struct pre_auth {
     uint8_t cnonce[HW_AUTH_NONCE_LEN];
     uint8_t wnonce[HW_AUTH_NONCE_LEN];
-    uint64_t session;      /* covered by the proofs: 0 new, else resumed */
-    int began;             /* AUTH_BEGIN answered */
-    int authed;            /* token proven, or none required */
+    uint64_t session; /* covered by the proofs: 0 new, else resumed */
+    int began;        /* AUTH_BEGIN answered */
+    int authed;       /* token proven, or none required */
 };
 
 int link_reply(struct hw_transport *t, uint16_t opcode, uint32_t request_id, int status,
@@ -92,8 +92,10 @@ static int auth_begin(struct link_setup *l, struct pre_auth *a, const struct hip
             snprintf(why, sizeof why, "AUTH_BEGIN names session %016llx, not this one",
                      (unsigned long long)req.session);
         else
-            snprintf(why, sizeof why, "AUTH_BEGIN names session %016llx, but a resuming "
-                     "connection must start with SESSION_ROUTE", (unsigned long long)req.session);
+            snprintf(why, sizeof why,
+                     "AUTH_BEGIN names session %016llx, but a resuming "
+                     "connection must start with SESSION_ROUTE",
+                     (unsigned long long)req.session);
         return refuse(l, h, why);
     }
     memcpy(a->cnonce, req.client_nonce, sizeof a->cnonce);
@@ -135,8 +137,9 @@ static int auth_proof(struct link_setup *l, struct pre_auth *a, const struct hip
     uint8_t binding[HW_TLS_CHANNEL_BINDING_LEN], want[HW_AUTH_PROOF_LEN];
     const struct hw_token *token = l->cfg->token;
     if (!a->began || a->authed)
-        return refuse(l, h, !a->began ? "AUTH_PROOF before AUTH_BEGIN"
-                                      : "AUTH_PROOF, but no token is configured here");
+        return refuse(l, h,
+                      !a->began ? "AUTH_PROOF before AUTH_BEGIN"
+                                : "AUTH_PROOF, but no token is configured here");
     hipr_auth_proof_decode(fixed, HIPR_auth_proof_SIZE, &req);
     hw_tx_channel_binding(l->tx, binding);
     hw_auth_proof(token, HW_PROOF_CLIENT, a->cnonce, a->wnonce, a->session, binding, want);
@@ -164,14 +167,13 @@ static const char *not_allowed(const struct link_setup *l, const struct pre_auth
 static int allowed_before_session(const struct link_setup *l, uint16_t opcode)
 {
     switch (opcode) {
-    case HIPR_OP_AUTH_BEGIN: case HIPR_OP_AUTH_PROOF:
-        return 1;
-    case HIPR_OP_HELLO: case HIPR_OP_WORKER_STATUS: case HIPR_OP_WORKER_INFO:
-        return l->session == 0;
-    case HIPR_OP_SESSION_RESUME:
-        return l->session != 0;
-    default:
-        return 0;
+    case HIPR_OP_AUTH_BEGIN:
+    case HIPR_OP_AUTH_PROOF: return 1;
+    case HIPR_OP_HELLO:
+    case HIPR_OP_WORKER_STATUS:
+    case HIPR_OP_WORKER_INFO: return l->session == 0;
+    case HIPR_OP_SESSION_RESUME: return l->session != 0;
+    default: return 0;
     }
 }
 
@@ -221,8 +223,7 @@ int link_handshake(struct link_setup *l, struct session *s, const uint8_t *first
             if (auth_proof(l, &a, &h, fixed) < 0)
                 return -1;
             continue;
-        default:
-            break;
+        default: break;
         }
         if ((why = not_allowed(l, &a)) != NULL)
             return refuse(l, &h, why);

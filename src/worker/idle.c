@@ -61,8 +61,7 @@ int idle_wait_request(struct session *s)
         }
         uint64_t left_ms = (deadline - now + 999999u) / 1000000u;
         /* Through the transport: TLS may hold decrypted bytes the socket lacks. */
-        int r = hw_tx_poll_readable(&s->tx, left_ms < IDLE_SLICE_MS ? (int)left_ms
-                                                                    : IDLE_SLICE_MS);
+        int r = hw_tx_poll_readable(&s->tx, left_ms < IDLE_SLICE_MS ? (int)left_ms : IDLE_SLICE_MS);
         if (r != 0)
             return 0; /* data, end of input or an error: the read says which */
         if (r == 0 && streams_busy(s))

@@ -30,46 +30,47 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: hip-worker [options]\n"
-            "  --bind ADDR           address to listen on (default 127.0.0.1)\n"
-            "  --port N              TCP port (default %d; 0 picks a free one)\n"
-            "  --port-file PATH      write the port actually bound to PATH\n"
-            "  --backend NAME        cpu, cuda, hip or auto (default auto)\n"
-            "  --max-sessions N      concurrent client sessions (default 64)\n"
-            "  --mem-limit SIZE      device memory per session, e.g. 512M, 8G (default: none)\n"
-            "  --cpu-devices N       devices the cpu backend exposes (default 1)\n"
-            "  --handshake-timeout MS  time a new connection has to authenticate and say\n"
-            "                        HELLO (default 5000)\n"
-            "  --token-file PATH     shared secret clients must prove they hold (required\n"
-            "                        to listen on a non-loopback address)\n"
-            "  --insecure            listen on a non-loopback address without a token\n"
-            "  --tls-cert PEM        certificate chain; enables TLS (with --tls-key)\n"
-            "  --tls-key PEM         private key of --tls-cert\n"
-            "  --require-tls         refuse plain-text connections\n"
-            "  --max-handles N       streams, events, modules, functions per session, each\n"
-            "                        (default %u)\n"
-            "  --max-module-size SIZE  largest code object a session may load (default 256M)\n"
-            "  --max-inflight SIZE   queued work per session not yet finished (default 256M);\n"
-            "                        beyond it the session stops reading (backpressure)\n"
-            "  --idle-timeout TIME   end a session with no request for TIME (e.g. 600, 10m,\n"
-            "                        1h, 500ms; bare numbers are seconds; default: never)\n"
-            "  --resume-grace TIME   keep a session whose connection broke this long for its\n"
-            "                        client to resume it (default 60s; 0: end it at once)\n"
-            "  --resume-buffer SIZE  unacknowledged replies a session may keep for resume\n"
-            "                        (default 256M; beyond it the session stops being resumable)\n"
-            "  --rtc-timeout S       wall time of one run-time compile (default 60)\n"
-            "  --rtc-max-output SIZE largest file a run-time compile may write (default 64M)\n"
-            "  --rtc-dir PATH        where compiles get private directories (default $TMPDIR or /tmp)\n"
-            "  --hipcc PATH          the compiler for run-time compiles (default: hipcc in PATH)\n"
-            "  --rtc-max-concurrent N  run-time compiles running at once across all sessions\n"
-            "                        (default: half the CPUs, at least 1)\n"
-            "  --rtc-queue-timeout S how long a compile waits for one of those before it is\n"
-            "                        refused (default 30; 0: refuse at once)\n"
-            "  --rtc-max-memory SIZE address space of one compiler process (default 4G)\n"
-            "  --help, --version\n"
-            "Environment: TF_DEBUG=1 for debug logs.\n",
-            HIPR_DEFAULT_PORT, WORKER_DEFAULT_MAX_HANDLES);
+    fprintf(
+        f,
+        "usage: hip-worker [options]\n"
+        "  --bind ADDR           address to listen on (default 127.0.0.1)\n"
+        "  --port N              TCP port (default %d; 0 picks a free one)\n"
+        "  --port-file PATH      write the port actually bound to PATH\n"
+        "  --backend NAME        cpu, cuda, hip or auto (default auto)\n"
+        "  --max-sessions N      concurrent client sessions (default 64)\n"
+        "  --mem-limit SIZE      device memory per session, e.g. 512M, 8G (default: none)\n"
+        "  --cpu-devices N       devices the cpu backend exposes (default 1)\n"
+        "  --handshake-timeout MS  time a new connection has to authenticate and say\n"
+        "                        HELLO (default 5000)\n"
+        "  --token-file PATH     shared secret clients must prove they hold (required\n"
+        "                        to listen on a non-loopback address)\n"
+        "  --insecure            listen on a non-loopback address without a token\n"
+        "  --tls-cert PEM        certificate chain; enables TLS (with --tls-key)\n"
+        "  --tls-key PEM         private key of --tls-cert\n"
+        "  --require-tls         refuse plain-text connections\n"
+        "  --max-handles N       streams, events, modules, functions per session, each\n"
+        "                        (default %u)\n"
+        "  --max-module-size SIZE  largest code object a session may load (default 256M)\n"
+        "  --max-inflight SIZE   queued work per session not yet finished (default 256M);\n"
+        "                        beyond it the session stops reading (backpressure)\n"
+        "  --idle-timeout TIME   end a session with no request for TIME (e.g. 600, 10m,\n"
+        "                        1h, 500ms; bare numbers are seconds; default: never)\n"
+        "  --resume-grace TIME   keep a session whose connection broke this long for its\n"
+        "                        client to resume it (default 60s; 0: end it at once)\n"
+        "  --resume-buffer SIZE  unacknowledged replies a session may keep for resume\n"
+        "                        (default 256M; beyond it the session stops being resumable)\n"
+        "  --rtc-timeout S       wall time of one run-time compile (default 60)\n"
+        "  --rtc-max-output SIZE largest file a run-time compile may write (default 64M)\n"
+        "  --rtc-dir PATH        where compiles get private directories (default $TMPDIR or /tmp)\n"
+        "  --hipcc PATH          the compiler for run-time compiles (default: hipcc in PATH)\n"
+        "  --rtc-max-concurrent N  run-time compiles running at once across all sessions\n"
+        "                        (default: half the CPUs, at least 1)\n"
+        "  --rtc-queue-timeout S how long a compile waits for one of those before it is\n"
+        "                        refused (default 30; 0: refuse at once)\n"
+        "  --rtc-max-memory SIZE address space of one compiler process (default 4G)\n"
+        "  --help, --version\n"
+        "Environment: TF_DEBUG=1 for debug logs.\n",
+        HIPR_DEFAULT_PORT, WORKER_DEFAULT_MAX_HANDLES);
 }
 
 /* "512M" -> bytes; -1 on garbage or overflow. */
@@ -82,10 +83,26 @@ static int parse_size(const char *s, uint64_t *out)
         return -1;
     unsigned shift = 0;
     switch (*end) {
-    case 'k': case 'K': shift = 10; end++; break;
-    case 'm': case 'M': shift = 20; end++; break;
-    case 'g': case 'G': shift = 30; end++; break;
-    case 't': case 'T': shift = 40; end++; break;
+    case 'k':
+    case 'K':
+        shift = 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        shift = 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        shift = 30;
+        end++;
+        break;
+    case 't':
+    case 'T':
+        shift = 40;
+        end++;
+        break;
     default: break;
     }
     if (*end == 'i' || *end == 'B')
@@ -180,11 +197,13 @@ static int probe_backend(const struct worker_config *cfg, struct worker_info *in
                 ops->close(be);
             if (strcmp(cfg->backend, "auto") != 0) {
                 hw_error("backend %s: %s", name,
-                         rc == HW_OK || rc == HW_ENODEV ? "no device found (no GPU, driver or runtime)"
-                                                        : "failed to initialise");
+                         rc == HW_OK || rc == HW_ENODEV
+                             ? "no device found (no GPU, driver or runtime)"
+                             : "failed to initialise");
                 _exit(3);
             }
-            hw_debug("backend %s: no usable device (status %d)", name, rc == HW_OK ? HW_ENODEV : rc);
+            hw_debug("backend %s: no usable device (status %d)", name,
+                     rc == HW_OK ? HW_ENODEV : rc);
         }
         _exit(3);
     }
@@ -199,9 +218,8 @@ static int probe_backend(const struct worker_config *cfg, struct worker_info *in
  * code for whoever connects, so it does not listen beyond loopback without a
  * token unless told to with --insecure. Returns 0 or the exit status.
  */
-static int setup_security(struct worker_config *cfg, struct hw_token *token,
-                          const char *token_file, int insecure, const char *tls_cert,
-                          const char *tls_key)
+static int setup_security(struct worker_config *cfg, struct hw_token *token, const char *token_file,
+                          int insecure, const char *tls_cert, const char *tls_key)
 {
     char why[512];
     if (token_file) {
@@ -237,14 +255,16 @@ static int setup_security(struct worker_config *cfg, struct hw_token *token,
     if (!lo && !cfg->token && !insecure) {
         hw_error("refusing to listen on %s without --token-file: anyone who can reach it could "
                  "run code on this machine's devices and read their memory (pass --insecure to "
-                 "do it anyway)", cfg->bind);
+                 "do it anyway)",
+                 cfg->bind);
         return 2;
     }
     if (!lo && !cfg->token)
         hw_warn("--insecure: listening on %s with no authentication", cfg->bind);
     if (!lo && cfg->token && !cfg->tls)
         hw_warn("listening on %s without TLS: clients are authenticated, but their data "
-                "crosses the network in the clear", cfg->bind);
+                "crosses the network in the clear",
+                cfg->bind);
     return 0;
 }
 
@@ -268,11 +288,36 @@ int main(int argc, char **argv)
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int rtc_max_concurrent = ncpu >= 2 ? (int)(ncpu / 2) : 1;
     struct rtc_slots *rtc_slots = NULL;
-    enum { O_BIND = 1, O_PORT, O_PORT_FILE, O_BACKEND, O_MAX, O_MEM, O_CPUDEV, O_HS,
-           O_HANDLES, O_MODSIZE, O_INFLIGHT, O_IDLE, O_HELP, O_VERSION,
-           O_TOKEN, O_INSECURE, O_TLS_CERT, O_TLS_KEY, O_REQUIRE_TLS, O_GRACE, O_RBUF,
-           O_RTC_TIMEOUT, O_RTC_OUTPUT, O_RTC_DIR, O_HIPCC, O_RTC_CONC, O_RTC_QUEUE,
-           O_RTC_MEM };
+    enum {
+        O_BIND = 1,
+        O_PORT,
+        O_PORT_FILE,
+        O_BACKEND,
+        O_MAX,
+        O_MEM,
+        O_CPUDEV,
+        O_HS,
+        O_HANDLES,
+        O_MODSIZE,
+        O_INFLIGHT,
+        O_IDLE,
+        O_HELP,
+        O_VERSION,
+        O_TOKEN,
+        O_INSECURE,
+        O_TLS_CERT,
+        O_TLS_KEY,
+        O_REQUIRE_TLS,
+        O_GRACE,
+        O_RBUF,
+        O_RTC_TIMEOUT,
+        O_RTC_OUTPUT,
+        O_RTC_DIR,
+        O_HIPCC,
+        O_RTC_CONC,
+        O_RTC_QUEUE,
+        O_RTC_MEM
+    };
     const char *token_file = NULL, *tls_cert = NULL, *tls_key = NULL;
     int insecure = 0;
     static const struct option opts[] = {
@@ -414,15 +459,10 @@ int main(int argc, char **argv)
             if (parse_size(optarg, &cfg.rtc_max_memory) < 0 || cfg.rtc_max_memory < (64u << 20))
                 goto bad;
             break;
-        case O_HELP: case 'h':
-            usage(stdout);
-            return 0;
-        case O_VERSION:
-            printf("hip-worker %s\n", HIPWIRE_VERSION);
-            return 0;
-        default:
-            usage(stderr);
-            return 2;
+        case O_HELP:
+        case 'h': usage(stdout); return 0;
+        case O_VERSION: printf("hip-worker %s\n", HIPWIRE_VERSION); return 0;
+        default: usage(stderr); return 2;
         }
     }
     if (optind != argc) {
@@ -460,7 +500,8 @@ int main(int argc, char **argv)
     }
     cfg.rtc_slots = rtc_slots;
     hw_info("run-time compiles: --rtc-max-concurrent %d (worker-wide), --rtc-queue-timeout "
-            "%d s, --rtc-max-memory %llu", rtc_max_concurrent, cfg.rtc_queue_timeout_ms / 1000,
+            "%d s, --rtc-max-memory %llu",
+            rtc_max_concurrent, cfg.rtc_queue_timeout_ms / 1000,
             (unsigned long long)cfg.rtc_max_memory);
     rc = supervisor_run(&cfg);
 out:

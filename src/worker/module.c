@@ -34,8 +34,7 @@ static int elf_target(const void *co, size_t n, char *out, size_t cap)
     return rc;
 }
 
-static int load_native(struct session *s, int dev, const void *image, size_t n,
-                       struct s_module *m)
+static int load_native(struct session *s, int dev, const void *image, size_t n, struct s_module *m)
 {
     return s->ops->module_load(s->be, dev, image, n, &m->bm);
 }
@@ -45,8 +44,8 @@ static int load_native(struct session *s, int dev, const void *image, size_t n,
  * device, the backend's answer is final. Otherwise the backend may still
  * accept it (a relay); if it does not, the code object becomes foreign.
  */
-static int load_code_object(struct session *s, int dev, const char *device_target,
-                            const void *co, size_t n, int target_matches, struct s_module *m)
+static int load_code_object(struct session *s, int dev, const char *device_target, const void *co,
+                            size_t n, int target_matches, struct s_module *m)
 {
     int rc = load_native(s, dev, co, n, m);
     if (rc == HW_OK || target_matches)
@@ -61,8 +60,8 @@ static int load_code_object(struct session *s, int dev, const char *device_targe
     return HW_OK;
 }
 
-static int load_bundle(struct session *s, int dev, const char *device_target,
-                       const void *image, size_t n, struct s_module *m)
+static int load_bundle(struct session *s, int dev, const char *device_target, const void *image,
+                       size_t n, struct s_module *m)
 {
     hw_cob_bundle b;
     hw_cob_err err = { { 0 } };
@@ -86,11 +85,11 @@ static int load_bundle(struct session *s, int dev, const char *device_target,
     }
     const uint8_t *co = hw_cob_entry_data(&b, e);
     hw_debug("session %016llx: %s bundle of %llu bytes, %u entries: %s entry %s for "
-             "device %d (%s)", (unsigned long long)s->id, b.compressed ? "compressed" : "plain",
+             "device %d (%s)",
+             (unsigned long long)s->id, b.compressed ? "compressed" : "plain",
              (unsigned long long)b.image_size, b.nentries, matches ? "matching" : "no matching",
              e->triple, dev, device_target);
-    rc = co ? load_code_object(s, dev, device_target, co, (size_t)e->size, matches, m)
-            : HW_EIMAGE;
+    rc = co ? load_code_object(s, dev, device_target, co, (size_t)e->size, matches, m) : HW_EIMAGE;
     hw_cob_bundle_close(&b);
     return rc;
 }
@@ -135,8 +134,7 @@ void module_unload(struct session *s, struct s_module *m)
     free(m);
 }
 
-int module_function(struct session *s, struct s_module *m, const char *name,
-                    struct s_function *fn)
+int module_function(struct session *s, struct s_module *m, const char *name, struct s_function *fn)
 {
     if (!m->fm)
         return s->ops->module_function(s->be, m->bm, name, &fn->bf, &fn->info);
@@ -144,8 +142,8 @@ int module_function(struct session *s, struct s_module *m, const char *name,
     int rc = s->ops->device_info(s->be, m->device, &di);
     if (rc != HW_OK)
         return rc;
-    int32_t limit = di.shared_mem_per_block > INT32_MAX ? INT32_MAX
-                                                         : (int32_t)di.shared_mem_per_block;
+    int32_t limit =
+        di.shared_mem_per_block > INT32_MAX ? INT32_MAX : (int32_t)di.shared_mem_per_block;
     fn->bf = NULL;
     return foreign_module_function(m->fm, name, limit, &fn->info);
 }
@@ -161,7 +159,8 @@ int module_global(struct session *s, struct s_module *m, const char *name, uint6
     uint64_t left = UINT64_MAX;
     if (s->cfg->mem_limit)
         left = s->cfg->mem_limit > s->allocs.malloc_bytes
-                   ? s->cfg->mem_limit - s->allocs.malloc_bytes : 0;
+                   ? s->cfg->mem_limit - s->allocs.malloc_bytes
+                   : 0;
     return foreign_module_global(s->ops, s->be, m->fm, name, left, dptr, size);
 }
 

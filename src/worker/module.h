@@ -23,8 +23,7 @@ int module_load(struct session *s, int dev, const void *image, size_t n, struct 
  * functions and global ranges. */
 void module_unload(struct session *s, struct s_module *m);
 
-int module_function(struct session *s, struct s_module *m, const char *name,
-                    struct s_function *fn);
+int module_function(struct session *s, struct s_module *m, const char *name, struct s_function *fn);
 int module_global(struct session *s, struct s_module *m, const char *name, uint64_t *dptr,
                   uint64_t *size);
 

@@ -10,10 +10,10 @@ struct reply_entry {
     size_t head_len;
     uint64_t tail_len;
     const uint8_t *tail;
-    void *owned;          /* handed over: given back through log->release */
-    void *copy;           /* malloc'd snapshot of a borrowed tail */
+    void *owned; /* handed over: given back through log->release */
+    void *copy;  /* malloc'd snapshot of a borrowed tail */
     int borrowed;
-    uint8_t bytes[];      /* head, then a copied tail */
+    uint8_t bytes[]; /* head, then a copied tail */
 };
 
 void reply_log_init(struct reply_log *log, void (*release)(void *ctx, void *buf), void *ctx)

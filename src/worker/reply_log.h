@@ -25,19 +25,19 @@ struct reply_entry;
 
 struct reply_log {
     struct reply_entry *first, *last;
-    uint64_t sent;        /* replies numbered so far (the last one's number) */
-    uint64_t acked;       /* the client has read replies 1..acked */
-    uint64_t bytes;       /* kept, heads and tails */
-    unsigned borrowed;    /* entries whose tail is still borrowed */
+    uint64_t sent;     /* replies numbered so far (the last one's number) */
+    uint64_t acked;    /* the client has read replies 1..acked */
+    uint64_t bytes;    /* kept, heads and tails */
+    unsigned borrowed; /* entries whose tail is still borrowed */
     /* Gives a handed-over buffer back (the session's buffer cache). */
     void (*release)(void *ctx, void *buf);
     void *ctx;
 };
 
 enum reply_tail {
-    REPLY_TAIL_COPY,      /* copied into the entry */
-    REPLY_TAIL_GIVE,      /* the buffer `owned` is the log's from now on */
-    REPLY_TAIL_BORROW,    /* points into memory that stays put until the next request */
+    REPLY_TAIL_COPY,   /* copied into the entry */
+    REPLY_TAIL_GIVE,   /* the buffer `owned` is the log's from now on */
+    REPLY_TAIL_BORROW, /* points into memory that stays put until the next request */
 };
 
 void reply_log_init(struct reply_log *log, void (*release)(void *ctx, void *buf), void *ctx);

@@ -54,8 +54,9 @@ static void take_routed(struct session *s, int fd, uint32_t route_id)
     hw_tx_init_plain(&t, fd);
     hw_peer_name(fd, peer, sizeof peer);
     hw_tx_set_recv_timeout(&t, s->cfg->handshake_timeout_ms);
-    struct link_setup l = { .tx = &t, .cfg = s->cfg, .peer = peer, .session = s->id,
-                            .heartbeat_ms = s->heartbeat_ms };
+    struct link_setup l = {
+        .tx = &t, .cfg = s->cfg, .peer = peer, .session = s->id, .heartbeat_ms = s->heartbeat_ms
+    };
     if (link_reply(&t, HIPR_OP_SESSION_ROUTE, route_id, HW_OK, NULL, 0) < 0 ||
         link_accept(&l) < 0 || link_handshake(&l, s, NULL, &h, fixed) != 0)
         goto fail;
@@ -65,8 +66,8 @@ static void take_routed(struct session *s, int fd, uint32_t route_id)
     hipr_put_u64(want, s->resume_token);
     hipr_put_u64(got, req.resume_token);
     if (req.session_id != s->id || !hw_ct_equal(want, got, sizeof want)) {
-        hw_warn("session %016llx: refusing a resume from %s: %s", (unsigned long long)s->id,
-                peer, req.session_id != s->id ? "it names another session" : "wrong resume token");
+        hw_warn("session %016llx: refusing a resume from %s: %s", (unsigned long long)s->id, peer,
+                req.session_id != s->id ? "it names another session" : "wrong resume token");
         link_reply(&t, h.opcode, h.request_id, HW_ENOTINIT, NULL, 0);
         goto fail;
     }
@@ -200,7 +201,8 @@ static int rejoin(struct session *s, struct hw_transport *t, const struct hipr_h
     s->read_failed = 0;
     session_heartbeat_link(s);
     hw_info("session %016llx: resumed by %s (%s): %llu requests executed, %llu replies sent "
-            "again", (unsigned long long)s->id, peer, hw_tx_is_tls(&s->tx) ? "TLS" : "plain",
+            "again",
+            (unsigned long long)s->id, peer, hw_tx_is_tls(&s->tx) ? "TLS" : "plain",
             (unsigned long long)rep.requests_done, (unsigned long long)resent);
     return 0;
 }
@@ -278,8 +280,7 @@ int session_route(struct hw_transport *t, const struct worker_config *cfg, const
     uint8_t fixed[HIPR_session_route_SIZE];
     struct hipr_session_route m;
     (void)cfg;
-    if (hipr_check_request(h, &info) != HIPR_OK ||
-        hw_tx_read_full(t, fixed, sizeof fixed) < 0 ||
+    if (hipr_check_request(h, &info) != HIPR_OK || hw_tx_read_full(t, fixed, sizeof fixed) < 0 ||
         hw_tx_discard(t, h->payload_length - sizeof fixed) < 0) {
         hw_warn("rejecting connection from %s: a malformed SESSION_ROUTE", peer);
         return 1;
@@ -290,8 +291,7 @@ int session_route(struct hw_transport *t, const struct worker_config *cfg, const
         hw_info("connection from %s asks to resume session %016llx: %s", peer,
                 (unsigned long long)m.session_id,
                 e == ENOENT ? "no such session (ended, or never resumable)" : strerror(e));
-        link_reply(t, h->opcode, h->request_id, e == ENOENT ? HW_ENOTFOUND : HW_EUNKNOWN, NULL,
-                   0);
+        link_reply(t, h->opcode, h->request_id, e == ENOENT ? HW_ENOTFOUND : HW_EUNKNOWN, NULL, 0);
         return 1;
     }
     hw_debug("connection from %s handed to session %016llx", peer,

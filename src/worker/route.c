@@ -65,8 +65,9 @@ int route_send(uint64_t session_id, int conn_fd, uint32_t request_id)
     } ctl;
     memset(&ctl, 0, sizeof ctl);
     struct iovec iov = { msg, sizeof msg };
-    struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
-                         .msg_controllen = sizeof ctl.buf };
+    struct msghdr mh = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf
+    };
     struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
     cm->cmsg_level = SOL_SOCKET;
     cm->cmsg_type = SCM_RIGHTS;
@@ -114,7 +115,8 @@ int route_accept(int listen_fd, uint64_t session_id, int *conn_fd_out, uint32_t 
     if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 || cred.uid != getuid() ||
         parent_of(cred.pid) != getppid()) {
         hw_warn("session %016llx: refusing a connection handed over by pid %ld (not a process "
-                "of this worker)", (unsigned long long)session_id, (long)cred.pid);
+                "of this worker)",
+                (unsigned long long)session_id, (long)cred.pid);
         close(fd);
         errno = EPERM;
         return -1;
@@ -127,8 +129,9 @@ int route_accept(int listen_fd, uint64_t session_id, int *conn_fd_out, uint32_t 
         char buf[CMSG_SPACE(sizeof(int))];
     } ctl;
     struct iovec iov = { msg, sizeof msg };
-    struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
-                         .msg_controllen = sizeof ctl.buf };
+    struct msghdr mh = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf
+    };
     ssize_t r;
     do
         r = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);

@@ -27,9 +27,9 @@ struct rtc_job {
     uint16_t opcode;
     uint32_t request_id;
     int device;
-    char *strings;          /* the request's tail; in's pointers point into it */
-    const char **list;      /* every string, in wire order */
-    const char **headers;   /* header names, then header texts */
+    char *strings;        /* the request's tail; in's pointers point into it */
+    const char **list;    /* every string, in wire order */
+    const char **headers; /* header names, then header texts */
     struct hw_rtc_input in;
 };
 
@@ -55,8 +55,8 @@ static void job_free(struct rtc_job *j)
 }
 
 /* Sends result, code, log and lowered names; code may be NULL. Takes code. */
-static void reply(struct rtc_job *j, int result, uint8_t *code, uint64_t code_size,
-                  const char *log, uint64_t log_size, char *const *lowered)
+static void reply(struct rtc_job *j, int result, uint8_t *code, uint64_t code_size, const char *log,
+                  uint64_t log_size, char *const *lowered)
 {
     uint32_t n = j->in.name_count;
     static const char cut[] = "\n[hipwire: log truncated]\n";
@@ -94,8 +94,9 @@ static void reply(struct rtc_job *j, int result, uint8_t *code, uint64_t code_si
         p[len] = '\0';
         p += len + 1;
     }
-    struct hipr_rtc_compile_rep r = { .result = result, .name_count = n,
-                                      .code_size = code_size, .log_size = log_size };
+    struct hipr_rtc_compile_rep r = {
+        .result = result, .name_count = n, .code_size = code_size, .log_size = log_size
+    };
     uint8_t body[HIPR_rtc_compile_rep_SIZE];
     hipr_rtc_compile_rep_encode(body, &r);
     session_reply(j->s, j->opcode, j->request_id, HW_OK, body, sizeof body, tail, total);
@@ -127,10 +128,11 @@ static void *compile_thread(void *arg)
     }
     if (slot < 0) {
         char msg[320];
-        snprintf(msg, sizeof msg, "hipwire: the worker is running its limit of %u run-time "
+        snprintf(msg, sizeof msg,
+                 "hipwire: the worker is running its limit of %u run-time "
                  "compiles at once (--rtc-max-concurrent); this one waited %d s for a slot "
-                 "(--rtc-queue-timeout) and was refused\n", rtc_slots_count(slots),
-                 s->cfg->rtc_queue_timeout_ms / 1000);
+                 "(--rtc-queue-timeout) and was refused\n",
+                 rtc_slots_count(slots), s->cfg->rtc_queue_timeout_ms / 1000);
         hw_warn("session %016llx: compile '%s' refused: %u compiles running "
                 "(--rtc-max-concurrent), none finished within --rtc-queue-timeout %d s",
                 (unsigned long long)s->id, j->in.name, rtc_slots_count(slots),
@@ -143,8 +145,10 @@ static void *compile_thread(void *arg)
         rtc_slots_release(slots, slot, self);
     if (rc != HW_OK) {
         char msg[160];
-        snprintf(msg, sizeof msg, "hipwire: the worker's %s backend failed to run the compile "
-                 "(status %d)\n", s->ops->name, rc);
+        snprintf(msg, sizeof msg,
+                 "hipwire: the worker's %s backend failed to run the compile "
+                 "(status %d)\n",
+                 s->ops->name, rc);
         reply_text(j, HW_RTC_INTERNAL_ERROR, msg);
     } else {
         hw_debug("session %016llx: compiled '%s': result %d, %llu bytes of code",
@@ -235,8 +239,8 @@ int rtc_handle_compile(struct session *s, const struct hipr_header *h, const uin
     in->options = pairs + 2 * m.header_count;
     in->name_count = m.name_count;
     in->name_exprs = in->options + m.option_count;
-    in->timeout_ms = s->cfg->rtc_timeout_ms > 0 ? (uint32_t)s->cfg->rtc_timeout_ms
-                                                : DEFAULT_TIMEOUT_MS;
+    in->timeout_ms =
+        s->cfg->rtc_timeout_ms > 0 ? (uint32_t)s->cfg->rtc_timeout_ms : DEFAULT_TIMEOUT_MS;
     in->max_output = s->cfg->rtc_max_output ? s->cfg->rtc_max_output : DEFAULT_MAX_OUTPUT;
     in->work_dir = s->cfg->rtc_dir;
     in->compiler = s->cfg->hipcc;
@@ -249,8 +253,10 @@ int rtc_handle_compile(struct session *s, const struct hipr_header *h, const uin
     int bad_result = HW_RTC_INVALID_INPUT;
     for (uint32_t i = 0; !bad && i < in->header_count; i++)
         if (rtc_include_name_check(in->header_names[i]) < 0) {
-            snprintf(why, sizeof why, "hipwire: header name '%.200s' is not a relative path of "
-                     "plain components ([A-Za-z0-9._+-], no '..')\n", in->header_names[i]);
+            snprintf(why, sizeof why,
+                     "hipwire: header name '%.200s' is not a relative path of "
+                     "plain components ([A-Za-z0-9._+-], no '..')\n",
+                     in->header_names[i]);
             bad = why;
         }
     for (uint32_t i = 0; !bad && i < in->option_count; i++)
@@ -261,13 +267,17 @@ int rtc_handle_compile(struct session *s, const struct hipr_header *h, const uin
         }
     for (uint32_t i = 0; !bad && i < in->name_count; i++)
         if (strlen(in->name_exprs[i]) >= HIPR_CAP_NAME || rtc_name_expr_check(in->name_exprs[i])) {
-            snprintf(why, sizeof why, "hipwire: name expression %u is empty, longer than %u "
-                     "bytes or not printable ASCII on one line\n", i, (unsigned)HIPR_CAP_NAME - 1);
+            snprintf(why, sizeof why,
+                     "hipwire: name expression %u is empty, longer than %u "
+                     "bytes or not printable ASCII on one line\n",
+                     i, (unsigned)HIPR_CAP_NAME - 1);
             bad = why;
         }
     if (!bad && !HW_BACKEND_HAS(s->ops, rtc_compile)) {
-        snprintf(why, sizeof why, "hipwire: this worker's %s backend cannot compile HIP source "
-                 "at run time (docs/hiprtc.md)\n", s->ops->name);
+        snprintf(why, sizeof why,
+                 "hipwire: this worker's %s backend cannot compile HIP source "
+                 "at run time (docs/hiprtc.md)\n",
+                 s->ops->name);
         bad = why;
         bad_result = HW_RTC_INTERNAL_ERROR;
     }
@@ -310,8 +320,7 @@ void rtc_session_end(struct session *s)
         return;
     pthread_mutex_lock(&jobs->lock);
     if (jobs->running)
-        hw_debug("session %016llx: ending %d compile(s)", (unsigned long long)s->id,
-                jobs->running);
+        hw_debug("session %016llx: ending %d compile(s)", (unsigned long long)s->id, jobs->running);
     __atomic_store_n(&jobs->cancel, 1, __ATOMIC_RELEASE);
     while (jobs->running > 0)
         pthread_cond_wait(&jobs->cond, &jobs->lock);

@@ -15,15 +15,35 @@
 #include "rtc.h"
 
 static const char *const exact_options[] = {
-    "-O0", "-O1", "-O2", "-O3", "-Os", "-Oz", "-g", "-g0", "-w", "-pedantic",
-    "-ffast-math", "-fno-fast-math", "-fno-gpu-rdc",
-    "-funsafe-math-optimizations", "-fno-unsafe-math-optimizations",
-    "-ffinite-math-only", "-fno-finite-math-only",
-    "-fgpu-flush-denormals-to-zero", "-fno-gpu-flush-denormals-to-zero",
-    "-fhip-fp32-correctly-rounded-divide-sqrt", "-fno-hip-fp32-correctly-rounded-divide-sqrt",
-    "-fno-exceptions", "-fno-rtti",
-    "-mcumode", "-mno-cumode", "-mwavefrontsize64", "-mno-wavefrontsize64",
-    "-munsafe-fp-atomics", "-mno-unsafe-fp-atomics",
+    "-O0",
+    "-O1",
+    "-O2",
+    "-O3",
+    "-Os",
+    "-Oz",
+    "-g",
+    "-g0",
+    "-w",
+    "-pedantic",
+    "-ffast-math",
+    "-fno-fast-math",
+    "-fno-gpu-rdc",
+    "-funsafe-math-optimizations",
+    "-fno-unsafe-math-optimizations",
+    "-ffinite-math-only",
+    "-fno-finite-math-only",
+    "-fgpu-flush-denormals-to-zero",
+    "-fno-gpu-flush-denormals-to-zero",
+    "-fhip-fp32-correctly-rounded-divide-sqrt",
+    "-fno-hip-fp32-correctly-rounded-divide-sqrt",
+    "-fno-exceptions",
+    "-fno-rtti",
+    "-mcumode",
+    "-mno-cumode",
+    "-mwavefrontsize64",
+    "-mno-wavefrontsize64",
+    "-munsafe-fp-atomics",
+    "-mno-unsafe-fp-atomics",
 };
 
 static int is_ident_start(char c)
@@ -48,7 +68,7 @@ static int all_in(const char *s, const char *set)
 }
 
 #define LOWER_DIGITS "abcdefghijklmnopqrstuvwxyz0123456789"
-#define ALNUM "ABCDEFGHIJKLMNOPQRSTUVWXYZ" LOWER_DIGITS
+#define ALNUM        "ABCDEFGHIJKLMNOPQRSTUVWXYZ" LOWER_DIGITS
 
 static int printable(const char *s)
 {
@@ -143,7 +163,9 @@ int rtc_option_check(const char *opt, char *why, size_t why_len)
     if (!printable(opt))
         snprintf(why, why_len, "hipwire: an option with a control or non-ASCII character");
     else
-        snprintf(why, why_len, "hipwire: option '%.200s' is not accepted by the worker (docs/hiprtc.md "
-                 "lists the options a remote compile may use)", opt);
+        snprintf(why, why_len,
+                 "hipwire: option '%.200s' is not accepted by the worker (docs/hiprtc.md "
+                 "lists the options a remote compile may use)",
+                 opt);
     return -1;
 }

@@ -27,8 +27,8 @@ struct rtc_slots *rtc_slots_create(uint32_t n)
 {
     if (n == 0)
         return NULL;
-    struct rtc_slots *t = mmap(NULL, slots_size(n), PROT_READ | PROT_WRITE,
-                               MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    struct rtc_slots *t =
+        mmap(NULL, slots_size(n), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (t == MAP_FAILED)
         return NULL;
     t->n = n; /* the mapping is zero-filled: every slot free */
@@ -50,8 +50,8 @@ static int try_take(struct rtc_slots *t, pid_t pid)
 {
     for (uint32_t i = 0; i < t->n; i++) {
         uint32_t expected = 0;
-        if (__atomic_compare_exchange_n(&t->owner[i], &expected, (uint32_t)pid, 0,
-                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        if (__atomic_compare_exchange_n(&t->owner[i], &expected, (uint32_t)pid, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE))
             return (int)i;
     }
     return -1;

@@ -60,8 +60,8 @@ static void give_back_buf(void *ctx, void *buf)
 static void stop_resume_locked(struct session *s, const char *why)
 {
     hw_warn("session %016llx: %llu bytes of replies the client has not acknowledged (%s): the "
-            "session can no longer be resumed after a cut", (unsigned long long)s->id,
-            (unsigned long long)s->replies.bytes, why);
+            "session can no longer be resumed after a cut",
+            (unsigned long long)s->id, (unsigned long long)s->replies.bytes, why);
     reply_log_clear(&s->replies);
     s->resumable = 0;
     if (s->link_down)
@@ -129,8 +129,7 @@ int session_reply(struct session *s, uint16_t opcode, uint32_t request_id, int s
                               REPLY_TAIL_COPY, NULL);
 }
 
-int session_send_unsolicited(struct session *s, uint16_t opcode, const void *body,
-                             size_t body_len)
+int session_send_unsolicited(struct session *s, uint16_t opcode, const void *body, size_t body_len)
 {
     uint8_t hdr[HIPR_HEADER_SIZE + HIPR_reply_hdr_SIZE];
     int rc = 0;
@@ -181,8 +180,7 @@ static int piece_send_locked(struct session *s, const void *data, size_t len)
     return s->send_failed ? -1 : 0;
 }
 
-int session_reply_start(struct session *s, uint16_t opcode, uint32_t request_id,
-                        uint64_t tail_len)
+int session_reply_start(struct session *s, uint16_t opcode, uint32_t request_id, uint64_t tail_len)
 {
     pthread_mutex_lock(&s->send_lock);
     if (s->send_failed)
@@ -320,7 +318,7 @@ void session_update_usage(struct session *s)
 }
 
 #define BUF_CACHE_MAX (256 * HIPR_MiB)
-#define BUF_ALIGN 64
+#define BUF_ALIGN     64
 
 struct buf_hdr {
     uint64_t cap;
@@ -518,25 +516,24 @@ static int open_session(struct session *s, const struct hipr_header *hh,
     if (rc < 0)
         return -1;
     s->resume_token = req.resume_token;
-    hw_info("session %016llx: client pid %u, backend %s, %d device(s)",
-            (unsigned long long)s->id, req.client_pid, s->ops->name, s->device_count);
+    hw_info("session %016llx: client pid %u, backend %s, %d device(s)", (unsigned long long)s->id,
+            req.client_pid, s->ops->name, s->device_count);
     return 0;
 }
 
 enum loop_end {
-    LOOP_END,   /* the session is over: GOODBYE, a bad frame, idle, an error */
-    LOOP_LINK,  /* the connection failed: a resumable session may rejoin */
+    LOOP_END,  /* the session is over: GOODBYE, a bad frame, idle, an error */
+    LOOP_LINK, /* the connection failed: a resumable session may rejoin */
 };
 
 static enum loop_end link_failed(struct session *s)
 {
     if (errno == ETIMEDOUT && s->heartbeat_ms)
         hw_warn("session %016llx: nothing from the client for %d ms (heartbeat every "
-                "%d ms): presumed gone", (unsigned long long)s->id,
-                HW_DEAD_AFTER * s->heartbeat_ms, s->heartbeat_ms);
+                "%d ms): presumed gone",
+                (unsigned long long)s->id, HW_DEAD_AFTER * s->heartbeat_ms, s->heartbeat_ms);
     else if (errno)
-        hw_info("session %016llx: connection lost: %s", (unsigned long long)s->id,
-                strerror(errno));
+        hw_info("session %016llx: connection lost: %s", (unsigned long long)s->id, strerror(errno));
     else
         hw_debug("session %016llx: client closed", (unsigned long long)s->id);
     return LOOP_LINK;

@@ -24,7 +24,7 @@
 struct s_stream {
     struct hw_bstream *bs;
     int device;
-    uint64_t uncovered;        /* inflight.c: charges with no checkpoint yet */
+    uint64_t uncovered; /* inflight.c: charges with no checkpoint yet */
 };
 
 struct s_event {
@@ -34,20 +34,20 @@ struct s_event {
 
 /* module.c: one of the two is set. */
 struct s_module {
-    struct hw_bmodule *bm;          /* loaded by the backend */
-    struct foreign_module *fm;      /* an AMD code object the device cannot run */
+    struct hw_bmodule *bm;     /* loaded by the backend */
+    struct foreign_module *fm; /* an AMD code object the device cannot run */
     int device;
 };
 
 struct s_function {
-    struct hw_bfunction *bf;        /* NULL in a foreign module */
+    struct hw_bfunction *bf; /* NULL in a foreign module */
     uint64_t module;
-    char *name;                /* a second lookup of the name returns this handle */
+    char *name; /* a second lookup of the name returns this handle */
     struct hw_func_info info;
 };
 
 struct session {
-    struct hw_transport tx;    /* the client's connection: plain TCP or TLS */
+    struct hw_transport tx; /* the client's connection: plain TCP or TLS */
     uint64_t id;
     const struct worker_config *cfg;
     struct status_table *table;
@@ -59,7 +59,7 @@ struct session {
 
     pthread_mutex_t send_lock;
     int send_failed;
-    int async_status;          /* first deferred error not yet reported */
+    int async_status; /* first deferred error not yet reported */
 
     /* Dead-peer detection (heartbeat.c): the interval agreed at AUTH_BEGIN
      * (0: none), when we last sent anything, and the thread that fills
@@ -77,9 +77,9 @@ struct session {
 
     struct alloc_table allocs;
     struct handle_map streams, events, modules, functions;
-    uint64_t next_handle;      /* worker-assigned: modules, functions */
+    uint64_t next_handle; /* worker-assigned: modules, functions */
 
-    uint64_t tail_left;        /* unread tail bytes of the current request */
+    uint64_t tail_left; /* unread tail bytes of the current request */
 
     /* Requests are read through this buffer: a burst of small fire-and-forget
      * requests costs one recv, not three per request. */
@@ -99,34 +99,34 @@ struct session {
 
     /* Limits (quota.c, inflight.c, idle.c). */
     uint64_t uncovered_default[HIPR_CAP_DEVICES]; /* per default stream */
-    uint64_t uncovered_total;  /* all streams' charges with no checkpoint yet */
-    unsigned quota_logged;     /* quotas already reported in the log */
-    uint64_t last_request_ns;  /* the last request that counts as activity */
-    int active_since_wait;     /* such a request arrived since idle.c looked */
-    struct rtc_jobs *rtc;      /* compiles in flight (rtc.c); NULL until the first */
-    int value_waits_cancel;    /* set at teardown: stream value waits give up */
+    uint64_t uncovered_total;                     /* all streams' charges with no checkpoint yet */
+    unsigned quota_logged;                        /* quotas already reported in the log */
+    uint64_t last_request_ns;                     /* the last request that counts as activity */
+    int active_since_wait;                        /* such a request arrived since idle.c looked */
+    struct rtc_jobs *rtc;   /* compiles in flight (rtc.c); NULL until the first */
+    int value_waits_cancel; /* set at teardown: stream value waits give up */
     /* A reply sent in pieces (session_reply_start/more/end), under send_lock. */
     uint8_t piece_hdr[HIPR_HEADER_SIZE + HIPR_reply_hdr_SIZE];
     uint64_t piece_len, piece_at;
-    void *piece_keep;          /* the pieces gathered for the reply log, or NULL */
+    void *piece_keep; /* the pieces gathered for the reply log, or NULL */
 
     /* Session resume (resume.c), off until RESUME_ENABLE. While resumable,
      * every reply is kept until acknowledged, and a lost connection
      * detaches the session for --resume-grace instead of ending it. */
     int resumable;
-    uint64_t resume_token;     /* HELLO's; a resuming client presents it */
-    struct reply_log replies;  /* under send_lock */
-    int link_down;             /* under send_lock: no connection, replies are only kept */
-    int read_failed;           /* the transport failed under a read (not the request) */
+    uint64_t resume_token;    /* HELLO's; a resuming client presents it */
+    struct reply_log replies; /* under send_lock */
+    int link_down;            /* under send_lock: no connection, replies are only kept */
+    int read_failed;          /* the transport failed under a read (not the request) */
     uint64_t unacked_reqs, unacked_bytes; /* read since the last ACK sent unasked */
     uint64_t last_ack_ns;
-    int route_fd;              /* where handed-over connections arrive, or -1 */
+    int route_fd; /* where handed-over connections arrive, or -1 */
     pthread_t route_thread;
     int route_running;
     pthread_mutex_t resume_lock;
     pthread_cond_t resume_cond;
-    int route_stop;            /* under resume_lock */
-    int next_ready;            /* under resume_lock: next_tx is authenticated */
+    int route_stop; /* under resume_lock */
+    int next_ready; /* under resume_lock: next_tx is authenticated */
     struct hw_transport next_tx;
     struct hipr_header next_h;
     struct hipr_session_resume_req next_req;
@@ -184,7 +184,7 @@ int session_terminating(void);
 void session_link_lost(struct session *s);
 /* heartbeat.c: sends HEARTBEAT after each heartbeat_ms of silence, and
  * makes a read that hears nothing for HW_DEAD_AFTER heartbeats fail. */
-#define HW_DEAD_AFTER 4
+#define HW_DEAD_AFTER       4
 #define HW_HEARTBEAT_MIN_MS 100
 #define HW_HEARTBEAT_MAX_MS 600000
 int session_heartbeat_start(struct session *s);
@@ -213,14 +213,12 @@ int session_reply_tail(struct session *s, uint16_t opcode, uint32_t request_id, 
  * after a piece could not be produced ends the session, whose reply stream
  * cannot be resynchronised. A resumable session keeps the whole reply, and
  * while its link is down the pieces are only kept. */
-int session_reply_start(struct session *s, uint16_t opcode, uint32_t request_id,
-                        uint64_t tail_len);
+int session_reply_start(struct session *s, uint16_t opcode, uint32_t request_id, uint64_t tail_len);
 int session_reply_more(struct session *s, const void *data, size_t len);
 void session_reply_end(struct session *s, int complete);
 /* An unsolicited frame (HEARTBEAT, ACK): never kept, not sent while the
  * connection is down. */
-int session_send_unsolicited(struct session *s, uint16_t opcode, const void *body,
-                             size_t body_len);
+int session_send_unsolicited(struct session *s, uint16_t opcode, const void *body, size_t body_len);
 void session_async_error(struct session *s, int status);
 /* Reads n bytes of the current request's tail. */
 int session_read_tail(struct session *s, void *buf, uint64_t n);

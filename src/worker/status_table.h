@@ -14,7 +14,7 @@
 #include <sys/types.h>
 
 struct status_slot {
-    uint32_t pid;        /* 0 = free; claimed with a compare-and-swap */
+    uint32_t pid; /* 0 = free; claimed with a compare-and-swap */
     uint32_t reserved;
     uint64_t session_id;
     uint64_t bytes_in_use;

@@ -55,8 +55,8 @@ static void reap(const struct worker_config *cfg, struct status_table *table, st
         /* A session that died holding compile slots cannot give them back. */
         uint32_t slots = rtc_slots_release_pid(cfg->rtc_slots, pid);
         if (slots)
-            hw_warn("session process %d died holding %u run-time compile slot(s); freed",
-                    (int)pid, slots);
+            hw_warn("session process %d died holding %u run-time compile slot(s); freed", (int)pid,
+                    slots);
         for (int i = 0; i < nkids; i++)
             if (kids[i].pid == pid) {
                 kids[i].pid = 0;
@@ -64,8 +64,7 @@ static void reap(const struct worker_config *cfg, struct status_table *table, st
             }
         if (WIFSIGNALED(status))
             hw_warn("session %016llx (pid %d) died from signal %d; %llu bytes reclaimed",
-                    (unsigned long long)sid, (int)pid, WTERMSIG(status),
-                    (unsigned long long)bytes);
+                    (unsigned long long)sid, (int)pid, WTERMSIG(status), (unsigned long long)bytes);
         else
             hw_debug("session process %d exited with %d", (int)pid, WEXITSTATUS(status));
     }
@@ -90,8 +89,8 @@ int supervisor_run(const struct worker_config *cfg)
     int nkids = cfg->max_sessions + HANDSHAKE_SLACK;
     uint64_t counter = 0;
     struct child *kids = calloc((size_t)nkids, sizeof *kids);
-    struct status_table *table = status_table_create((uint32_t)cfg->max_sessions,
-                                                     cfg->mem_limit, cfg->backend);
+    struct status_table *table =
+        status_table_create((uint32_t)cfg->max_sessions, cfg->mem_limit, cfg->backend);
     if (!kids || !table) {
         hw_error("out of memory");
         goto out;
@@ -112,10 +111,12 @@ int supervisor_run(const struct worker_config *cfg)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
-    hw_info("listening on %s:%d (backend %s, max %d sessions, mem limit %llu, %s, %s)",
-            cfg->bind, port, cfg->backend, cfg->max_sessions, (unsigned long long)cfg->mem_limit,
+    hw_info("listening on %s:%d (backend %s, max %d sessions, mem limit %llu, %s, %s)", cfg->bind,
+            port, cfg->backend, cfg->max_sessions, (unsigned long long)cfg->mem_limit,
             cfg->token ? "token required" : "no authentication",
-            cfg->require_tls ? "TLS required" : cfg->tls ? "TLS or plain" : "plain TCP");
+            cfg->require_tls ? "TLS required"
+            : cfg->tls       ? "TLS or plain"
+                             : "plain TCP");
 
     int full_logged = 0;
     while (!stop_requested) {
@@ -126,8 +127,7 @@ int supervisor_run(const struct worker_config *cfg)
         int pending = live - (int)status_table_count(table, &unused);
         int full = live >= nkids || pending >= HANDSHAKE_SLACK;
         if (full && !full_logged)
-            hw_debug("%d connections, %d still in their handshake: new ones wait", live,
-                     pending);
+            hw_debug("%d connections, %d still in their handshake: new ones wait", live, pending);
         full_logged = full;
         struct pollfd pfd = { .fd = full ? -1 : lfd, .events = POLLIN };
         int n = poll(&pfd, 1, full ? 20 : 200); /* also the reaping period */

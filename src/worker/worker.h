@@ -10,38 +10,38 @@
 struct worker_info;
 
 /* Defaults of the per-session limits (docs/worker.md). */
-#define WORKER_DEFAULT_MAX_HANDLES  16384u
-#define WORKER_DEFAULT_MAX_INFLIGHT (UINT64_C(256) << 20)
+#define WORKER_DEFAULT_MAX_HANDLES     16384u
+#define WORKER_DEFAULT_MAX_INFLIGHT    (UINT64_C(256) << 20)
 #define WORKER_DEFAULT_RESUME_GRACE_MS 60000u
-#define WORKER_DEFAULT_RESUME_BUFFER (UINT64_C(256) << 20)
+#define WORKER_DEFAULT_RESUME_BUFFER   (UINT64_C(256) << 20)
 
 struct rtc_slots;
 
 struct worker_config {
     const char *bind;
     int port;
-    const char *port_file;    /* write the bound port here (for --port 0) */
-    const char *backend;      /* cpu | cuda | hip | auto */
+    const char *port_file; /* write the bound port here (for --port 0) */
+    const char *backend;   /* cpu | cuda | hip | auto */
     int max_sessions;
-    uint64_t mem_limit;       /* per session, bytes; 0 = the device's size */
+    uint64_t mem_limit; /* per session, bytes; 0 = the device's size */
     int cpu_devices;
     int handshake_timeout_ms;
     const struct hw_token *token; /* NULL: no authentication (loopback or --insecure) */
     struct hw_tls_ctx *tls;       /* NULL: plain TCP only */
     int require_tls;              /* refuse plain-text connections */
     /* Per-session limits (docs/worker.md, "Limits"); quota.c reports refusals. */
-    uint32_t max_handles;      /* streams, events, modules, functions: each */
-    uint64_t max_module_size;  /* bytes of one code object image */
-    uint64_t max_inflight;     /* bytes of queued work not yet finished */
-    uint64_t idle_timeout_ms;  /* 0 = never end an idle session */
+    uint32_t max_handles;           /* streams, events, modules, functions: each */
+    uint64_t max_module_size;       /* bytes of one code object image */
+    uint64_t max_inflight;          /* bytes of queued work not yet finished */
+    uint64_t idle_timeout_ms;       /* 0 = never end an idle session */
     const struct worker_info *info; /* for WORKER_INFO; may be NULL */
     /* Runtime compilation (docs/hiprtc.md). */
-    int rtc_timeout_ms;       /* wall time of one compile */
-    uint64_t rtc_max_output;  /* bytes per file the compiler writes */
-    const char *rtc_dir;      /* private compile directories go here; NULL: $TMPDIR or /tmp */
-    const char *hipcc;        /* NULL: hipcc from PATH */
-    uint64_t rtc_max_memory;  /* address space of the compiler process; 0: the backend's */
-    int rtc_queue_timeout_ms; /* how long a compile waits for a worker-wide slot */
+    int rtc_timeout_ms;          /* wall time of one compile */
+    uint64_t rtc_max_output;     /* bytes per file the compiler writes */
+    const char *rtc_dir;         /* private compile directories go here; NULL: $TMPDIR or /tmp */
+    const char *hipcc;           /* NULL: hipcc from PATH */
+    uint64_t rtc_max_memory;     /* address space of the compiler process; 0: the backend's */
+    int rtc_queue_timeout_ms;    /* how long a compile waits for a worker-wide slot */
     struct rtc_slots *rtc_slots; /* --rtc-max-concurrent, shared by sessions; NULL: no cap */
     /* Session resume (docs/worker.md): how long a session whose connection
      * broke is kept for its client to come back (0: resume off), and how

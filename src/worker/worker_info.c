@@ -13,8 +13,8 @@
 
 struct worker_info *worker_info_create(void)
 {
-    struct worker_info *wi = mmap(NULL, sizeof *wi, PROT_READ | PROT_WRITE,
-                                  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    struct worker_info *wi =
+        mmap(NULL, sizeof *wi, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (wi == MAP_FAILED)
         return NULL;
     wi->started_ns = hw_now_ns();
@@ -37,8 +37,8 @@ int worker_info_send(struct session *s, const struct worker_info *info, uint32_t
     strncpy(r.backend, info && info->backend[0] ? info->backend : s->cfg->backend,
             sizeof r.backend - 1);
     if (info) {
-        r.device_count = info->device_count < HIPR_CAP_DEVICES ? info->device_count
-                                                               : HIPR_CAP_DEVICES;
+        r.device_count =
+            info->device_count < HIPR_CAP_DEVICES ? info->device_count : HIPR_CAP_DEVICES;
         r.uptime_ms = (hw_now_ns() - info->started_ns) / 1000000u;
     }
     size_t tail_len = (size_t)r.device_count * HIPR_devinfo_SIZE;
@@ -49,8 +49,8 @@ int worker_info_send(struct session *s, const struct worker_info *info, uint32_t
         hipr_devinfo_encode(tail + i * HIPR_devinfo_SIZE, &info->devs[i]);
     uint8_t out[HIPR_worker_info_rep_SIZE];
     hipr_worker_info_rep_encode(out, &r);
-    int rc = session_reply(s, HIPR_OP_WORKER_INFO, request_id, HW_OK, out, sizeof out, tail,
-                           tail_len);
+    int rc =
+        session_reply(s, HIPR_OP_WORKER_INFO, request_id, HW_OK, out, sizeof out, tail, tail_len);
     free(tail);
     return rc;
 }

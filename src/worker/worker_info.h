@@ -15,7 +15,7 @@
 #include "hipr.h"
 
 struct worker_info {
-    uint64_t started_ns;     /* CLOCK_MONOTONIC, shared by every process */
+    uint64_t started_ns; /* CLOCK_MONOTONIC, shared by every process */
     uint32_t device_count;
     char backend[64];
     struct hipr_devinfo devs[HIPR_CAP_DEVICES];

@@ -15,9 +15,8 @@
 
 static void dump_metadata(const hw_cob_metadata *m)
 {
-    printf("metadata version=%u.%u target=%s co_version=%u kernels=%u\n",
-           m->version_major, m->version_minor, m->target ? m->target : "",
-           m->code_object_version, m->nkernels);
+    printf("metadata version=%u.%u target=%s co_version=%u kernels=%u\n", m->version_major,
+           m->version_minor, m->target ? m->target : "", m->code_object_version, m->nkernels);
     for (uint32_t k = 0; k < m->nkernels; k++) {
         const hw_cob_kernel *kn = &m->kernels[k];
         printf("kernel name=%s symbol=%s kernarg_segment_size=%u "
@@ -25,16 +24,15 @@ static void dump_metadata(const hw_cob_metadata *m)
                "private_segment_fixed_size=%u sgpr_count=%u vgpr_count=%u "
                "max_flat_workgroup_size=%u wavefront_size=%u nargs=%u "
                "nhidden=%u explicit_size=%u\n",
-               kn->name, kn->symbol, kn->kernarg_segment_size,
-               kn->kernarg_segment_align, kn->group_segment_fixed_size,
-               kn->private_segment_fixed_size, kn->sgpr_count, kn->vgpr_count,
-               kn->max_flat_workgroup_size, kn->wavefront_size, kn->nargs,
+               kn->name, kn->symbol, kn->kernarg_segment_size, kn->kernarg_segment_align,
+               kn->group_segment_fixed_size, kn->private_segment_fixed_size, kn->sgpr_count,
+               kn->vgpr_count, kn->max_flat_workgroup_size, kn->wavefront_size, kn->nargs,
                kn->nhidden, kn->explicit_size);
         for (uint32_t a = 0; a < kn->nargs + kn->nhidden; a++) {
             const hw_cob_arg *ar = &kn->args[a];
             printf("  %s offset=%u size=%u value_kind=%s name=%s type_name=%s "
-                   "address_space=%s\n", a < kn->nargs ? "arg" : "hidden",
-                   ar->offset, ar->size, ar->value_kind,
+                   "address_space=%s\n",
+                   a < kn->nargs ? "arg" : "hidden", ar->offset, ar->size, ar->value_kind,
                    ar->name ? ar->name : "-", ar->type_name ? ar->type_name : "-",
                    ar->address_space ? ar->address_space : "-");
         }
@@ -52,7 +50,7 @@ int main(int argc, char **argv)
     if (!buf)
         return 1;
     int rc = 1;
-    hw_cob_err err = {{0}};
+    hw_cob_err err = { { 0 } };
     const uint8_t *img = buf;
     size_t img_len = len;
     hw_cob_bundle b;
@@ -83,15 +81,14 @@ int main(int argc, char **argv)
         goto out;
     }
     printf("bundle entries=%u size=%llu image_size=%llu header_image_size=%llu "
-           "compressed=%d\n", b.nentries, (unsigned long long)b.size,
-           (unsigned long long)b.image_size, (unsigned long long)isz,
-           b.compressed);
+           "compressed=%d\n",
+           b.nentries, (unsigned long long)b.size, (unsigned long long)b.image_size,
+           (unsigned long long)isz, b.compressed);
     rc = 0;
     for (uint32_t k = 0; k < b.nentries; k++) {
         const hw_cob_entry *e = &b.entries[k];
-        printf("entry triple=%s target_id=%s offset=%llu size=%llu\n", e->triple,
-               e->target_id, (unsigned long long)e->offset,
-               (unsigned long long)e->size);
+        printf("entry triple=%s target_id=%s offset=%llu size=%llu\n", e->triple, e->target_id,
+               (unsigned long long)e->offset, (unsigned long long)e->size);
         if (!e->is_amdgcn || !e->size)
             continue;
         const uint8_t *co = hw_cob_entry_data(&b, e);

@@ -26,19 +26,28 @@
 #endif
 
 static int failures;
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
+#define CHECK(cond, ...)                                                    \
+    do {                                                                    \
+        if (!(cond)) {                                                      \
             fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fputc('\n', stderr);                                           \
-            failures++;                                                    \
-        }                                                                  \
+            fprintf(stderr, __VA_ARGS__);                                   \
+            fputc('\n', stderr);                                            \
+            failures++;                                                     \
+        }                                                                   \
     } while (0)
 
-typedef struct xarg { size_t size, align; bool pointer; } xarg;
-#define V(T) {sizeof(T), alignof(T), false}
-#define P(T) {sizeof(T), alignof(T), true}
+typedef struct xarg {
+    size_t size, align;
+    bool pointer;
+} xarg;
+#define V(T)                         \
+    {                                \
+        sizeof(T), alignof(T), false \
+    }
+#define P(T)                        \
+    {                               \
+        sizeof(T), alignof(T), true \
+    }
 
 typedef struct xkernel {
     const char *name;
@@ -49,38 +58,44 @@ typedef struct xkernel {
 
 /* The signatures of kernels.hip, argument by argument. */
 static const xkernel expected[] = {
-    {"k_scalars", 15, {V(char), V(short), V(char), V(int), V(char),
-        V(long long), V(char), V(float), V(double), V(bool),
-        V(unsigned char), V(unsigned short), V(unsigned int),
-        V(unsigned long long), P(long long *)}, false},
-    {"k_pointers", 5, {P(float *), P(const int *), P(double *), P(void *),
-        P(struct hw_s1 *)}, false},
-    {"k_struct", 6, {V(struct hw_s1), V(int), V(struct hw_s2), V(char),
-        V(struct hw_vec3), P(double *)}, false},
-    {"k_big", 2, {V(struct hw_big), P(int *)}, false},
-    {"k_big_mixed", 4, {V(char), V(struct hw_big), V(double), P(int *)}, false},
-    {"k_none", 0, {{0, 0, false}}, false},
-    {"k_dims", 2, {P(float *), V(int)}, false},
-    {"k_printf", 1, {V(int)}, true},
-    {"_Z6k_tmplIcEvPT_S0_i", 3, {P(char *), V(char), V(int)}, false},
-    {"_Z6k_tmplIdEvPT_S0_i", 3, {P(double *), V(double), V(int)}, false},
-    {"_Z6k_tmplI5hw_s2EvPT_S1_i", 3, {P(struct hw_s2 *), V(struct hw_s2),
-        V(int)}, false},
+    { "k_scalars",
+      15,
+      { V(char), V(short), V(char), V(int), V(char), V(long long), V(char), V(float), V(double),
+        V(bool), V(unsigned char), V(unsigned short), V(unsigned int), V(unsigned long long),
+        P(long long *) },
+      false },
+    { "k_pointers",
+      5,
+      { P(float *), P(const int *), P(double *), P(void *), P(struct hw_s1 *) },
+      false },
+    { "k_struct",
+      6,
+      { V(struct hw_s1), V(int), V(struct hw_s2), V(char), V(struct hw_vec3), P(double *) },
+      false },
+    { "k_big", 2, { V(struct hw_big), P(int *) }, false },
+    { "k_big_mixed", 4, { V(char), V(struct hw_big), V(double), P(int *) }, false },
+    { "k_none", 0, { { 0, 0, false } }, false },
+    { "k_dims", 2, { P(float *), V(int) }, false },
+    { "k_printf", 1, { V(int) }, true },
+    { "_Z6k_tmplIcEvPT_S0_i", 3, { P(char *), V(char), V(int) }, false },
+    { "_Z6k_tmplIdEvPT_S0_i", 3, { P(double *), V(double), V(int) }, false },
+    { "_Z6k_tmplI5hw_s2EvPT_S1_i", 3, { P(struct hw_s2 *), V(struct hw_s2), V(int) }, false },
 };
 #define NEXPECTED (sizeof expected / sizeof expected[0])
 
-static void check_codeobj(const uint8_t *co, size_t len, const char *arch,
-                          unsigned co_version)
+static void check_codeobj(const uint8_t *co, size_t len, const char *arch, unsigned co_version)
 {
-    hw_cob_err err = {{0}};
+    hw_cob_err err = { { 0 } };
     hw_cob_metadata m;
     /* The variables of kernels.hip, as ELF data objects of their declared
      * sizes (what a worker that cannot run the code allocates). */
     hw_cob_symbol var;
     CHECK(hw_cob_elf_find_object(co, len, "hw_const_table", &var, &err) == 0 &&
-          var.size == 16 * sizeof(int), "[%s] hw_const_table: %s", arch, err.msg);
+              var.size == 16 * sizeof(int),
+          "[%s] hw_const_table: %s", arch, err.msg);
     CHECK(hw_cob_elf_find_object(co, len, "hw_dev_var", &var, &err) == 0 &&
-          var.size == sizeof(float), "[%s] hw_dev_var: %s", arch, err.msg);
+              var.size == sizeof(float),
+          "[%s] hw_dev_var: %s", arch, err.msg);
     CHECK(hw_cob_elf_find_object(co, len, "k_none", &var, &err) == HW_COB_ENOTFOUND,
           "[%s] a kernel is not a variable", arch);
     int rc = hw_cob_elf_metadata(co, len, &m, &err);
@@ -91,13 +106,12 @@ static void check_codeobj(const uint8_t *co, size_t len, const char *arch,
     snprintf(want_target, sizeof want_target, "amdgcn-amd-amdhsa--%s", arch);
     CHECK(m.target && strncmp(m.target, want_target, strlen(want_target)) == 0,
           "[%s] amdhsa.target %s", arch, m.target ? m.target : "(none)");
-    CHECK(m.code_object_version == co_version, "[%s] code object v%u, built v%u",
-          arch, m.code_object_version, co_version);
+    CHECK(m.code_object_version == co_version, "[%s] code object v%u, built v%u", arch,
+          m.code_object_version, co_version);
     /* amdhsa.version 1.1 is code object v4, 1.2 is v5 (AMDGPUUsage). */
-    CHECK(m.version_major == 1 && m.version_minor == co_version - 3,
-          "[%s] amdhsa.version %u.%u", arch, m.version_major, m.version_minor);
-    CHECK(m.nkernels == NEXPECTED, "[%s] %u kernels, expected %zu", arch,
-          m.nkernels, NEXPECTED);
+    CHECK(m.version_major == 1 && m.version_minor == co_version - 3, "[%s] amdhsa.version %u.%u",
+          arch, m.version_major, m.version_minor);
+    CHECK(m.nkernels == NEXPECTED, "[%s] %u kernels, expected %zu", arch, m.nkernels, NEXPECTED);
 
     for (size_t k = 0; k < NEXPECTED; k++) {
         const xkernel *x = &expected[k];
@@ -107,20 +121,17 @@ static void check_codeobj(const uint8_t *co, size_t len, const char *arch,
             continue;
         char sym[128];
         snprintf(sym, sizeof sym, "%s.kd", x->name);
-        CHECK(strcmp(kn->symbol, sym) == 0, "[%s] %s symbol %s", arch, x->name,
-              kn->symbol);
-        CHECK(kn->nargs == x->nargs, "[%s] %s: %u args, expected %zu", arch,
-              x->name, kn->nargs, x->nargs);
+        CHECK(strcmp(kn->symbol, sym) == 0, "[%s] %s symbol %s", arch, x->name, kn->symbol);
+        CHECK(kn->nargs == x->nargs, "[%s] %s: %u args, expected %zu", arch, x->name, kn->nargs,
+              x->nargs);
         size_t end = 0, maxalign = 1;
         for (size_t a = 0; a < x->nargs && a < kn->nargs; a++) {
-            size_t off = (end + x->args[a].align - 1) / x->args[a].align *
-                         x->args[a].align;
+            size_t off = (end + x->args[a].align - 1) / x->args[a].align * x->args[a].align;
             const hw_cob_arg *ar = &kn->args[a];
             CHECK(ar->offset == off && ar->size == x->args[a].size,
-                  "[%s] %s arg %zu: (%u, %u), expected (%zu, %zu)", arch,
-                  x->name, a, ar->offset, ar->size, off, x->args[a].size);
-            CHECK(ar->kind == (x->args[a].pointer ? HW_COB_ARG_GLOBAL_BUFFER :
-                               HW_COB_ARG_BY_VALUE),
+                  "[%s] %s arg %zu: (%u, %u), expected (%zu, %zu)", arch, x->name, a, ar->offset,
+                  ar->size, off, x->args[a].size);
+            CHECK(ar->kind == (x->args[a].pointer ? HW_COB_ARG_GLOBAL_BUFFER : HW_COB_ARG_BY_VALUE),
                   "[%s] %s arg %zu: kind %s", arch, x->name, a, ar->value_kind);
             if (x->args[a].pointer)
                 CHECK(ar->address_space && strcmp(ar->address_space, "global") == 0,
@@ -130,33 +141,32 @@ static void check_codeobj(const uint8_t *co, size_t len, const char *arch,
             if (x->args[a].align > maxalign)
                 maxalign = x->args[a].align;
         }
-        CHECK(kn->explicit_size == end, "[%s] %s explicit size %u, expected %zu",
-              arch, x->name, kn->explicit_size, end);
-        CHECK(kn->kernarg_segment_size >= end, "[%s] %s kernarg size %u < %zu",
-              arch, x->name, kn->kernarg_segment_size, end);
+        CHECK(kn->explicit_size == end, "[%s] %s explicit size %u, expected %zu", arch, x->name,
+              kn->explicit_size, end);
+        CHECK(kn->kernarg_segment_size >= end, "[%s] %s kernarg size %u < %zu", arch, x->name,
+              kn->kernarg_segment_size, end);
         CHECK(kn->kernarg_segment_align >= maxalign &&
-              (kn->kernarg_segment_align & (kn->kernarg_segment_align - 1)) == 0,
+                  (kn->kernarg_segment_align & (kn->kernarg_segment_align - 1)) == 0,
               "[%s] %s kernarg align %u", arch, x->name, kn->kernarg_segment_align);
         for (uint32_t h = 0; h < kn->nhidden; h++) {
-            CHECK(kn->hidden[h].offset >= end, "[%s] %s hidden %s at %u inside "
-                  "explicit args", arch, x->name, kn->hidden[h].value_kind,
-                  kn->hidden[h].offset);
-            CHECK(strncmp(kn->hidden[h].value_kind, "hidden_", 7) == 0,
-                  "[%s] %s hidden kind %s", arch, x->name, kn->hidden[h].value_kind);
+            CHECK(kn->hidden[h].offset >= end,
+                  "[%s] %s hidden %s at %u inside "
+                  "explicit args",
+                  arch, x->name, kn->hidden[h].value_kind, kn->hidden[h].offset);
+            CHECK(strncmp(kn->hidden[h].value_kind, "hidden_", 7) == 0, "[%s] %s hidden kind %s",
+                  arch, x->name, kn->hidden[h].value_kind);
         }
         /* Code object v4 kernels that use nothing hidden still reserve the
          * 56-byte hidden block (global offsets, printf/hostcall...) only when
          * they use it; clang 15 drops it otherwise. printf always needs one. */
         if (x->may_have_hidden_v4)
-            CHECK(kn->nhidden > 0, "[%s] %s: printf kernel without hidden args",
-                  arch, x->name);
+            CHECK(kn->nhidden > 0, "[%s] %s: printf kernel without hidden args", arch, x->name);
         /* gfx9 runs wave64; HIP's default launch bound is 1024 threads. */
-        CHECK(kn->wavefront_size == 64, "[%s] %s wavefront %u", arch, x->name,
-              kn->wavefront_size);
-        CHECK(kn->max_flat_workgroup_size == 1024, "[%s] %s max wg %u", arch,
-              x->name, kn->max_flat_workgroup_size);
-        CHECK(kn->private_segment_fixed_size < (1u << 20) &&
-              kn->sgpr_count <= 112 && kn->vgpr_count <= 512,
+        CHECK(kn->wavefront_size == 64, "[%s] %s wavefront %u", arch, x->name, kn->wavefront_size);
+        CHECK(kn->max_flat_workgroup_size == 1024, "[%s] %s max wg %u", arch, x->name,
+              kn->max_flat_workgroup_size);
+        CHECK(kn->private_segment_fixed_size < (1u << 20) && kn->sgpr_count <= 112 &&
+                  kn->vgpr_count <= 512,
               "[%s] %s resources out of range", arch, x->name);
     }
     if (co_version >= 5) {
@@ -175,8 +185,7 @@ static void check_codeobj(const uint8_t *co, size_t len, const char *arch,
 
 /* Compress the real bundle ourselves (Debian's clang 15 cannot: no
  * --offload-compress) and check the CCOB path gives back the same entries. */
-static void check_ccob(const uint8_t *bundle, size_t len, unsigned version,
-                       uint16_t method)
+static void check_ccob(const uint8_t *bundle, size_t len, unsigned version, uint16_t method)
 {
     if (!hw_cob_ccob_method_supported(method)) {
         printf("skip CCOB v%u method %u: decompressor not built\n", version, method);
@@ -206,8 +215,10 @@ static void check_ccob(const uint8_t *bundle, size_t len, unsigned version,
 #endif
     uint64_t total = hdr + clen;
     memcpy(c, "CCOB", 4);
-    c[4] = (uint8_t)version; c[5] = 0;
-    c[6] = (uint8_t)method; c[7] = 0;
+    c[4] = (uint8_t)version;
+    c[5] = 0;
+    c[6] = (uint8_t)method;
+    c[7] = 0;
     uint64_t hash = 0x0123456789abcdefull;
     for (int k = 0; k < 8; k++) {
         if (version == 1) {
@@ -226,7 +237,7 @@ static void check_ccob(const uint8_t *bundle, size_t len, unsigned version,
             c[24 + k] = (uint8_t)(hash >> (8 * k));
         }
     }
-    hw_cob_err err = {{0}};
+    hw_cob_err err = { { 0 } };
     hw_cob_bundle plain, comp;
     int rc1 = hw_cob_bundle_open(bundle, len, 0, &plain, &err);
     CHECK(rc1 == 0, "plain open: %s", err.msg);
@@ -234,18 +245,18 @@ static void check_ccob(const uint8_t *bundle, size_t len, unsigned version,
     int rc2 = hw_cob_bundle_open(c, (size_t)total, 0, &comp, &err);
     CHECK(rc2 == 0, "CCOB v%u method %u open: %s", version, method, err.msg);
     if (!rc1 && !rc2) {
-        CHECK(comp.compressed && comp.ccob.hash == hash &&
-              comp.ccob.uncompressed_size == len, "CCOB header fields");
+        CHECK(comp.compressed && comp.ccob.hash == hash && comp.ccob.uncompressed_size == len,
+              "CCOB header fields");
         CHECK(comp.image_size == total, "CCOB image size %llu != %llu",
               (unsigned long long)comp.image_size, (unsigned long long)total);
         CHECK(comp.nentries == plain.nentries, "CCOB entry count");
         for (uint32_t k = 0; k < comp.nentries && k < plain.nentries; k++) {
             CHECK(strcmp(comp.entries[k].triple, plain.entries[k].triple) == 0 &&
-                  comp.entries[k].size == plain.entries[k].size &&
-                  (comp.entries[k].size == 0 ||
-                   memcmp(hw_cob_entry_data(&comp, &comp.entries[k]),
-                          hw_cob_entry_data(&plain, &plain.entries[k]),
-                          (size_t)comp.entries[k].size) == 0),
+                      comp.entries[k].size == plain.entries[k].size &&
+                      (comp.entries[k].size == 0 ||
+                       memcmp(hw_cob_entry_data(&comp, &comp.entries[k]),
+                              hw_cob_entry_data(&plain, &plain.entries[k]),
+                              (size_t)comp.entries[k].size) == 0),
                   "CCOB entry %u differs", k);
         }
         uint64_t isz = 0;
@@ -253,17 +264,17 @@ static void check_ccob(const uint8_t *bundle, size_t len, unsigned version,
         if (version == 1)
             CHECK(rc3 == HW_COB_ENOTSUP, "CCOB v1 sizing should be unsupported");
         else
-            CHECK(rc3 == 0 && isz == total, "CCOB v%u sized %llu, wrote %llu",
-                  version, (unsigned long long)isz, (unsigned long long)total);
+            CHECK(rc3 == 0 && isz == total, "CCOB v%u sized %llu, wrote %llu", version,
+                  (unsigned long long)isz, (unsigned long long)total);
         /* One byte short of the recorded total size must be refused. */
         if (version >= 2) {
             hw_cob_bundle t;
-            CHECK(hw_cob_bundle_open(c, (size_t)total - 1, 0, &t, &err) ==
-                  HW_COB_ETRUNC, "short CCOB accepted");
+            CHECK(hw_cob_bundle_open(c, (size_t)total - 1, 0, &t, &err) == HW_COB_ETRUNC,
+                  "short CCOB accepted");
         }
         printf("CCOB v%u %s: %zu -> %llu bytes, %u entries ok\n", version,
-               method == HW_COB_CCOB_ZSTD ? "zstd" : "zlib", len,
-               (unsigned long long)total, comp.nentries);
+               method == HW_COB_CCOB_ZSTD ? "zstd" : "zlib", len, (unsigned long long)total,
+               comp.nentries);
     }
     if (!rc1)
         hw_cob_bundle_close(&plain);
@@ -283,19 +294,17 @@ int main(int argc, char **argv)
     uint8_t *buf = tf_read(argv[2], &len);
     if (!buf)
         return 1;
-    hw_cob_err err = {{0}};
+    hw_cob_err err = { { 0 } };
 
     if (strcmp(argv[1], "co") == 0) {
         uint64_t isz = 0;
         CHECK(hw_cob_image_size(buf, len, &isz, &err) == 0 && isz == len,
-              "ELF image size %llu, file %zu (%s)", (unsigned long long)isz, len,
-              err.msg);
+              "ELF image size %llu, file %zu (%s)", (unsigned long long)isz, len, err.msg);
         check_codeobj(buf, len, argv[4], cov);
     } else {
         const uint8_t *fb = NULL;
         size_t fblen = 0;
-        CHECK(tf_host_fatbin(buf, len, &fb, &fblen) == 0, "no .hip_fatbin in %s",
-              argv[2]);
+        CHECK(tf_host_fatbin(buf, len, &fb, &fblen) == 0, "no .hip_fatbin in %s", argv[2]);
         if (failures)
             goto out;
         /* The proxy sees only the address: the headers must give the size,
@@ -308,8 +317,8 @@ int main(int argc, char **argv)
         CHECK(hw_cob_bundle_open(fb, (size_t)isz, 0, &b, &err) == 0, "%s", err.msg);
         if (failures)
             goto out;
-        CHECK(b.nentries == (uint32_t)(argc - 4) + 1, "%u entries for %d targets",
-              b.nentries, argc - 4);
+        CHECK(b.nentries == (uint32_t)(argc - 4) + 1, "%u entries for %d targets", b.nentries,
+              argc - 4);
         CHECK(b.entries[0].is_host && b.entries[0].size == 0, "host entry first");
         for (int a = 4; a < argc; a++) {
             const hw_cob_entry *e = hw_cob_bundle_find(&b, argv[a]);
@@ -320,8 +329,8 @@ int main(int argc, char **argv)
             /* A device that pins features still finds the any-mode entry. */
             snprintf(q, sizeof q, "%s:sramecc+:xnack-", argv[a]);
             CHECK(hw_cob_bundle_find(&b, q) == e, "feature query %s", q);
-            CHECK(e->offset % 4096 == 0, "%s entry at %llu, not 4096-aligned",
-                  argv[a], (unsigned long long)e->offset);
+            CHECK(e->offset % 4096 == 0, "%s entry at %llu, not 4096-aligned", argv[a],
+                  (unsigned long long)e->offset);
             check_codeobj(hw_cob_entry_data(&b, e), (size_t)e->size, argv[a], cov);
             printf("%s: %s, %llu bytes, layout ok\n", argv[2], e->triple,
                    (unsigned long long)e->size);

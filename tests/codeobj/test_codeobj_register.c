@@ -36,25 +36,21 @@ void **__hipRegisterFatBinary(const void *data)
     return g_handle_token;
 }
 
-void __hipRegisterFunction(void **modules, const void *host_function,
-                           char *device_function, const char *device_name,
-                           unsigned int thread_limit, void *tid, void *bid,
+void __hipRegisterFunction(void **modules, const void *host_function, char *device_function,
+                           const char *device_name, unsigned int thread_limit, void *tid, void *bid,
                            void *block_dim, void *grid_dim, int *wsize);
-void __hipRegisterFunction(void **modules, const void *host_function,
-                           char *device_function, const char *device_name,
-                           unsigned int thread_limit, void *tid, void *bid,
+void __hipRegisterFunction(void **modules, const void *host_function, char *device_function,
+                           const char *device_name, unsigned int thread_limit, void *tid, void *bid,
                            void *block_dim, void *grid_dim, int *wsize)
 {
     if (modules == g_handle_token && g_nfuncs < MAX_REG)
         g_funcs[g_nfuncs++] = device_name;
 }
 
-void __hipRegisterVar(void **modules, void *var, char *host_var,
-                      char *device_var, int ext, size_t size, int constant,
-                      int global);
-void __hipRegisterVar(void **modules, void *var, char *host_var,
-                      char *device_var, int ext, size_t size, int constant,
-                      int global)
+void __hipRegisterVar(void **modules, void *var, char *host_var, char *device_var, int ext,
+                      size_t size, int constant, int global);
+void __hipRegisterVar(void **modules, void *var, char *host_var, char *device_var, int ext,
+                      size_t size, int constant, int global)
 {
     if (modules == g_handle_token && g_nvars < MAX_REG) {
         g_var_sizes[g_nvars] = size;
@@ -70,19 +66,25 @@ void __hipUnregisterFatBinary(void **modules)
 
 /* Referenced by the kernel stubs; never called here. */
 int hipLaunchKernel(const void *f, ...);
-int hipLaunchKernel(const void *f, ...) { return 1; }
+int hipLaunchKernel(const void *f, ...)
+{
+    return 1;
+}
 int __hipPopCallConfiguration(void *a, void *b, void *c, void *d);
-int __hipPopCallConfiguration(void *a, void *b, void *c, void *d) { return 1; }
+int __hipPopCallConfiguration(void *a, void *b, void *c, void *d)
+{
+    return 1;
+}
 
 static int failures;
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
+#define CHECK(cond, ...)                                                    \
+    do {                                                                    \
+        if (!(cond)) {                                                      \
             fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fputc('\n', stderr);                                           \
-            failures++;                                                    \
-        }                                                                  \
+            fprintf(stderr, __VA_ARGS__);                                   \
+            fputc('\n', stderr);                                            \
+            failures++;                                                     \
+        }                                                                   \
     } while (0)
 
 int main(int argc, char **argv)
@@ -102,7 +104,7 @@ int main(int argc, char **argv)
     CHECK(g_nfuncs == 11, "%d kernels registered, kernels.hip has 11", g_nfuncs);
     CHECK(g_nvars == 2, "%d variables registered", g_nvars);
 
-    hw_cob_err err = {{0}};
+    hw_cob_err err = { { 0 } };
     const void *bin = NULL;
     CHECK(hw_cob_wrapper_binary(g_wrapper, &bin, &err) == 0, "%s", err.msg);
     uint64_t isz = 0;
@@ -118,7 +120,8 @@ int main(int argc, char **argv)
         goto out;
     CHECK(isz <= seclen && memcmp(bin, sec, (size_t)isz) == 0,
           "image at the wrapper's pointer (%llu bytes) differs from the file's "
-          ".hip_fatbin (%zu bytes)", (unsigned long long)isz, seclen);
+          ".hip_fatbin (%zu bytes)",
+          (unsigned long long)isz, seclen);
 
     hw_cob_bundle b;
     CHECK(hw_cob_bundle_open(bin, (size_t)isz, 0, &b, &err) == 0, "%s", err.msg);
@@ -130,20 +133,22 @@ int main(int argc, char **argv)
         if (!e)
             continue;
         hw_cob_metadata m;
-        if (hw_cob_elf_metadata(hw_cob_entry_data(&b, e), (size_t)e->size, &m,
-                                &err)) {
+        if (hw_cob_elf_metadata(hw_cob_entry_data(&b, e), (size_t)e->size, &m, &err)) {
             CHECK(0, "[%s] %s", argv[a], err.msg);
             continue;
         }
-        CHECK(m.nkernels == (uint32_t)g_nfuncs, "[%s] %u kernels in metadata, "
-              "%d registered", argv[a], m.nkernels, g_nfuncs);
+        CHECK(m.nkernels == (uint32_t)g_nfuncs,
+              "[%s] %u kernels in metadata, "
+              "%d registered",
+              argv[a], m.nkernels, g_nfuncs);
         for (int f = 0; f < g_nfuncs; f++) {
             const hw_cob_kernel *kn = hw_cob_find_kernel(&m, g_funcs[f]);
             CHECK(kn && strcmp(kn->name, g_funcs[f]) == 0,
                   "[%s] registered kernel %s not in metadata", argv[a], g_funcs[f]);
         }
         printf("%s: %d registered kernels all described (%u bytes of "
-               "code object)\n", argv[a], g_nfuncs, (unsigned)e->size);
+               "code object)\n",
+               argv[a], g_nfuncs, (unsigned)e->size);
         hw_cob_metadata_free(&m);
     }
     hw_cob_bundle_close(&b);

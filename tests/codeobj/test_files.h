@@ -58,12 +58,16 @@ static inline uint64_t tf_le(const uint8_t *p, int n)
 static inline int tf_host_section(const uint8_t *p, size_t len, const char *want,
                                   const uint8_t **sec, size_t *sec_len)
 {
-    if (len < 64 || memcmp(p, "\x7f" "ELF", 4) || p[4] != 2 || p[5] != 1)
+    if (len < 64 ||
+        memcmp(p,
+               "\x7f"
+               "ELF",
+               4) ||
+        p[4] != 2 || p[5] != 1)
         return -1;
     uint64_t shoff = tf_le(p + 40, 8), shentsize = tf_le(p + 58, 2);
     uint64_t shnum = tf_le(p + 60, 2), shstrndx = tf_le(p + 62, 2);
-    if (shentsize < 64 || shoff > len || shnum * shentsize > len - shoff ||
-        shstrndx >= shnum)
+    if (shentsize < 64 || shoff > len || shnum * shentsize > len - shoff || shstrndx >= shnum)
         return -1;
     const uint8_t *strh = p + shoff + shstrndx * shentsize;
     uint64_t stroff = tf_le(strh + 24, 8), strsz = tf_le(strh + 32, 8);
@@ -73,8 +77,7 @@ static inline int tf_host_section(const uint8_t *p, size_t len, const char *want
         const uint8_t *sh = p + shoff + k * shentsize;
         uint64_t name = tf_le(sh, 4), off = tf_le(sh + 24, 8), sz = tf_le(sh + 32, 8);
         size_t wl = strlen(want);
-        if (name >= strsz || strsz - name < wl + 1 ||
-            memcmp(p + stroff + name, want, wl + 1) != 0)
+        if (name >= strsz || strsz - name < wl + 1 || memcmp(p + stroff + name, want, wl + 1) != 0)
             continue;
         if (off > len || sz > len - off)
             return -1;
@@ -85,8 +88,7 @@ static inline int tf_host_section(const uint8_t *p, size_t len, const char *want
     return -1;
 }
 
-static inline int tf_host_fatbin(const uint8_t *p, size_t len,
-                                 const uint8_t **sec, size_t *sec_len)
+static inline int tf_host_fatbin(const uint8_t *p, size_t len, const uint8_t **sec, size_t *sec_len)
 {
     /* Only host objects: an AMDGPU code object is the parser's own input. */
     if (len >= 20 && tf_le(p + 18, 2) == 224)

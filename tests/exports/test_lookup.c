@@ -14,13 +14,13 @@ typedef void *(*lookup_fn)(const char *name);
 
 static int failures;
 
-#define CHECK(cond, ...)                                   \
-    do {                                                   \
-        if (!(cond)) {                                     \
-            fprintf(stderr, "FAIL: " __VA_ARGS__);         \
-            fputc('\n', stderr);                           \
-            failures++;                                    \
-        }                                                  \
+#define CHECK(cond, ...)                           \
+    do {                                           \
+        if (!(cond)) {                             \
+            fprintf(stderr, "FAIL: " __VA_ARGS__); \
+            fputc('\n', stderr);                   \
+            failures++;                            \
+        }                                          \
     } while (0)
 
 int main(int argc, char **argv)
@@ -60,8 +60,8 @@ int main(int argc, char **argv)
         CHECK(via_table == via_ld, "%s: table %p, dynamic symbol %p", name, via_table, via_ld);
         Dl_info info;
         if (via_ld != NULL && dladdr(via_ld, &info) != 0)
-            CHECK(info.dli_sname != NULL && strcmp(info.dli_sname, name) == 0,
-                  "%s resolves to %s", name, info.dli_sname ? info.dli_sname : "?");
+            CHECK(info.dli_sname != NULL && strcmp(info.dli_sname, name) == 0, "%s resolves to %s",
+                  name, info.dli_sname ? info.dli_sname : "?");
     }
     fclose(f);
     CHECK(n > 300, "only %d exports listed in %s", n, argv[2]);

@@ -23,13 +23,13 @@ enum { FLAG_DEFAULT = 0, FLAG_LEGACY = 1, FLAG_PER_THREAD = 2 };
 
 static int failures;
 
-#define CHECK(cond, ...)                                   \
-    do {                                                   \
-        if (!(cond)) {                                     \
-            fprintf(stderr, "FAIL: " __VA_ARGS__);         \
-            fputc('\n', stderr);                           \
-            failures++;                                    \
-        }                                                  \
+#define CHECK(cond, ...)                           \
+    do {                                           \
+        if (!(cond)) {                             \
+            fprintf(stderr, "FAIL: " __VA_ARGS__); \
+            fputc('\n', stderr);                   \
+            failures++;                            \
+        }                                          \
     } while (0)
 
 static void *sym(void *h, const char *name)
@@ -87,8 +87,8 @@ int main(int argc, char **argv)
     CHECK(gpa(NULL, &got, hipver, 0, &status) == INVALID_VALUE, "NULL symbol");
     CHECK(gpa("", &got, hipver, 0, &status) == INVALID_VALUE, "empty symbol");
     CHECK(gpa("hipMalloc", NULL, hipver, 0, &status) == INVALID_VALUE, "NULL pfn");
-    CHECK(gpa("hipNoSuchFunction", &got, hipver, 0, &status) == INVALID_VALUE &&
-              got == NULL && status == NOT_FOUND,
+    CHECK(gpa("hipNoSuchFunction", &got, hipver, 0, &status) == INVALID_VALUE && got == NULL &&
+              status == NOT_FOUND,
           "unknown name: pfn %p status %d", got, status);
     CHECK(gpa("hipMalloc", &got, hipver, 0, NULL) == OK && got == dlsym(h, "hipMalloc"),
           "status is optional");

@@ -14,7 +14,7 @@
 /* api_unsupported.c looks names up in the generated table; this test
  * links only that file, so give it an empty table. */
 #include "generated/exports.h"
-const struct hw_export hw_export_table[1] = {{"", "", NULL}};
+const struct hw_export hw_export_table[1] = { { "", "", NULL } };
 const size_t hw_export_count = 0;
 
 /* What each report says after the name: what happens, and what to do. */
@@ -72,8 +72,8 @@ int main(int argc, char **argv)
     }
     int ok = bad_returns == 0 && other == 0 &&
              (report ? foo == 1 && baz == 1 && full == 1 && supported > 500 && supported < 3000
-                    : foo == 0 && baz == 0 && full == 0 && supported == 0);
-    printf("%s: foo=%d baz=%d generated=%d full=%d other=%d bad_returns=%d\n",
-           ok ? "PASS" : "FAIL", foo, baz, supported, full, other, bad_returns);
+                     : foo == 0 && baz == 0 && full == 0 && supported == 0);
+    printf("%s: foo=%d baz=%d generated=%d full=%d other=%d bad_returns=%d\n", ok ? "PASS" : "FAIL",
+           foo, baz, supported, full, other, bad_returns);
     return ok ? 0 : 1;
 }

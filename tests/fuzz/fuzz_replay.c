@@ -19,7 +19,7 @@
 #include "hipr.h"
 
 #define MUTATIONS 3000
-#define MAX_CASE (256u << 10)
+#define MAX_CASE  (256u << 10)
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15u;
 
@@ -96,10 +96,34 @@ static int replay_path(const char *path)
 static uint64_t interesting(void)
 {
     static const uint64_t v[] = {
-        0, 1, 2, 7, 8, 255, 256, 4095, 4096, 4097, 65535, 65536, 1u << 20, (1u << 20) + 1,
-        UINT32_MAX, UINT64_C(1) << 32, UINT64_C(1) << 62, UINT64_C(1) << 63, UINT64_MAX,
-        UINT64_MAX - 7, HIPR_FIRST_STREAM_ID, HIPR_CAP_COPY_CHUNK, HIPR_CAP_COPY_CHUNK + 1,
-        FUZZ_PTR(0, 0), FUZZ_PTR(0, 4095), FUZZ_PTR(0, 4096), FUZZ_PTR(1, 0), FUZZ_PTR(0, 1u << 31),
+        0,
+        1,
+        2,
+        7,
+        8,
+        255,
+        256,
+        4095,
+        4096,
+        4097,
+        65535,
+        65536,
+        1u << 20,
+        (1u << 20) + 1,
+        UINT32_MAX,
+        UINT64_C(1) << 32,
+        UINT64_C(1) << 62,
+        UINT64_C(1) << 63,
+        UINT64_MAX,
+        UINT64_MAX - 7,
+        HIPR_FIRST_STREAM_ID,
+        HIPR_CAP_COPY_CHUNK,
+        HIPR_CAP_COPY_CHUNK + 1,
+        FUZZ_PTR(0, 0),
+        FUZZ_PTR(0, 4095),
+        FUZZ_PTR(0, 4096),
+        FUZZ_PTR(1, 0),
+        FUZZ_PTR(0, 1u << 31),
     };
     return v[rnd() % (sizeof v / sizeof v[0])];
 }
@@ -110,9 +134,7 @@ static size_t mutate(uint8_t *buf, size_t n, size_t cap)
     for (int r = 0; r < rounds && n > 0; r++) {
         size_t at = (size_t)(rnd() % n);
         switch (rnd() % 7) {
-        case 0: /* one random byte */
-            buf[at] = (uint8_t)rnd();
-            break;
+        case 0: /* one random byte */ buf[at] = (uint8_t)rnd(); break;
         case 1: /* a boundary value over a u64 (any alignment) */
             if (at + 8 <= n)
                 hipr_put_u64(buf + at, interesting());
@@ -121,9 +143,7 @@ static size_t mutate(uint8_t *buf, size_t n, size_t cap)
             if (at + 4 <= n)
                 hipr_put_u32(buf + at, (uint32_t)interesting());
             break;
-        case 3: /* truncate: a frame cut short */
-            n = at + 1;
-            break;
+        case 3: /* truncate: a frame cut short */ n = at + 1; break;
         case 4: /* duplicate a chunk: repeated or misaligned frames */
         {
             size_t len = 1 + (size_t)(rnd() % 64);
@@ -133,12 +153,8 @@ static size_t mutate(uint8_t *buf, size_t n, size_t cap)
             }
             break;
         }
-        case 5: /* flip the auto-HELLO mode */
-            buf[0] ^= FUZZ_MODE_AUTO_HELLO;
-            break;
-        default: /* a bit flip */
-            buf[at] ^= (uint8_t)(1u << (rnd() % 8));
-            break;
+        case 5: /* flip the auto-HELLO mode */ buf[0] ^= FUZZ_MODE_AUTO_HELLO; break;
+        default: /* a bit flip */ buf[at] ^= (uint8_t)(1u << (rnd() % 8)); break;
         }
     }
     return n;

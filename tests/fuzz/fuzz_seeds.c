@@ -24,8 +24,11 @@ static void frame(struct seed_writer *w, uint16_t opcode, uint32_t flags, const 
         w->overflow = 1;
         return;
     }
-    struct hipr_header h = { .magic = HIPR_MAGIC, .version = HIPR_VERSION, .opcode = opcode,
-                             .request_id = ++w->next_id, .flags = flags,
+    struct hipr_header h = { .magic = HIPR_MAGIC,
+                             .version = HIPR_VERSION,
+                             .opcode = opcode,
+                             .request_id = ++w->next_id,
+                             .flags = flags,
                              .payload_length = fixed_len + tail_len };
     hipr_header_encode(w->out + w->len, &h);
     w->len += HIPR_HEADER_SIZE;
@@ -39,9 +42,9 @@ static void frame(struct seed_writer *w, uint16_t opcode, uint32_t flags, const 
     w->len += tail_len;
 }
 
-#define ENC(msg, ...)                                                   \
-    struct hipr_##msg msg##_m = { __VA_ARGS__ };                        \
-    uint8_t msg##_b[HIPR_##msg##_SIZE];                                 \
+#define ENC(msg, ...)                            \
+    struct hipr_##msg msg##_m = { __VA_ARGS__ }; \
+    uint8_t msg##_b[HIPR_##msg##_SIZE];          \
     hipr_##msg##_encode(msg##_b, &msg##_m)
 
 static void u64_frame(struct seed_writer *w, uint16_t opcode, uint32_t flags, uint64_t v,
@@ -120,8 +123,7 @@ static void seed_resume(struct seed_writer *w)
     u64_frame(w, HIPR_OP_PING, 0, 3, NULL, 0);
     ENC(session_resume_req, .session_id = 1, .resume_token = 0x1122334455667788ull,
         .replies_received = 2, .requests_sent = 2);
-    frame(w, HIPR_OP_SESSION_RESUME, 0, session_resume_req_b, sizeof session_resume_req_b, NULL,
-          0);
+    frame(w, HIPR_OP_SESSION_RESUME, 0, session_resume_req_b, sizeof session_resume_req_b, NULL, 0);
     u64_frame(w, HIPR_OP_SESSION_ROUTE, 0, 1, NULL, 0);
     frame(w, HIPR_OP_RESUME_ENABLE, 0, NULL, 0, NULL, 0); /* a second time: refused */
     frame(w, HIPR_OP_GOODBYE, 0, NULL, 0, NULL, 0);
@@ -159,13 +161,11 @@ static void seed_copies(struct seed_writer *w)
         frame(w, HIPR_OP_MEMCPY_D2H, 0, memcpy_d2h_b, sizeof memcpy_d2h_b, NULL, 0);
     }
     {
-        ENC(memcpy_d2d, .dst = FUZZ_PTR(1, 128), .src = FUZZ_PTR(0, 0), .size = 512,
-            .stream = 0);
+        ENC(memcpy_d2d, .dst = FUZZ_PTR(1, 128), .src = FUZZ_PTR(0, 0), .size = 512, .stream = 0);
         frame(w, HIPR_OP_MEMCPY_D2D, 0, memcpy_d2d_b, sizeof memcpy_d2d_b, NULL, 0);
     }
     {
-        ENC(memset, .dst = FUZZ_PTR(1, 0), .count = 16, .stream = 0, .value = 0xAB,
-            .elem_size = 4);
+        ENC(memset, .dst = FUZZ_PTR(1, 0), .count = 16, .stream = 0, .value = 0xAB, .elem_size = 4);
         frame(w, HIPR_OP_MEMSET, HIPR_FLAG_NO_REPLY, memset_b, sizeof memset_b, NULL, 0);
     }
     u64_frame(w, HIPR_OP_FREE, 0, FUZZ_PTR(0, 0), NULL, 0);
@@ -189,8 +189,8 @@ static void seed_copies_2d(struct seed_writer *w)
         frame(w, HIPR_OP_MEMCPY2D_D2H, 0, memcpy2d_d2h_b, sizeof memcpy2d_d2h_b, NULL, 0);
     }
     {
-        ENC(memcpy2d_d2d, .dst = FUZZ_PTR(1, 0), .dpitch = 128, .src = FUZZ_PTR(0, 0),
-            .spitch = 64, .width = 64, .height = 8, .stream = 1);
+        ENC(memcpy2d_d2d, .dst = FUZZ_PTR(1, 0), .dpitch = 128, .src = FUZZ_PTR(0, 0), .spitch = 64,
+            .width = 64, .height = 8, .stream = 1);
         frame(w, HIPR_OP_MEMCPY2D_D2D, 0, memcpy2d_d2d_b, sizeof memcpy2d_d2d_b, NULL, 0);
     }
     device_frame(w, HIPR_OP_DEVICE_RESET, 0);
@@ -240,8 +240,8 @@ static void seed_streams_events(struct seed_writer *w)
     u64_frame(w, HIPR_OP_EVENT_QUERY, 0, 1, NULL, 0);
     {
         ENC(event_elapsed_req, .start = 1, .stop = 2);
-        frame(w, HIPR_OP_EVENT_ELAPSED, 0, event_elapsed_req_b, sizeof event_elapsed_req_b,
-              NULL, 0);
+        frame(w, HIPR_OP_EVENT_ELAPSED, 0, event_elapsed_req_b, sizeof event_elapsed_req_b, NULL,
+              0);
     }
     u64_frame(w, HIPR_OP_STREAM_SYNCHRONIZE, 0, 0x100, NULL, 0);
     u64_frame(w, HIPR_OP_STREAM_QUERY, 0, 0x100, NULL, 0);
@@ -272,13 +272,13 @@ static void seed_modules(struct seed_writer *w)
 static void seed_bad_frames(struct seed_writer *w)
 {
     w->out[w->len++] = FUZZ_MODE_AUTO_HELLO;
-    frame(w, 0x7777, 0, NULL, 0, NULL, 16);                  /* unknown, small */
-    frame(w, 0x7778, HIPR_FLAG_NO_REPLY, NULL, 0, NULL, 8);  /* unknown, deferred */
+    frame(w, 0x7777, 0, NULL, 0, NULL, 16);                 /* unknown, small */
+    frame(w, 0x7778, HIPR_FLAG_NO_REPLY, NULL, 0, NULL, 8); /* unknown, deferred */
     u64_frame(w, HIPR_OP_PING, 0, 1, NULL, 0);
     {
         ENC(memcpy_h2d, .dst = 0x1000, .stream = 0);
-        frame(w, HIPR_OP_MEMCPY_H2D, HIPR_FLAG_NO_REPLY, memcpy_h2d_b, sizeof memcpy_h2d_b,
-              NULL, 8);
+        frame(w, HIPR_OP_MEMCPY_H2D, HIPR_FLAG_NO_REPLY, memcpy_h2d_b, sizeof memcpy_h2d_b, NULL,
+              8);
     }
     u64_frame(w, HIPR_OP_PING, 0, 2, NULL, 0);
     hello_frame(w, 0); /* a second HELLO ends the session */
@@ -286,9 +286,9 @@ static void seed_bad_frames(struct seed_writer *w)
 
 typedef void (*seed_fn)(struct seed_writer *w);
 static const seed_fn seeds[] = {
-    seed_handshake, seed_status, seed_status_hello, seed_device, seed_copies,
-    seed_copies_2d, seed_big_h2d, seed_streams_events, seed_modules, seed_bad_frames,
-    seed_info, seed_info_in_session, seed_resume, seed_route,
+    seed_handshake, seed_status,          seed_status_hello,   seed_device,  seed_copies,
+    seed_copies_2d, seed_big_h2d,         seed_streams_events, seed_modules, seed_bad_frames,
+    seed_info,      seed_info_in_session, seed_resume,         seed_route,
 };
 
 size_t fuzz_seed_count(void)

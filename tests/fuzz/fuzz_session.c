@@ -27,9 +27,9 @@
 #include "status_table.h"
 #include "worker.h"
 
-#define REPLY_WAIT_MS 2000   /* a MALLOC reply; far above what a healthy worker needs */
-#define DRAIN_WAIT_MS 10000  /* the session ending after our EOF */
-#define PTR_SLOTS 8
+#define REPLY_WAIT_MS 2000  /* a MALLOC reply; far above what a healthy worker needs */
+#define DRAIN_WAIT_MS 10000 /* the session ending after our EOF */
+#define PTR_SLOTS     8
 
 static void fatal(const char *what)
 {
@@ -40,36 +40,41 @@ static void fatal(const char *what)
 /* ---- pass 1: decoders ------------------------------------------------------ */
 
 /* Opcodes with no fields use this; hipr.h declares only real messages. */
-struct hipr_empty { int unused; };
+struct hipr_empty {
+    int unused;
+};
 static int hipr_empty_decode(const uint8_t *in, size_t len, struct hipr_empty *m)
 {
-    (void)in; (void)len; (void)m;
+    (void)in;
+    (void)len;
+    (void)m;
     return 0;
 }
 static size_t hipr_empty_encode(uint8_t *out, const struct hipr_empty *m)
 {
-    (void)out; (void)m;
+    (void)out;
+    (void)m;
     return 0;
 }
 
 /* encode(decode(x)) decodes to the same encoding: codecs agree with each
  * other and never read or write past their fixed size. */
-#define ROUND_TRIP_(name)                                                          \
-    do {                                                                           \
-        struct hipr_##name a_, b_;                                                 \
-        uint8_t e1_[HIPR_##name##_SIZE + 1], e2_[HIPR_##name##_SIZE + 1];          \
-        memset(&a_, 0, sizeof a_);                                                 \
-        memset(&b_, 0, sizeof b_);                                                 \
-        if (hipr_##name##_decode(p, n, &a_) == 0) {                                \
-            size_t l1_ = hipr_##name##_encode(e1_, &a_);                           \
+#define ROUND_TRIP_(name)                                                                      \
+    do {                                                                                       \
+        struct hipr_##name a_, b_;                                                             \
+        uint8_t e1_[HIPR_##name##_SIZE + 1], e2_[HIPR_##name##_SIZE + 1];                      \
+        memset(&a_, 0, sizeof a_);                                                             \
+        memset(&b_, 0, sizeof b_);                                                             \
+        if (hipr_##name##_decode(p, n, &a_) == 0) {                                            \
+            size_t l1_ = hipr_##name##_encode(e1_, &a_);                                       \
             if (l1_ != (size_t)HIPR_##name##_SIZE || hipr_##name##_decode(e1_, l1_, &b_) != 0) \
-                fatal("codec size mismatch: " #name);                              \
-            size_t l2_ = hipr_##name##_encode(e2_, &b_);                           \
-            if (l2_ != l1_ || memcmp(e1_, e2_, l1_) != 0)                          \
-                fatal("codec round trip differs: " #name);                         \
-        } else if (n >= (size_t)HIPR_##name##_SIZE) {                              \
-            fatal("decoder refused a long enough buffer: " #name);                 \
-        }                                                                          \
+                fatal("codec size mismatch: " #name);                                          \
+            size_t l2_ = hipr_##name##_encode(e2_, &b_);                                       \
+            if (l2_ != l1_ || memcmp(e1_, e2_, l1_) != 0)                                      \
+                fatal("codec round trip differs: " #name);                                     \
+        } else if (n >= (size_t)HIPR_##name##_SIZE) {                                          \
+            fatal("decoder refused a long enough buffer: " #name);                             \
+        }                                                                                      \
     } while (0)
 
 static void decode_all_messages(const uint8_t *p, size_t n)
@@ -83,18 +88,17 @@ static void decode_all_messages(const uint8_t *p, size_t n)
 static void decode_request_fixed(uint16_t opcode, const uint8_t *p, size_t n)
 {
     switch (opcode) {
-#define FIXED_CASE_(NAME, num, req, rep, rcap, pcap, kind)                         \
-    case num: {                                                                    \
-        struct hipr_##req m_;                                                      \
-        if (hipr_##req##_decode(p, n, &m_) != 0)                                   \
-            fatal("fixed part shorter than hipr_check_request allowed: " #NAME);   \
-        (void)hipr_##req##_encode;                                                 \
-        break;                                                                     \
+#define FIXED_CASE_(NAME, num, req, rep, rcap, pcap, kind)                       \
+    case num: {                                                                  \
+        struct hipr_##req m_;                                                    \
+        if (hipr_##req##_decode(p, n, &m_) != 0)                                 \
+            fatal("fixed part shorter than hipr_check_request allowed: " #NAME); \
+        (void)hipr_##req##_encode;                                               \
+        break;                                                                   \
     }
         HIPR_OPS(FIXED_CASE_)
 #undef FIXED_CASE_
-    default:
-        fatal("hipr_check_request accepted an opcode with no message");
+    default: fatal("hipr_check_request accepted an opcode with no message");
     }
 }
 
@@ -297,8 +301,10 @@ static void patch_pointers(uint8_t *payload, size_t n, const uint64_t *slots, si
 
 static void append_hello(uint8_t *out, size_t *len)
 {
-    struct hipr_header h = { .magic = HIPR_MAGIC, .version = HIPR_VERSION,
-                             .opcode = HIPR_OP_HELLO, .request_id = 0xFFFFFFF0u,
+    struct hipr_header h = { .magic = HIPR_MAGIC,
+                             .version = HIPR_VERSION,
+                             .opcode = HIPR_OP_HELLO,
+                             .request_id = 0xFFFFFFF0u,
                              .payload_length = HIPR_hello_req_SIZE };
     struct hipr_hello_req req = { .proto_min = 1, .proto_max = 1, .client_pid = 1 };
     hipr_header_encode(out + *len, &h);

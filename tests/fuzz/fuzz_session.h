@@ -20,9 +20,9 @@
 #include <stdint.h>
 
 #define FUZZ_MODE_AUTO_HELLO 0x1u
-#define FUZZ_PTR_TAG UINT64_C(0xA110C0)
-#define FUZZ_PTR(k, off) ((FUZZ_PTR_TAG << 40) | ((uint64_t)(k) << 32) | (uint32_t)(off))
-#define FUZZ_MAX_INPUT (1u << 20)
+#define FUZZ_PTR_TAG         UINT64_C(0xA110C0)
+#define FUZZ_PTR(k, off)     ((FUZZ_PTR_TAG << 40) | ((uint64_t)(k) << 32) | (uint32_t)(off))
+#define FUZZ_MAX_INPUT       (1u << 20)
 
 /* Runs one input through the decoders and a real session. Returns 0; a
  * worker misbehaviour (malformed reply, hang) aborts. */

@@ -21,8 +21,8 @@ static inline void gpu_require(void)
     int n = 0;
     hipError_t e = hipGetDeviceCount(&n);
     if (e != hipSuccess || n == 0) {
-        printf("SKIPPED: no CUDA GPU (hipGetDeviceCount: %s, %d device(s))\n",
-               hipGetErrorName(e), n);
+        printf("SKIPPED: no CUDA GPU (hipGetDeviceCount: %s, %d device(s))\n", hipGetErrorName(e),
+               n);
         exit(GPU_SKIP);
     }
     hipDeviceProp_t p;

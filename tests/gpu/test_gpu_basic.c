@@ -7,9 +7,9 @@ int main(void)
     gpu_require();
     hipDeviceProp_t p;
     HIP_CHECK(hipGetDeviceProperties(&p, 0));
-    printf("device 0: %s, %s, %d SMs, warp %d, %zu MiB, clock %d kHz, pci %04x:%02x:%02x\n",
-           p.name, p.gcnArchName, p.multiProcessorCount, p.warpSize, p.totalGlobalMem >> 20,
-           p.clockRate, p.pciDomainID, p.pciBusID, p.pciDeviceID);
+    printf("device 0: %s, %s, %d SMs, warp %d, %zu MiB, clock %d kHz, pci %04x:%02x:%02x\n", p.name,
+           p.gcnArchName, p.multiProcessorCount, p.warpSize, p.totalGlobalMem >> 20, p.clockRate,
+           p.pciDomainID, p.pciBusID, p.pciDeviceID);
     CHECK(p.name[0] != '\0');
     CHECK_EQ(p.warpSize, 32);
     CHECK(p.multiProcessorCount > 0);

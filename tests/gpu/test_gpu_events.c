@@ -31,8 +31,8 @@ int main(void)
     float ms = 0, ms_after = 0;
     HIP_CHECK(hipEventElapsedTime(&ms, start, stop));
     HIP_CHECK(hipEventElapsedTime(&ms_after, start, after));
-    printf("events: 200 ms spin timed %.3f ms; event after the cross-stream wait at %.3f ms\n",
-           ms, ms_after);
+    printf("events: 200 ms spin timed %.3f ms; event after the cross-stream wait at %.3f ms\n", ms,
+           ms_after);
     CHECK(ms >= 195.0f && ms <= 260.0f);
     CHECK(ms_after >= ms);
 

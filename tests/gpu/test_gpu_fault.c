@@ -16,14 +16,14 @@ static int faulter(void)
     alarm(60); /* a hang is a failure, not a stuck test */
     hipModule_t mod = gpu_kernels();
     hipFunction_t poke = gpu_fn(mod, "poke");
-    usleep(500 * 1000); /* let the healthy session get going */
+    usleep(500 * 1000);                      /* let the healthy session get going */
     void *where = (void *)(uintptr_t)0x1000; /* never mapped on the GPU */
     void *args[] = { &where };
     HIP_CHECK(hipModuleLaunchKernel(poke, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL));
     double t0 = gpu_now_ms();
     hipError_t e = hipDeviceSynchronize();
-    printf("faulting session: hipDeviceSynchronize -> %s (%d) after %.1f ms\n",
-           hipGetErrorName(e), (int)e, gpu_now_ms() - t0);
+    printf("faulting session: hipDeviceSynchronize -> %s (%d) after %.1f ms\n", hipGetErrorName(e),
+           (int)e, gpu_now_ms() - t0);
     CHECK(e != hipSuccess);
     /* The context is gone: later calls fail too, promptly. */
     void *p = NULL;

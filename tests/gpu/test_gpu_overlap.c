@@ -31,7 +31,8 @@ int main(void)
     double two = gpu_now_ms() - t0;
 
     printf("overlap: one 300 ms kernel %.1f ms; two on two streams %.1f ms (ratio %.2f); "
-           "both queued in %.2f ms\n", one, two, two / one, queued);
+           "both queued in %.2f ms\n",
+           one, two, two / one, queued);
     CHECK(one >= 290.0);
     CHECK(two < 1.5 * one);
     CHECK(queued < 100.0);

@@ -119,8 +119,7 @@ static void check_capture_and_launch(void)
         HIP_CHECK(hipMemcpy(hd, d, N * sizeof(float), hipMemcpyDeviceToHost));
         for (int i = 0; i < N; i++)
             if (hd[i] != ha[i] + hb[i]) {
-                fprintf(stderr, "launch %d: d[%d] = %g, expected %g\n", k, i, hd[i],
-                        ha[i] + hb[i]);
+                fprintf(stderr, "launch %d: d[%d] = %g, expected %g\n", k, i, hd[i], ha[i] + hb[i]);
                 exit(1);
             }
     }

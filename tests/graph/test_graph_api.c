@@ -336,8 +336,8 @@ static void check_child_and_events(void)
     HIP_CHECK(hipGraphAddMemsetNode(&m, child, NULL, 0, &mp));
     HIP_CHECK(hipGraphCreate(&g, 0));
     HIP_CHECK(hipGraphAddChildGraphNode(&c, g, NULL, 0, child));
-    HIP_CHECK(hipGraphAddMemcpyNode1D(&d, g, &c, 1, hc, dc, N * sizeof(float),
-                                      hipMemcpyDeviceToHost));
+    HIP_CHECK(
+        hipGraphAddMemcpyNode1D(&d, g, &c, 1, hc, dc, N * sizeof(float), hipMemcpyDeviceToHost));
     /* The node holds a copy: destroying the original changes nothing. */
     HIP_CHECK(hipGraphDestroy(child));
     hipGraph_t inner;
@@ -430,8 +430,8 @@ static hipGraph_t memset_graph(unsigned v, hipGraphNode_t *m)
     HIP_CHECK(hipGraphCreate(&g, 0));
     hipMemsetParams mp = memset_params(dc, v, N * sizeof(float));
     HIP_CHECK(hipGraphAddMemsetNode(m, g, NULL, 0, &mp));
-    HIP_CHECK(hipGraphAddMemcpyNode1D(&d, g, m, 1, hc, dc, N * sizeof(float),
-                                      hipMemcpyDeviceToHost));
+    HIP_CHECK(
+        hipGraphAddMemcpyNode1D(&d, g, m, 1, hc, dc, N * sizeof(float), hipMemcpyDeviceToHost));
     return g;
 }
 
@@ -467,8 +467,8 @@ static void check_exec_update(void)
     hipGraphNode_t e, d;
     HIP_CHECK(hipGraphCreate(&gc, 0));
     HIP_CHECK(hipGraphAddEmptyNode(&e, gc, NULL, 0));
-    HIP_CHECK(hipGraphAddMemcpyNode1D(&d, gc, &e, 1, hc, dc, N * sizeof(float),
-                                      hipMemcpyDeviceToHost));
+    HIP_CHECK(
+        hipGraphAddMemcpyNode1D(&d, gc, &e, 1, hc, dc, N * sizeof(float), hipMemcpyDeviceToHost));
     HIP_EXPECT(hipGraphExecUpdate(exec, gc, &errnode, &res), hipErrorGraphExecUpdateFailure);
     CHECK(res == hipGraphExecUpdateErrorNodeTypeChanged && errnode == e);
     /* A 2D memset node: 8 rows of 64 bytes, 128 bytes apart. */
@@ -761,7 +761,9 @@ static void check_errors(void)
     hipGraphNode_t n, e, m, k;
     hipGraphExec_t exec;
     hipGraphNodeType t;
-    struct { char junk[256]; } fake;
+    struct {
+        char junk[256];
+    } fake;
     memset(&fake, 0x5a, sizeof fake);
     hipGraph_t bad_g = (hipGraph_t)&fake;
     hipGraphNode_t bad_n = (hipGraphNode_t)&fake;
@@ -849,7 +851,8 @@ static void check_errors(void)
     bad.width = N * sizeof(float) + 1; /* past the allocation */
     HIP_EXPECT(hipGraphAddMemsetNode(&n, g, NULL, 0, &bad), hipErrorInvalidValue);
     HIP_EXPECT(hipGraphAddMemcpyNode1D(&n, g, NULL, 0, da, ha, N * sizeof(float) + 10,
-                                       hipMemcpyHostToDevice), hipErrorInvalidValue);
+                                       hipMemcpyHostToDevice),
+               hipErrorInvalidValue);
     /* A static buffer: heap addresses of this process may equal the CPU
      * device's (another process's heap), in sanitizer builds above all. */
     static char host_only[64];
@@ -883,8 +886,8 @@ static void check_errors(void)
     HIP_EXPECT(hipGraphAddKernelNode(&n, g, NULL, 0, &kp), hipErrorInvalidValue);
     kp = vadd_params(NULL);
     HIP_EXPECT(hipGraphAddKernelNode(&n, g, NULL, 0, &kp), hipErrorInvalidValue);
-    HIP_EXPECT(hipGraphAddMemcpyNodeToSymbol(&n, g, NULL, 0, NULL, ha, 4, 0,
-                                             hipMemcpyHostToDevice), hipErrorInvalidSymbol);
+    HIP_EXPECT(hipGraphAddMemcpyNodeToSymbol(&n, g, NULL, 0, NULL, ha, 4, 0, hipMemcpyHostToDevice),
+               hipErrorInvalidSymbol);
     /* SetParams1D, unlike Add, refuses a copy onto itself (AMD). */
     hipGraphNode_t c1;
     HIP_CHECK(hipGraphAddMemcpyNode1D(&c1, g, NULL, 0, da, ha, 16, hipMemcpyHostToDevice));

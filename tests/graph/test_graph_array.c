@@ -123,7 +123,8 @@ int main(void)
     check_same(out, "exec set params");
     HIP_CHECK(hipGraphMemcpyNodeGetParams(down, &got));
     CHECK(got.dstPtr.ptr == out2); /* the graph's node kept its own */
-    printf("array nodes: SetParams with an array sub-region, exec SetParams: launched data right\n");
+    printf(
+        "array nodes: SetParams with an array sub-region, exec SetParams: launched data right\n");
 
     /* A 1-D array (height 0), as AMD's functional test builds it. */
     HIP_CHECK(hipMalloc3DArray(&a1d, &desc, make_hipExtent(W, 0, 0), hipArrayDefault));

@@ -126,8 +126,8 @@ int main(void)
     hipKernelNodeAttrValue w;
     memset(&w, 0, sizeof w);
     w.accessPolicyWindow.base_ptr = da;
-    w.accessPolicyWindow.num_bytes = (size_t)max_window < sizeof ha ? (size_t)max_window
-                                                                   : sizeof ha;
+    w.accessPolicyWindow.num_bytes =
+        (size_t)max_window < sizeof ha ? (size_t)max_window : sizeof ha;
     w.accessPolicyWindow.hitRatio = 0.6f;
     w.accessPolicyWindow.hitProp = hipAccessPropertyPersisting;
     w.accessPolicyWindow.missProp = hipAccessPropertyStreaming;

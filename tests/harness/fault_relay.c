@@ -44,18 +44,18 @@
 #include "hw_net.h"
 #include "hw_time.h"
 
-#define CHUNK_MAX   (64 * 1024)
-#define QUEUE_MAX   (4u << 20)   /* bytes read ahead of delivery, per direction */
-#define CTL_LINE    256
-#define MAX_CTL     8
-#define BURST_NS    20000000ull  /* a rate limit allows bursts of 20 ms worth */
+#define CHUNK_MAX (64 * 1024)
+#define QUEUE_MAX (4u << 20) /* bytes read ahead of delivery, per direction */
+#define CTL_LINE  256
+#define MAX_CTL   8
+#define BURST_NS  20000000ull /* a rate limit allows bursts of 20 ms worth */
 
 enum { C2W = 0, W2C = 1 };
 static const char *const dir_name[2] = { "c2w", "w2c" };
 
 struct chunk {
     struct chunk *next;
-    uint64_t due_ns;   /* not written before this (latency) */
+    uint64_t due_ns; /* not written before this (latency) */
     size_t len, off;
     uint8_t data[];
 };
@@ -65,10 +65,10 @@ struct flow {
     int from, to;
     struct chunk *head, *tail;
     size_t queued;
-    int eof;           /* `from` said EOF; shut `to` once the queue is empty */
+    int eof; /* `from` said EOF; shut `to` once the queue is empty */
     int shut;
     int cut_when_drained; /* the cut budget ran out here: cut once delivered */
-    double tokens;     /* rate limit bucket, bytes */
+    double tokens;        /* rate limit bucket, bytes */
     uint64_t refill_ns;
 };
 
@@ -95,13 +95,13 @@ struct relay {
 
     /* Faults. A budget of -1 is disarmed. */
     uint64_t latency_ns;
-    uint64_t rate;              /* bytes/s per direction per link; 0 = unlimited */
+    uint64_t rate; /* bytes/s per direction per link; 0 = unlimited */
     int64_t cut_budget[2];
     int64_t stall_budget[2];
-    int hold[2];                /* stop reading in this direction */
-    int freeze[2];              /* stop writing in this direction */
-    int64_t cut_after_ms;       /* next accepted link is cut this long after; -1 none */
-    int cut_rst;                /* cut with RST (1) or FIN (0) */
+    int hold[2];          /* stop reading in this direction */
+    int freeze[2];        /* stop writing in this direction */
+    int64_t cut_after_ms; /* next accepted link is cut this long after; -1 none */
+    int cut_rst;          /* cut with RST (1) or FIN (0) */
     int down;
 
     /* Counters for `stats`. */
@@ -493,8 +493,10 @@ static void control_command(struct relay *r, char *line, char *out, size_t cap)
         snprintf(out, cap, "ok the next connection is cut %llu ms after it opens",
                  (unsigned long long)v);
     } else {
-        snprintf(out, cap, "err unknown command '%s' (stats, cut, stall, resume, down, up, "
-                           "latency, rate, cut-after-ms)", cmd);
+        snprintf(out, cap,
+                 "err unknown command '%s' (stats, cut, stall, resume, down, up, "
+                 "latency, rate, cut-after-ms)",
+                 cmd);
     }
 }
 
@@ -585,8 +587,7 @@ static void poll_once(struct relay *r, int max_wait_ms)
             if (read_allowance(r, l, d))
                 ev[d == C2W ? 0 : 1] |= POLLIN;
             refill(r, f, now);
-            if (f->head && !r->freeze[d] && f->head->due_ns <= now &&
-                (!r->rate || f->tokens >= 1))
+            if (f->head && !r->freeze[d] && f->head->due_ns <= now && (!r->rate || f->tokens >= 1))
                 ev[d == C2W ? 1 : 0] |= POLLOUT;
         }
         /* A side with nothing to do is left out: a stalled link must not
@@ -630,11 +631,9 @@ static void poll_once(struct relay *r, int max_wait_ms)
         /* Deliver first, then read: a cut budget is then exact per read. */
         if (flow_write(r, l, C2W, now) < 0 || (!l->dead && flow_write(r, l, W2C, now) < 0))
             bad = 1;
-        if (!bad && !l->dead && (crev & (POLLIN | POLLHUP | POLLERR)) &&
-            flow_read(r, l, C2W) < 0)
+        if (!bad && !l->dead && (crev & (POLLIN | POLLHUP | POLLERR)) && flow_read(r, l, C2W) < 0)
             bad = 1;
-        if (!bad && !l->dead && (wrev & (POLLIN | POLLHUP | POLLERR)) &&
-            flow_read(r, l, W2C) < 0)
+        if (!bad && !l->dead && (wrev & (POLLIN | POLLHUP | POLLERR)) && flow_read(r, l, W2C) < 0)
             bad = 1;
         if (!bad && !l->dead &&
             (flow_write(r, l, C2W, now) < 0 || (!l->dead && flow_write(r, l, W2C, now) < 0)))
@@ -691,21 +690,20 @@ static int parse_target(char *spec, const char **host, int *port)
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: fault_relay [options] [-- CMD [ARGS...]]\n"
-            "  --bind ADDR          address to listen on (default 127.0.0.1)\n"
-            "  --listen PORT        port to listen on (default 0: any free one)\n"
-            "  --port-file PATH     write the port listened on to PATH\n"
-            "  --target HOST:PORT   where to relay (default $TF_WORKER_HOST:$TF_WORKER_PORT)\n"
-            "  --control PATH       Unix socket for run-time commands\n"
-            "  --latency-ms MS      one-way delay added in each direction\n"
-            "  --rate BYTES         bandwidth limit per direction, bytes/s\n"
-            "  --cut-c2w N          cut after exactly N bytes client->worker (once)\n"
-            "  --cut-w2c N          cut after exactly N bytes worker->client (once)\n"
-            "  --stall-c2w N        stop forwarding client->worker after N bytes\n"
-            "  --stall-w2c N        stop forwarding worker->client after N bytes\n"
-            "  --cut-after-ms MS    cut the first connection MS after it opens\n"
-            "  --cut-mode rst|fin   how a cut closes both sides (default rst)\n");
+    fprintf(f, "usage: fault_relay [options] [-- CMD [ARGS...]]\n"
+               "  --bind ADDR          address to listen on (default 127.0.0.1)\n"
+               "  --listen PORT        port to listen on (default 0: any free one)\n"
+               "  --port-file PATH     write the port listened on to PATH\n"
+               "  --target HOST:PORT   where to relay (default $TF_WORKER_HOST:$TF_WORKER_PORT)\n"
+               "  --control PATH       Unix socket for run-time commands\n"
+               "  --latency-ms MS      one-way delay added in each direction\n"
+               "  --rate BYTES         bandwidth limit per direction, bytes/s\n"
+               "  --cut-c2w N          cut after exactly N bytes client->worker (once)\n"
+               "  --cut-w2c N          cut after exactly N bytes worker->client (once)\n"
+               "  --stall-c2w N        stop forwarding client->worker after N bytes\n"
+               "  --stall-w2c N        stop forwarding worker->client after N bytes\n"
+               "  --cut-after-ms MS    cut the first connection MS after it opens\n"
+               "  --cut-mode rst|fin   how a cut closes both sides (default rst)\n");
 }
 
 static int run_relay(struct relay *r, pid_t child, int *child_status)
@@ -739,8 +737,22 @@ int main(int argc, char **argv)
     const char *bind_addr = "127.0.0.1", *port_file = NULL, *control = NULL;
     char target[512] = "";
     int listen_port = 0;
-    enum { O_BIND = 1, O_LISTEN, O_PORTFILE, O_TARGET, O_CONTROL, O_LAT, O_RATE, O_CUTC,
-           O_CUTW, O_STALLC, O_STALLW, O_CUTMS, O_MODE, O_HELP };
+    enum {
+        O_BIND = 1,
+        O_LISTEN,
+        O_PORTFILE,
+        O_TARGET,
+        O_CONTROL,
+        O_LAT,
+        O_RATE,
+        O_CUTC,
+        O_CUTW,
+        O_STALLC,
+        O_STALLW,
+        O_CUTMS,
+        O_MODE,
+        O_HELP
+    };
     static const struct option opts[] = {
         { "bind", required_argument, NULL, O_BIND },
         { "listen", required_argument, NULL, O_LISTEN },
@@ -781,7 +793,10 @@ int main(int argc, char **argv)
             if (parse_u64(optarg, &r.rate) < 0)
                 goto bad;
             break;
-        case O_CUTC: case O_CUTW: case O_STALLC: case O_STALLW:
+        case O_CUTC:
+        case O_CUTW:
+        case O_STALLC:
+        case O_STALLW:
             if (parse_u64(optarg, &v) < 0 || v == 0 || v > INT64_MAX)
                 goto bad;
             if (c == O_CUTC || c == O_CUTW)
@@ -799,12 +814,9 @@ int main(int argc, char **argv)
                 goto bad;
             r.cut_rst = !strcmp(optarg, "rst");
             break;
-        case O_HELP: case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            usage(stderr);
-            return 2;
+        case O_HELP:
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
         }
     }
     char **cmd = NULL;

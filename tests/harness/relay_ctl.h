@@ -16,9 +16,9 @@
 
 struct relay_proc {
     pid_t pid;
-    int port;              /* where clients connect */
-    char control[128];     /* its control socket */
-    char dir[64];          /* temporary directory holding it */
+    int port;          /* where clients connect */
+    char control[128]; /* its control socket */
+    char dir[64];      /* temporary directory holding it */
 };
 
 /* Starts `relay_path --target target [args...]` (args NULL-terminated, may

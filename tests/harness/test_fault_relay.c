@@ -32,8 +32,8 @@ struct end {
     int shut;
     uint8_t *in;
     size_t in_cap, in_len;
-    int eof;     /* the peer closed (FIN) */
-    int reset;   /* the connection failed (RST) */
+    int eof;   /* the peer closed (FIN) */
+    int reset; /* the connection failed (RST) */
 };
 
 static void end_init(struct end *e, int fd, const void *out, size_t out_len, void *in,
@@ -84,8 +84,7 @@ static int pump(struct end *ends, int n, int timeout_ms)
         for (int i = 0; i < n; i++) {
             struct end *e = &ends[i];
             if (pf[i].revents & POLLOUT) {
-                ssize_t w = send(e->fd, e->out + e->out_off, e->out_len - e->out_off,
-                                 MSG_NOSIGNAL);
+                ssize_t w = send(e->fd, e->out + e->out_off, e->out_len - e->out_off, MSG_NOSIGNAL);
                 if (w > 0)
                     e->out_off += (size_t)w;
                 else if (w < 0 && errno != EAGAIN)

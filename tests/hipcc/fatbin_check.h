@@ -24,20 +24,20 @@
 
 static int g_failures;
 
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            std::fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);      \
-            std::fprintf(stderr, __VA_ARGS__);                             \
-            std::fprintf(stderr, "\n");                                    \
-            g_failures++;                                                  \
-        }                                                                  \
+#define CHECK(cond, ...)                                              \
+    do {                                                              \
+        if (!(cond)) {                                                \
+            std::fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+            std::fprintf(stderr, __VA_ARGS__);                        \
+            std::fprintf(stderr, "\n");                               \
+            g_failures++;                                             \
+        }                                                             \
     } while (0)
 
-#define CHECK_OK(x)                                                        \
-    do {                                                                   \
-        hipError_t e_ = (x);                                               \
-        CHECK(e_ == hipSuccess, "%s: %s", #x, hipGetErrorName(e_));        \
+#define CHECK_OK(x)                                                 \
+    do {                                                            \
+        hipError_t e_ = (x);                                        \
+        CHECK(e_ == hipSuccess, "%s: %s", #x, hipGetErrorName(e_)); \
     } while (0)
 
 static inline bool via_relay()
@@ -62,19 +62,18 @@ static inline void expect_no_binary_at(hipError_t ret, bool consumed, hipStream_
         ok = ret == hipErrorNoBinaryForGpu && sync == hipSuccess &&
              last == (consumed ? hipSuccess : hipErrorNoBinaryForGpu) && again == hipSuccess;
     if (!ok) {
-        std::fprintf(stderr,
-                     "FAIL %s:%d: %s: launch %s, synchronize %s, last error %s then %s (%s)\n",
-                     file, line, what, hipGetErrorName(ret), hipGetErrorName(sync),
-                     hipGetErrorName(last), hipGetErrorName(again),
-                     via_relay() ? "relay" : "direct");
+        std::fprintf(
+            stderr, "FAIL %s:%d: %s: launch %s, synchronize %s, last error %s then %s (%s)\n", file,
+            line, what, hipGetErrorName(ret), hipGetErrorName(sync), hipGetErrorName(last),
+            hipGetErrorName(again), via_relay() ? "relay" : "direct");
         g_failures++;
     }
 }
 
 // A <<<>>> launch statement: its error is in hipGetLastError().
-#define EXPECT_NO_BINARY_LAUNCH(stmt, stream)                                         \
-    do {                                                                              \
-        stmt;                                                                         \
+#define EXPECT_NO_BINARY_LAUNCH(stmt, stream)                                            \
+    do {                                                                                 \
+        stmt;                                                                            \
         expect_no_binary_at(hipGetLastError(), true, stream, #stmt, __FILE__, __LINE__); \
     } while (0)
 

@@ -7,8 +7,7 @@
 
 // A template kernel both units instantiate for int: one host stub (a COMDAT
 // function), registered by both units' fat binaries.
-template <typename T>
-__global__ void fill(T *p, T v, int n)
+template <typename T> __global__ void fill(T *p, T v, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)

@@ -39,34 +39,41 @@ int hipwire_function_params(hipFunction_t function, uint32_t *count, uint32_t *a
 static int failures;
 static bool relay;
 
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);           \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fputc('\n', stderr);                                           \
-            failures++;                                                    \
-        }                                                                  \
+#define CHECK(cond, ...)                                         \
+    do {                                                         \
+        if (!(cond)) {                                           \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                        \
+            fputc('\n', stderr);                                 \
+            failures++;                                          \
+        }                                                        \
     } while (0)
 
-#define CHECK_OK(x)                                                        \
-    do {                                                                   \
-        hipError_t e_ = (x);                                               \
-        CHECK(e_ == hipSuccess, "%s: %s", #x, hipGetErrorName(e_));        \
+#define CHECK_OK(x)                                                 \
+    do {                                                            \
+        hipError_t e_ = (x);                                        \
+        CHECK(e_ == hipSuccess, "%s: %s", #x, hipGetErrorName(e_)); \
     } while (0)
 
-typedef struct xarg { size_t size, align; } xarg;
-#define A(T) { sizeof(T), alignof(T) }
+typedef struct xarg {
+    size_t size, align;
+} xarg;
+#define A(T)                  \
+    {                         \
+        sizeof(T), alignof(T) \
+    }
 
 static const struct {
     const char *name;
     size_t nargs;
     xarg args[8];
 } kernels[] = {
-    { "mk_scalars", 8, { A(char), A(short), A(int), A(long long), A(float), A(double), A(bool),
-                         A(int *) } },
-    { "mk_struct", 6, { A(struct hw_s1), A(int), A(struct hw_s2), A(char), A(struct hw_vec3),
-                        A(double *) } },
+    { "mk_scalars",
+      8,
+      { A(char), A(short), A(int), A(long long), A(float), A(double), A(bool), A(int *) } },
+    { "mk_struct",
+      6,
+      { A(struct hw_s1), A(int), A(struct hw_s2), A(char), A(struct hw_vec3), A(double *) } },
     { "mk_big", 4, { A(char), A(struct hw_big), A(double), A(int *) } },
     { "mk_none", 0, { { 0, 0 } } },
 };
@@ -100,8 +107,8 @@ static void check_layout(hipFunction_t f, size_t k)
     for (size_t i = 0; i < kernels[k].nargs && i < count; i++) {
         size_t off = (end + kernels[k].args[i].align - 1) & ~(kernels[k].args[i].align - 1);
         CHECK(pairs[2 * i] == off && pairs[2 * i + 1] == kernels[k].args[i].size,
-              "%s argument %zu at (%u, %u), expected (%zu, %zu)", kernels[k].name, i,
-              pairs[2 * i], pairs[2 * i + 1], off, kernels[k].args[i].size);
+              "%s argument %zu at (%u, %u), expected (%zu, %zu)", kernels[k].name, i, pairs[2 * i],
+              pairs[2 * i + 1], off, kernels[k].args[i].size);
         end = off + kernels[k].args[i].size;
     }
     CHECK(size == end, "%s: %u argument bytes, expected %zu", kernels[k].name, size, end);
@@ -111,10 +118,10 @@ static void expect_no_binary(hipError_t ret, const char *what)
 {
     hipError_t sync = hipDeviceSynchronize();
     hipError_t last = hipGetLastError();
-    bool ok = relay ? ret == hipSuccess && sync == hipErrorNoBinaryForGpu &&
-                          last == hipErrorNoBinaryForGpu
-                    : ret == hipErrorNoBinaryForGpu && sync == hipSuccess &&
-                          last == hipErrorNoBinaryForGpu;
+    bool ok =
+        relay
+            ? ret == hipSuccess && sync == hipErrorNoBinaryForGpu && last == hipErrorNoBinaryForGpu
+            : ret == hipErrorNoBinaryForGpu && sync == hipSuccess && last == hipErrorNoBinaryForGpu;
     CHECK(ok && hipGetLastError() == hipSuccess, "%s: launch %s, synchronize %s, last %s", what,
           hipGetErrorName(ret), hipGetErrorName(sync), hipGetErrorName(last));
 }
@@ -249,7 +256,7 @@ int main(int argc, char **argv)
     void *bundle = read_file(argv[i + 1], &blen);
     if (!co || !bundle)
         return 1;
-    /* Several rounds: an unloaded module's variables free their memory,
+        /* Several rounds: an unloaded module's variables free their memory,
      * and the next module's may get the same addresses. */
 #ifdef HIPWIRE_HAVE_ZSTD
     void *ccob = compress_bundle(bundle, blen);

@@ -32,8 +32,7 @@ int op_d2h(struct raw_conn *c, uint64_t src, uint64_t size, uint64_t stream, voi
         else if (out)
             memcpy(out, r.body, r.body_len);
     } else if (r.body_len != 0) {
-        fprintf(stderr, "D2H error reply (status %d) carries %zu bytes of data\n", rc,
-                r.body_len);
+        fprintf(stderr, "D2H error reply (status %d) carries %zu bytes of data\n", rc, r.body_len);
         rc = RAW_BADREPLY;
     }
     raw_reply_free(&r);
@@ -48,11 +47,12 @@ int op_d2d(struct raw_conn *c, uint64_t dst, uint64_t src, uint64_t size, uint64
     return raw_status(c, HIPR_OP_MEMCPY_D2D, fixed, sizeof fixed, NULL, 0);
 }
 
-int op_memset(struct raw_conn *c, uint64_t dst, uint64_t count, uint32_t value,
-              uint32_t elem_size, uint64_t stream)
+int op_memset(struct raw_conn *c, uint64_t dst, uint64_t count, uint32_t value, uint32_t elem_size,
+              uint64_t stream)
 {
-    struct hipr_memset m = { .dst = dst, .count = count, .stream = stream, .value = value,
-                             .elem_size = elem_size };
+    struct hipr_memset m = {
+        .dst = dst, .count = count, .stream = stream, .value = value, .elem_size = elem_size
+    };
     uint8_t fixed[HIPR_memset_SIZE];
     hipr_memset_encode(fixed, &m);
     return raw_status(c, HIPR_OP_MEMSET, fixed, sizeof fixed, NULL, 0);
@@ -66,21 +66,22 @@ int op_free(struct raw_conn *c, uint64_t ptr)
     return raw_status(c, HIPR_OP_FREE, fixed, sizeof fixed, NULL, 0);
 }
 
-int op_2d_h2d(struct raw_conn *c, uint64_t dst, uint64_t dpitch, uint64_t width,
-              uint64_t height, const void *data, size_t n)
+int op_2d_h2d(struct raw_conn *c, uint64_t dst, uint64_t dpitch, uint64_t width, uint64_t height,
+              const void *data, size_t n)
 {
-    struct hipr_memcpy2d_h2d m = { .dst = dst, .dpitch = dpitch, .width = width,
-                                   .height = height, .stream = DEFAULT_STREAM };
+    struct hipr_memcpy2d_h2d m = {
+        .dst = dst, .dpitch = dpitch, .width = width, .height = height, .stream = DEFAULT_STREAM
+    };
     uint8_t fixed[HIPR_memcpy2d_h2d_SIZE];
     hipr_memcpy2d_h2d_encode(fixed, &m);
     return raw_status(c, HIPR_OP_MEMCPY2D_H2D, fixed, sizeof fixed, data, n);
 }
 
-int op_2d_d2h(struct raw_conn *c, uint64_t src, uint64_t spitch, uint64_t width,
-              uint64_t height)
+int op_2d_d2h(struct raw_conn *c, uint64_t src, uint64_t spitch, uint64_t width, uint64_t height)
 {
-    struct hipr_memcpy2d_d2h m = { .src = src, .spitch = spitch, .width = width,
-                                   .height = height, .stream = DEFAULT_STREAM };
+    struct hipr_memcpy2d_d2h m = {
+        .src = src, .spitch = spitch, .width = width, .height = height, .stream = DEFAULT_STREAM
+    };
     uint8_t fixed[HIPR_memcpy2d_d2h_SIZE];
     struct raw_reply r;
     hipr_memcpy2d_d2h_encode(fixed, &m);
@@ -97,8 +98,13 @@ int op_2d_d2h(struct raw_conn *c, uint64_t src, uint64_t spitch, uint64_t width,
 int op_2d_d2d(struct raw_conn *c, uint64_t dst, uint64_t dpitch, uint64_t src, uint64_t spitch,
               uint64_t width, uint64_t height)
 {
-    struct hipr_memcpy2d_d2d m = { .dst = dst, .dpitch = dpitch, .src = src, .spitch = spitch,
-                                   .width = width, .height = height, .stream = DEFAULT_STREAM };
+    struct hipr_memcpy2d_d2d m = { .dst = dst,
+                                   .dpitch = dpitch,
+                                   .src = src,
+                                   .spitch = spitch,
+                                   .width = width,
+                                   .height = height,
+                                   .stream = DEFAULT_STREAM };
     uint8_t fixed[HIPR_memcpy2d_d2d_SIZE];
     hipr_memcpy2d_d2d_encode(fixed, &m);
     return raw_status(c, HIPR_OP_MEMCPY2D_D2D, fixed, sizeof fixed, NULL, 0);
@@ -207,8 +213,7 @@ int op_get_function(struct raw_conn *c, uint64_t module, const char *name, uint6
     struct raw_reply r;
     struct hipr_function_rep rep;
     hipr_put_u64(fixed, module);
-    int rc = raw_call(c, HIPR_OP_MODULE_GET_FUNCTION, fixed, sizeof fixed, name, strlen(name),
-                      &r);
+    int rc = raw_call(c, HIPR_OP_MODULE_GET_FUNCTION, fixed, sizeof fixed, name, strlen(name), &r);
     if (rc < 0)
         return rc;
     rc = r.rh.status;
@@ -230,13 +235,18 @@ int op_get_global(struct raw_conn *c, uint64_t module, const char *name)
 }
 
 int op_launch(struct raw_conn *c, uint64_t function, uint64_t stream, uint64_t start_event,
-              uint64_t stop_event, uint32_t grid, uint32_t block, const void *args,
-              size_t args_len)
+              uint64_t stop_event, uint32_t grid, uint32_t block, const void *args, size_t args_len)
 {
-    struct hipr_launch m = { .function = function, .stream = stream,
-                             .start_event = start_event, .stop_event = stop_event,
-                             .grid_x = grid, .grid_y = 1, .grid_z = 1,
-                             .block_x = block, .block_y = 1, .block_z = 1 };
+    struct hipr_launch m = { .function = function,
+                             .stream = stream,
+                             .start_event = start_event,
+                             .stop_event = stop_event,
+                             .grid_x = grid,
+                             .grid_y = 1,
+                             .grid_z = 1,
+                             .block_x = block,
+                             .block_y = 1,
+                             .block_z = 1 };
     uint8_t fixed[HIPR_launch_SIZE];
     hipr_launch_encode(fixed, &m);
     return raw_status(c, HIPR_OP_LAUNCH, fixed, sizeof fixed, args, args_len);

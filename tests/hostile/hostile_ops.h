@@ -17,13 +17,12 @@ int op_h2d(struct raw_conn *c, uint64_t dst, uint64_t stream, const void *data, 
 int op_d2h(struct raw_conn *c, uint64_t src, uint64_t size, uint64_t stream, void *out,
            size_t out_cap);
 int op_d2d(struct raw_conn *c, uint64_t dst, uint64_t src, uint64_t size, uint64_t stream);
-int op_memset(struct raw_conn *c, uint64_t dst, uint64_t count, uint32_t value,
-              uint32_t elem_size, uint64_t stream);
+int op_memset(struct raw_conn *c, uint64_t dst, uint64_t count, uint32_t value, uint32_t elem_size,
+              uint64_t stream);
 int op_free(struct raw_conn *c, uint64_t ptr);
-int op_2d_h2d(struct raw_conn *c, uint64_t dst, uint64_t dpitch, uint64_t width,
-              uint64_t height, const void *data, size_t n);
-int op_2d_d2h(struct raw_conn *c, uint64_t src, uint64_t spitch, uint64_t width,
-              uint64_t height);
+int op_2d_h2d(struct raw_conn *c, uint64_t dst, uint64_t dpitch, uint64_t width, uint64_t height,
+              const void *data, size_t n);
+int op_2d_d2h(struct raw_conn *c, uint64_t src, uint64_t spitch, uint64_t width, uint64_t height);
 int op_2d_d2d(struct raw_conn *c, uint64_t dst, uint64_t dpitch, uint64_t src, uint64_t spitch,
               uint64_t width, uint64_t height);
 /* Requests whose whole fixed part is one u64 handle (stream, event, module). */

@@ -72,7 +72,8 @@ int raw_connect(struct raw_conn *c)
     c->fd = -1;
     c->next_id = 1;
     if (!host || !port) {
-        fprintf(stderr, "raw_client: TF_WORKER_HOST/TF_WORKER_PORT not set (run under with_worker)\n");
+        fprintf(stderr,
+                "raw_client: TF_WORKER_HOST/TF_WORKER_PORT not set (run under with_worker)\n");
         return -1;
     }
     int err = hw_tcp_connect(host, atoi(port), 5000, &c->fd);
@@ -99,7 +100,7 @@ int raw_send_bytes(struct raw_conn *c, const void *buf, size_t n)
 uint32_t raw_send_header(struct raw_conn *c, uint16_t opcode, uint32_t flags,
                          uint64_t payload_length, int *err)
 {
-    return raw_send(c, opcode, flags, NULL, 0, NULL, payload_length, err) ;
+    return raw_send(c, opcode, flags, NULL, 0, NULL, payload_length, err);
 }
 
 uint32_t raw_send(struct raw_conn *c, uint16_t opcode, uint32_t flags, const void *fixed,
@@ -244,7 +245,8 @@ int raw_status(struct raw_conn *c, uint16_t opcode, const void *fixed, size_t fi
 
 int raw_hello(struct raw_conn *c)
 {
-    struct hipr_hello_req req = { .proto_min = HIPR_VERSION, .proto_max = HIPR_VERSION,
+    struct hipr_hello_req req = { .proto_min = HIPR_VERSION,
+                                  .proto_max = HIPR_VERSION,
                                   .client_pid = (uint32_t)getpid() };
     uint8_t fixed[HIPR_hello_req_SIZE];
     struct raw_reply r;

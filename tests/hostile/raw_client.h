@@ -19,14 +19,14 @@
 struct raw_conn {
     int fd;
     uint32_t next_id;
-    uint64_t session_id;   /* from the HELLO reply */
-    uint32_t session_pid;  /* the session process (hello_rep.worker_pid) */
+    uint64_t session_id;  /* from the HELLO reply */
+    uint32_t session_pid; /* the session process (hello_rep.worker_pid) */
 };
 
 struct raw_reply {
     struct hipr_header h;
     struct hipr_reply_hdr rh;
-    uint8_t *body;         /* payload after the reply header (malloc'd) */
+    uint8_t *body; /* payload after the reply header (malloc'd) */
     size_t body_len;
 };
 
@@ -94,11 +94,11 @@ void raw_sleep_ms(int ms);
 extern const char *raw_current_check;
 void raw_begin(const char *name);
 void raw_pass(void);
-#define EXPECT(cond, ...)                                                          \
-    do {                                                                           \
-        if (!(cond)) {                                                             \
-            raw_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);                      \
-        }                                                                          \
+#define EXPECT(cond, ...)                                     \
+    do {                                                      \
+        if (!(cond)) {                                        \
+            raw_fail(__FILE__, __LINE__, #cond, __VA_ARGS__); \
+        }                                                     \
     } while (0)
 void raw_fail(const char *file, int line, const char *cond, const char *fmt, ...)
     __attribute__((noreturn, format(printf, 4, 5)));

@@ -33,7 +33,9 @@ static void expect_refused(const void *img, size_t n, const char *what)
     uint32_t flags = 0;
     int st = op_module_load_ex(&conn, img, n, 0, &mod, &flags);
     EXPECT(st > 0, "%s: status %d, expected an error%s", what, st,
-           st == RAW_EOF ? " (session died)" : st == 0 ? " (it loaded)" : "");
+           st == RAW_EOF ? " (session died)"
+           : st == 0     ? " (it loaded)"
+                         : "");
     alive(what);
 }
 
@@ -118,7 +120,12 @@ static void bundles(const uint8_t *bundle, size_t blen)
     raw_begin("bundles with bogus entry offsets, sizes, counts and id lengths");
     uint64_t count = get64(bundle + 24);
     EXPECT(count == 3, "the bundle has %llu entries, expected 3", (unsigned long long)count);
-    const struct { const char *what; unsigned entry; size_t field; uint64_t value; } bad[] = {
+    const struct {
+        const char *what;
+        unsigned entry;
+        size_t field;
+        uint64_t value;
+    } bad[] = {
         { "entry 1 offset 2^63", 1, 0, UINT64_C(1) << 63 },
         { "entry 2 offset past the end", 2, 0, blen },
         { "entry 2 offset wraps with its size", 2, 0, UINT64_MAX - 16 },
@@ -214,8 +221,7 @@ static void code_objects(const uint8_t *co, size_t colen)
         uint64_t mod = 0, fn = 0;
         uint32_t flags = 0, args_size = 0;
         EXPECT(op_module_load_ex(&conn, e, colen, 0, &mod, &flags) == 0, "%s: load", what);
-        EXPECT(op_get_function(&conn, mod, "mk_none", &fn, &args_size) == 0, "%s: function",
-               what);
+        EXPECT(op_get_function(&conn, mod, "mk_none", &fn, &args_size) == 0, "%s: function", what);
         int st = op_get_global(&conn, mod, "mk_table");
         EXPECT(st > 0 && st != HW_ENOTFOUND, "%s: variable: status %d, expected an error", what,
                st);

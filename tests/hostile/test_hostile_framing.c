@@ -15,15 +15,15 @@
 #include "hostile_ops.h"
 #include "hw_status.h"
 
-#define UNKNOWN_OPCODE 0x7777
+#define UNKNOWN_OPCODE  0x7777
 #define CLOSE_WITHIN_MS 3000
 
 static void expect_idle(const char *after)
 {
     struct raw_worker_status st;
     EXPECT(raw_wait_worker_idle(0, 0, 5000, &st) == 0,
-           "after %s the worker still reports %u sessions, %llu bytes in use", after,
-           st.sessions, (unsigned long long)st.bytes_in_use);
+           "after %s the worker still reports %u sessions, %llu bytes in use", after, st.sessions,
+           (unsigned long long)st.bytes_in_use);
 }
 
 /* A fresh session holding `bytes` of device memory. */
@@ -147,8 +147,11 @@ static void check_bad_headers(void)
     {
         struct raw_conn c;
         uint8_t hdr[HIPR_HEADER_SIZE];
-        struct hipr_header h = { .magic = HIPR_MAGIC, .version = 2, .opcode = HIPR_OP_PING,
-                                 .request_id = 9, .payload_length = 8 };
+        struct hipr_header h = { .magic = HIPR_MAGIC,
+                                 .version = 2,
+                                 .opcode = HIPR_OP_PING,
+                                 .request_id = 9,
+                                 .payload_length = 8 };
         open_session(&c, 1 << 20);
         hipr_header_encode(hdr, &h);
         EXPECT(raw_send_bytes(&c, hdr, sizeof hdr) == 0, "send");

@@ -49,19 +49,24 @@ int main(void)
 
     long long t0 = now_ms();
     /* busy: a 3 s kernel, then a synchronize whose reply comes at its end. */
-    struct hipr_launch l = { .function = fn, .stream = DEFAULT_STREAM, .grid_x = 1,
-                             .grid_y = 1, .grid_z = 1, .block_x = 1, .block_y = 1,
+    struct hipr_launch l = { .function = fn,
+                             .stream = DEFAULT_STREAM,
+                             .grid_x = 1,
+                             .grid_y = 1,
+                             .grid_z = 1,
+                             .block_x = 1,
+                             .block_y = 1,
                              .block_z = 1 };
     uint8_t lfixed[HIPR_launch_SIZE], largs[4], sfixed[HIPR_stream_SIZE];
     hipr_launch_encode(lfixed, &l);
     hipr_put_u32(largs, 3000000);
     hipr_put_u64(sfixed, DEFAULT_STREAM);
     int err;
-    raw_send(&busy, HIPR_OP_LAUNCH, HIPR_FLAG_NO_REPLY, lfixed, sizeof lfixed, largs,
-             sizeof largs, &err);
+    raw_send(&busy, HIPR_OP_LAUNCH, HIPR_FLAG_NO_REPLY, lfixed, sizeof lfixed, largs, sizeof largs,
+             &err);
     EXPECT(err == 0, "launch sent");
-    uint32_t sync_id = raw_send(&busy, HIPR_OP_STREAM_SYNCHRONIZE, 0, sfixed, sizeof sfixed,
-                                NULL, 0, &err);
+    uint32_t sync_id =
+        raw_send(&busy, HIPR_OP_STREAM_SYNCHRONIZE, 0, sfixed, sizeof sfixed, NULL, 0, &err);
     EXPECT(err == 0, "synchronize sent");
 
     long long quiet_end = 0, pinger_end = 0, worker_last = 0, worker_end = 0;
@@ -79,8 +84,8 @@ int main(void)
             if (t < 3000) {
                 uint8_t dfixed[HIPR_device_SIZE];
                 hipr_put_u32(dfixed, 0);
-                EXPECT(raw_status(&worker, HIPR_OP_MEM_GET_INFO, dfixed, sizeof dfixed, NULL,
-                                  0) == 0,
+                EXPECT(raw_status(&worker, HIPR_OP_MEM_GET_INFO, dfixed, sizeof dfixed, NULL, 0) ==
+                           0,
                        "a working session is kept (t=%lld ms)", t);
                 worker_last = t;
             } else if (closed_now(&worker)) {

@@ -19,8 +19,8 @@
 #include "hostile_ops.h"
 #include "hw_status.h"
 
-#define COPY_SIZE  (UINT64_C(256) << 20)
-#define PIECE      (UINT64_C(2) << 20)
+#define COPY_SIZE (UINT64_C(256) << 20)
+#define PIECE     (UINT64_C(2) << 20)
 
 struct progress {
     uint64_t session_id;
@@ -43,8 +43,7 @@ static void slow_copier(int progress_fd)
     int err;
 
     uint8_t *host = malloc(COPY_SIZE);
-    if (!host || raw_connect(&c) < 0 || raw_hello(&c) < 0 ||
-        raw_malloc(&c, COPY_SIZE, &dst) != 0)
+    if (!host || raw_connect(&c) < 0 || raw_hello(&c) < 0 || raw_malloc(&c, COPY_SIZE, &dst) != 0)
         _exit(2);
     memset(host, 0xC5, COPY_SIZE);
     p.session_id = c.session_id;
@@ -80,8 +79,7 @@ static void bystander_round_trip(struct raw_conn *c, uint64_t dst, uint8_t seed)
     for (size_t i = 0; i < sizeof data; i++)
         data[i] = (uint8_t)(seed + i);
     EXPECT(op_h2d(c, dst, DEFAULT_STREAM, data, sizeof data) == HW_OK, "bystander H2D");
-    EXPECT(op_d2h(c, dst, sizeof got, DEFAULT_STREAM, got, sizeof got) == HW_OK,
-           "bystander D2H");
+    EXPECT(op_d2h(c, dst, sizeof got, DEFAULT_STREAM, got, sizeof got) == HW_OK, "bystander D2H");
     EXPECT(memcmp(data, got, sizeof data) == 0, "bystander data corrupted");
 }
 

@@ -159,9 +159,14 @@ struct flood {
 static void *flood_main(void *arg)
 {
     struct flood *fl = arg;
-    struct hipr_launch m = { .function = fl->function, .stream = DEFAULT_STREAM,
-                             .grid_x = 1, .grid_y = 1, .grid_z = 1,
-                             .block_x = 1, .block_y = 1, .block_z = 1 };
+    struct hipr_launch m = { .function = fl->function,
+                             .stream = DEFAULT_STREAM,
+                             .grid_x = 1,
+                             .grid_y = 1,
+                             .grid_z = 1,
+                             .block_x = 1,
+                             .block_y = 1,
+                             .block_z = 1 };
     uint8_t fixed[HIPR_launch_SIZE];
     uint32_t us = 200;
     uint8_t args[4];
@@ -169,8 +174,8 @@ static void *flood_main(void *arg)
     hipr_launch_encode(fixed, &m);
     for (int i = 0; i < fl->target; i++) {
         int err;
-        raw_send(fl->c, HIPR_OP_LAUNCH, HIPR_FLAG_NO_REPLY, fixed, sizeof fixed, args,
-                 sizeof args, &err);
+        raw_send(fl->c, HIPR_OP_LAUNCH, HIPR_FLAG_NO_REPLY, fixed, sizeof fixed, args, sizeof args,
+                 &err);
         if (err < 0)
             break;
         __atomic_store_n(&fl->sent, i + 1, __ATOMIC_RELEASE);

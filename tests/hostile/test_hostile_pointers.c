@@ -22,8 +22,8 @@
 
 struct fixture {
     struct raw_conn c;
-    uint64_t a, b;       /* live allocations with known patterns */
-    uint64_t freed;      /* allocated, then freed */
+    uint64_t a, b;  /* live allocations with known patterns */
+    uint64_t freed; /* allocated, then freed */
     uint8_t pattern_a[ALLOC_SIZE], pattern_b[ALLOC_SIZE];
 };
 
@@ -41,9 +41,9 @@ static size_t forged_pointers(const struct fixture *f, uint64_t *out)
         UINT64_C(0xdeadbeef000),
         f->freed,
         f->freed + 64,
-        f->a + ALLOC_SIZE,        /* one past the end: the pad, mapped but not the client's */
-        f->a + ALLOC_SIZE + 95,   /* last byte of the pad */
-        f->b - 1,                 /* just before the neighbour */
+        f->a + ALLOC_SIZE,      /* one past the end: the pad, mapped but not the client's */
+        f->a + ALLOC_SIZE + 95, /* last byte of the pad */
+        f->b - 1,               /* just before the neighbour */
         UINT64_MAX - 7,
     };
     size_t n = 0;
@@ -57,8 +57,9 @@ static void expect_rejected(int status, const char *what, uint64_t ptr)
 {
     EXPECT(status > 0, "%s at 0x%llx: got %d (%s), expected an error status", what,
            (unsigned long long)ptr, status,
-           status == 0 ? "accepted" : status == RAW_EOF ? "session died: memory was touched?"
-                                                         : "no valid reply");
+           status == 0         ? "accepted"
+           : status == RAW_EOF ? "session died: memory was touched?"
+                               : "no valid reply");
 }
 
 static void expect_status(int status, int want, const char *what)
@@ -93,11 +94,9 @@ static void setup(struct fixture *f)
 static void expect_patterns_intact(struct fixture *f, const char *after)
 {
     static uint8_t got[ALLOC_SIZE];
-    expect_status(op_d2h(&f->c, f->a, ALLOC_SIZE, DEFAULT_STREAM, got, sizeof got), HW_OK,
-                  "D2H a");
+    expect_status(op_d2h(&f->c, f->a, ALLOC_SIZE, DEFAULT_STREAM, got, sizeof got), HW_OK, "D2H a");
     EXPECT(memcmp(got, f->pattern_a, ALLOC_SIZE) == 0, "allocation a changed after %s", after);
-    expect_status(op_d2h(&f->c, f->b, ALLOC_SIZE, DEFAULT_STREAM, got, sizeof got), HW_OK,
-                  "D2H b");
+    expect_status(op_d2h(&f->c, f->b, ALLOC_SIZE, DEFAULT_STREAM, got, sizeof got), HW_OK, "D2H b");
     EXPECT(memcmp(got, f->pattern_b, ALLOC_SIZE) == 0, "allocation b changed after %s", after);
 }
 
@@ -115,8 +114,8 @@ static void check_forged_pointers(struct fixture *f)
 
     raw_begin("forged pointers in MEMCPY_D2H are rejected and return no data");
     for (size_t i = 0; i < n; i++)
-        expect_rejected(op_d2h(&f->c, forged[i], 1, DEFAULT_STREAM, junk, sizeof junk),
-                        "D2H src", forged[i]);
+        expect_rejected(op_d2h(&f->c, forged[i], 1, DEFAULT_STREAM, junk, sizeof junk), "D2H src",
+                        forged[i]);
     raw_pass();
 
     raw_begin("forged pointers in MEMCPY_D2D (either side) are rejected");
@@ -165,12 +164,11 @@ static void check_one_byte_past_end(struct fixture *f)
                     "H2D last byte + 1", f->a + ALLOC_SIZE - 1);
     expect_rejected(op_d2h(&f->c, f->a, ALLOC_SIZE + 1, DEFAULT_STREAM, buf, sizeof buf),
                     "D2H 4001 B", f->a);
-    expect_rejected(op_d2d(&f->c, f->b, f->a, ALLOC_SIZE + 1, DEFAULT_STREAM), "D2D 4001 B",
-                    f->a);
+    expect_rejected(op_d2d(&f->c, f->b, f->a, ALLOC_SIZE + 1, DEFAULT_STREAM), "D2D 4001 B", f->a);
     expect_rejected(op_d2d(&f->c, f->a + 1, f->b, ALLOC_SIZE, DEFAULT_STREAM),
                     "D2D dst a+1, 4000 B", f->a + 1);
-    expect_rejected(op_memset(&f->c, f->a, ALLOC_SIZE + 1, 0, 1, DEFAULT_STREAM),
-                    "MEMSET 4001 x 1", f->a);
+    expect_rejected(op_memset(&f->c, f->a, ALLOC_SIZE + 1, 0, 1, DEFAULT_STREAM), "MEMSET 4001 x 1",
+                    f->a);
     expect_rejected(op_memset(&f->c, f->a, ALLOC_SIZE / 2 + 1, 0, 2, DEFAULT_STREAM),
                     "MEMSET 2001 x 2", f->a);
     expect_rejected(op_memset(&f->c, f->a + 1, ALLOC_SIZE / 4, 0, 4, DEFAULT_STREAM),
@@ -203,10 +201,8 @@ static void check_overflowing_lengths(struct fixture *f)
     raw_begin("lengths where ptr + len wraps around 2^64 are rejected");
     expect_rejected(op_d2h(&f->c, f->a, wrap_from_a, DEFAULT_STREAM, NULL, 0), "D2H wrap", f->a);
     expect_rejected(op_d2d(&f->c, f->a, f->b, wrap_from_a, DEFAULT_STREAM), "D2D wrap", f->a);
-    expect_rejected(op_d2d(&f->c, f->b, f->a, UINT64_MAX, DEFAULT_STREAM), "D2D UINT64_MAX",
-                    f->a);
-    expect_rejected(op_memset(&f->c, f->a, wrap_from_a, 0, 1, DEFAULT_STREAM), "MEMSET wrap",
-                    f->a);
+    expect_rejected(op_d2d(&f->c, f->b, f->a, UINT64_MAX, DEFAULT_STREAM), "D2D UINT64_MAX", f->a);
+    expect_rejected(op_memset(&f->c, f->a, wrap_from_a, 0, 1, DEFAULT_STREAM), "MEMSET wrap", f->a);
     raw_pass();
 
     raw_begin("MEMSET count * elem_size overflowing 64 bits is rejected");
@@ -224,22 +220,21 @@ static void check_overflowing_lengths(struct fixture *f)
 
     raw_begin("2D copies whose width * height or pitch * height overflow are rejected");
     /* 2^32 x 2^32 == 0 (mod 2^64): matches an empty tail if multiplied naively. */
-    expect_rejected(op_2d_h2d(&f->c, f->a, UINT64_C(1) << 32, UINT64_C(1) << 32,
-                              UINT64_C(1) << 32, NULL, 0), "2D H2D 2^32 x 2^32", f->a);
+    expect_rejected(
+        op_2d_h2d(&f->c, f->a, UINT64_C(1) << 32, UINT64_C(1) << 32, UINT64_C(1) << 32, NULL, 0),
+        "2D H2D 2^32 x 2^32", f->a);
     expect_rejected(op_2d_h2d(&f->c, f->a, UINT64_C(1) << 63, UINT64_C(1) << 63, 2, NULL, 0),
                     "2D H2D 2^63 x 2", f->a);
-    expect_rejected(op_2d_d2h(&f->c, f->a, UINT64_C(1) << 32, UINT64_C(1) << 32,
-                              UINT64_C(1) << 32), "2D D2H 2^32 x 2^32", f->a);
-    expect_rejected(op_2d_d2h(&f->c, f->a, UINT64_C(1) << 63, 4, 3), "2D D2H pitch 2^63 x 3",
-                    f->a);
+    expect_rejected(op_2d_d2h(&f->c, f->a, UINT64_C(1) << 32, UINT64_C(1) << 32, UINT64_C(1) << 32),
+                    "2D D2H 2^32 x 2^32", f->a);
+    expect_rejected(op_2d_d2h(&f->c, f->a, UINT64_C(1) << 63, 4, 3), "2D D2H pitch 2^63 x 3", f->a);
     /* (3 - 1) * 2^63 == 0: the last row would land back on a. */
     expect_rejected(op_2d_d2d(&f->c, f->a, UINT64_C(1) << 63, f->b, 8, 4, 3),
                     "2D D2D dpitch 2^63 x 3", f->a);
     expect_rejected(op_2d_d2d(&f->c, f->a, 8, f->b, UINT64_C(1) << 63, 4, 3),
                     "2D D2D spitch 2^63 x 3", f->b);
     expect_rejected(op_2d_d2d(&f->c, f->a, 4, f->b, 8, 8, 2), "2D D2D width > dpitch", f->a);
-    expect_rejected(op_2d_h2d(&f->c, f->a, 4, 8, 1, tiny, 4), "2D H2D tail != width*height",
-                    f->a);
+    expect_rejected(op_2d_h2d(&f->c, f->a, 4, 8, 1, tiny, 4), "2D H2D tail != width*height", f->a);
     raw_pass();
 
     raw_begin("a D2H over the per-message cap is rejected without a reply body");
@@ -297,8 +292,7 @@ static void check_invalid_handles(struct fixture *f)
     expect_status(op_event_create(&f->c, 0x77, 0), HW_OK, "EVENT_CREATE");
     expect_status(op_event_record(&f->c, 0x77, 0x999), HW_EHANDLE, "EVENT_RECORD bad stream");
     expect_status(op_handle(&f->c, HIPR_OP_EVENT_DESTROY, 0x77), HW_OK, "EVENT_DESTROY");
-    expect_status(op_handle(&f->c, HIPR_OP_EVENT_QUERY, 0x77), HW_EHANDLE,
-                  "EVENT_QUERY destroyed");
+    expect_status(op_handle(&f->c, HIPR_OP_EVENT_QUERY, 0x77), HW_EHANDLE, "EVENT_QUERY destroyed");
     raw_pass();
 
     raw_begin("invalid module and function handles are rejected");
@@ -352,10 +346,8 @@ static void check_launch(struct fixture *f)
     raw_begin("LAUNCH with a real function but invalid stream/event/config is rejected");
     EXPECT(image != NULL, "cannot read HIPWIRE_KERNELS=%s", path ? path : "(unset)");
     expect_status(op_module_load(&f->c, image, len, &module), HW_OK, "MODULE_LOAD test kernels");
-    expect_status(op_get_function(&f->c, module, "vadd", &vadd, &vadd_args), HW_OK,
-                  "get vadd");
-    expect_status(op_get_function(&f->c, module, "poke", &poke, &poke_args), HW_OK,
-                  "get poke");
+    expect_status(op_get_function(&f->c, module, "vadd", &vadd, &vadd_args), HW_OK, "get vadd");
+    expect_status(op_get_function(&f->c, module, "poke", &poke, &poke_args), HW_OK, "get poke");
     EXPECT(vadd_args > 0 && vadd_args <= sizeof args, "vadd args_size %u", vadd_args);
     expect_status(op_launch(&f->c, vadd, 0x4444, 0, 0, 1, 1, args, vadd_args), HW_EHANDLE,
                   "LAUNCH bad stream");
@@ -365,18 +357,18 @@ static void check_launch(struct fixture *f)
                   HW_EHANDLE, "LAUNCH bad stop event");
     expect_status(op_launch(&f->c, vadd, DEFAULT_STREAM, 0, 0, 1, 1, args, vadd_args - 1),
                   HW_EINVAL, "LAUNCH args shorter than the kernel's");
-    expect_status(op_launch(&f->c, vadd, DEFAULT_STREAM, 0, 0, 0, 1, args, vadd_args),
-                  HW_ECONFIG, "LAUNCH grid 0");
+    expect_status(op_launch(&f->c, vadd, DEFAULT_STREAM, 0, 0, 0, 1, args, vadd_args), HW_ECONFIG,
+                  "LAUNCH grid 0");
     expect_status(op_launch(&f->c, vadd, DEFAULT_STREAM, 0, 0, 1, 4096, args, vadd_args),
                   HW_ECONFIG, "LAUNCH block over max threads");
-    expect_status(op_get_function(&f->c, module, "no_such_kernel", &vadd, &vadd_args),
-                  HW_ENOTFOUND, "unknown kernel name");
+    expect_status(op_get_function(&f->c, module, "no_such_kernel", &vadd, &vadd_args), HW_ENOTFOUND,
+                  "unknown kernel name");
     raw_pass();
 
     raw_begin("functions of an unloaded module are invalid handles");
     expect_status(op_handle(&f->c, HIPR_OP_MODULE_UNLOAD, module), HW_OK, "MODULE_UNLOAD");
-    expect_status(op_launch(&f->c, poke, DEFAULT_STREAM, 0, 0, 1, 1, args, poke_args),
-                  HW_EHANDLE, "LAUNCH after unload");
+    expect_status(op_launch(&f->c, poke, DEFAULT_STREAM, 0, 0, 1, 1, args, poke_args), HW_EHANDLE,
+                  "LAUNCH after unload");
     expect_status(op_handle(&f->c, HIPR_OP_MODULE_UNLOAD, module), HW_EHANDLE,
                   "double MODULE_UNLOAD");
     expect_patterns_intact(f, "launch checks");

@@ -17,7 +17,7 @@
 #include "hw_status.h"
 
 #define ALLOC_SIZE 4000u /* not a multiple of the CPU backend's rounding */
-#define STREAM_ID 0x100u
+#define STREAM_ID  0x100u
 
 static uint8_t pattern_a[ALLOC_SIZE], pattern_b[ALLOC_SIZE];
 
@@ -67,7 +67,8 @@ int main(void)
     raw_begin("setup: two patterned allocations and a freed one");
     EXPECT(raw_connect(&c) == 0 && raw_hello(&c) == 0, "HELLO");
     EXPECT(raw_malloc(&c, ALLOC_SIZE, &a) == 0 && raw_malloc(&c, ALLOC_SIZE, &b) == 0 &&
-           raw_malloc(&c, ALLOC_SIZE, &freed) == 0, "MALLOC");
+               raw_malloc(&c, ALLOC_SIZE, &freed) == 0,
+           "MALLOC");
     expect_status(op_free(&c, freed), HW_OK, "FREE");
     fill_pattern(pattern_a, ALLOC_SIZE, 0x21);
     fill_pattern(pattern_b, ALLOC_SIZE, 0x93);
@@ -77,11 +78,15 @@ int main(void)
 
     raw_begin("words the client does not own are rejected by writes and waits");
     const uint64_t forged[] = {
-        0x1000, UINT64_C(0xdeadbeef000), freed, freed + 64,
-        a + ALLOC_SIZE,           /* the rounding pad after a: mapped, not the client's */
-        a + ALLOC_SIZE - 4 + 8,   /* still the pad */
-        b - 8,                    /* right before the neighbour */
-        UINT64_MAX - 7, UINT64_MAX & ~UINT64_C(3),
+        0x1000,
+        UINT64_C(0xdeadbeef000),
+        freed,
+        freed + 64,
+        a + ALLOC_SIZE,         /* the rounding pad after a: mapped, not the client's */
+        a + ALLOC_SIZE - 4 + 8, /* still the pad */
+        b - 8,                  /* right before the neighbour */
+        UINT64_MAX - 7,
+        UINT64_MAX & ~UINT64_C(3),
     };
     const uint16_t ops[2] = { HIPR_OP_STREAM_WRITE_VALUE, HIPR_OP_STREAM_WAIT_VALUE };
     for (size_t i = 0; i < sizeof forged / sizeof forged[0]; i++)
@@ -101,27 +106,32 @@ int main(void)
     raw_begin("a word straddling an allocation's end, misaligned words and odd widths");
     /* The last 8 bytes of a end at a + 4000; a + 3996 holds only 4 of 8. */
     expect_rejected(op_value(&c, HIPR_OP_STREAM_WRITE_VALUE, DEFAULT_STREAM, a + ALLOC_SIZE - 4,
-                             ~0ull, 0, 8, 0), "straddling write", a + ALLOC_SIZE - 4, 8);
-    expect_rejected(op_value(&c, HIPR_OP_STREAM_WAIT_VALUE, DEFAULT_STREAM, a + ALLOC_SIZE - 4,
-                             0, ~0ull, 8, 0), "straddling wait", a + ALLOC_SIZE - 4, 8);
+                             ~0ull, 0, 8, 0),
+                    "straddling write", a + ALLOC_SIZE - 4, 8);
+    expect_rejected(
+        op_value(&c, HIPR_OP_STREAM_WAIT_VALUE, DEFAULT_STREAM, a + ALLOC_SIZE - 4, 0, ~0ull, 8, 0),
+        "straddling wait", a + ALLOC_SIZE - 4, 8);
     expect_rejected(op_value(&c, HIPR_OP_STREAM_WRITE_VALUE, DEFAULT_STREAM, a + 2, 1, 0, 4, 0),
                     "misaligned write", a + 2, 4);
     expect_rejected(op_value(&c, HIPR_OP_STREAM_WAIT_VALUE, DEFAULT_STREAM, a + 4, 1, ~0ull, 8, 0),
                     "misaligned wait", a + 4, 8);
     const uint32_t widths[] = { 0, 1, 2, 3, 5, 16, 4096, UINT32_MAX };
     for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) {
-        expect_rejected(op_value(&c, HIPR_OP_STREAM_WRITE_VALUE, DEFAULT_STREAM, a, 1, 0,
-                                 widths[i], 0), "write width", a, widths[i]);
-        expect_rejected(op_value(&c, HIPR_OP_STREAM_WAIT_VALUE, DEFAULT_STREAM, a, 1, ~0ull,
-                                 widths[i], 0), "wait width", a, widths[i]);
+        expect_rejected(
+            op_value(&c, HIPR_OP_STREAM_WRITE_VALUE, DEFAULT_STREAM, a, 1, 0, widths[i], 0),
+            "write width", a, widths[i]);
+        expect_rejected(
+            op_value(&c, HIPR_OP_STREAM_WAIT_VALUE, DEFAULT_STREAM, a, 1, ~0ull, widths[i], 0),
+            "wait width", a, widths[i]);
     }
     raw_pass();
 
     raw_begin("unknown comparisons, write flags and masks, and unknown streams");
     expect_status(op_value(&c, HIPR_OP_STREAM_WAIT_VALUE, DEFAULT_STREAM, a, 0, ~0ull, 4, 4),
                   HW_EINVAL, "wait flags 4");
-    expect_status(op_value(&c, HIPR_OP_STREAM_WAIT_VALUE, DEFAULT_STREAM, a, 0, ~0ull, 4,
-                           UINT32_MAX), HW_EINVAL, "wait flags ~0");
+    expect_status(
+        op_value(&c, HIPR_OP_STREAM_WAIT_VALUE, DEFAULT_STREAM, a, 0, ~0ull, 4, UINT32_MAX),
+        HW_EINVAL, "wait flags ~0");
     expect_status(op_value(&c, HIPR_OP_STREAM_WRITE_VALUE, DEFAULT_STREAM, a, 0, 0, 4, 1),
                   HW_EINVAL, "write flags 1");
     expect_status(op_value(&c, HIPR_OP_STREAM_WRITE_VALUE, DEFAULT_STREAM, a, 0, 1, 4, 0),
@@ -139,17 +149,20 @@ int main(void)
     raw_begin("a valid write changes exactly its word, and a satisfied wait passes");
     uint64_t word = a + 8;
     expect_status(op_value(&c, HIPR_OP_STREAM_WRITE_VALUE, DEFAULT_STREAM, word,
-                           0x1122334455667788ull, 0, 8, 0), HW_OK, "write 8");
+                           0x1122334455667788ull, 0, 8, 0),
+                  HW_OK, "write 8");
     expect_status(op_value(&c, HIPR_OP_STREAM_WAIT_VALUE, DEFAULT_STREAM, word,
-                           0x1122334455667788ull, ~0ull, 8, 1), HW_OK, "wait eq");
+                           0x1122334455667788ull, ~0ull, 8, 1),
+                  HW_OK, "wait eq");
     memcpy(pattern_a + 8, &(uint64_t){ 0x1122334455667788ull }, 8); /* little-endian host */
     expect_patterns(&c, a, b, "one valid 8-byte write");
     raw_pass();
 
     raw_begin("a client that leaves a wait nobody will satisfy does not keep its session");
     expect_status(op_stream_create(&c, STREAM_ID, 0), HW_OK, "STREAM_CREATE");
-    expect_status(op_value(&c, HIPR_OP_STREAM_WAIT_VALUE, STREAM_ID, b, 0, 0, 4,
-                           HIPR_WAIT_VALUE_AND), HW_OK, "wait that can never be met");
+    expect_status(
+        op_value(&c, HIPR_OP_STREAM_WAIT_VALUE, STREAM_ID, b, 0, 0, 4, HIPR_WAIT_VALUE_AND), HW_OK,
+        "wait that can never be met");
     raw_close(&c);
     EXPECT(raw_wait_worker_idle(0, 0, 5000, &st) == 0,
            "worker reports %u sessions, %llu bytes in use", st.sessions,

@@ -76,9 +76,8 @@ static void every_format(void)
         for (size_t b = 0; b < 3; b++)
             for (size_t c = 0; c < 3; c++) {
                 int n = channels[c], bt = bits[b];
-                hipChannelFormatDesc desc = hipCreateChannelDesc(bt, n > 1 ? bt : 0,
-                                                                 n > 2 ? bt : 0, n > 2 ? bt : 0,
-                                                                 kinds[k]);
+                hipChannelFormatDesc desc = hipCreateChannelDesc(bt, n > 1 ? bt : 0, n > 2 ? bt : 0,
+                                                                 n > 2 ? bt : 0, kinds[k]);
                 CHECK_EQ(desc.x, bt);
                 CHECK_EQ(desc.f, kinds[k]);
                 hipArray_t a = NULL;
@@ -94,8 +93,8 @@ static void every_format(void)
                 fill(src, spitch * h, (uint32_t)(k * 9 + b * 3 + c));
                 memset(back, 0xee, (wb + 3) * h);
                 HIP_CHECK(hipMemcpy2DToArray(a, 0, 0, src, spitch, wb, h, hipMemcpyHostToDevice));
-                HIP_CHECK(hipMemcpy2DFromArray(back, wb + 3, a, 0, 0, wb, h,
-                                               hipMemcpyDeviceToHost));
+                HIP_CHECK(
+                    hipMemcpy2DFromArray(back, wb + 3, a, 0, 0, wb, h, hipMemcpyDeviceToHost));
                 check_box(src, spitch, h, back, wb + 3, h, wb, h, 1, "format round trip");
                 hipChannelFormatDesc got;
                 HIP_CHECK(hipGetChannelDesc(&got, a));
@@ -158,8 +157,7 @@ static void one_d_and_linear(void)
     CHECK(memcmp(back, src, 100) == 0);
     HIP_EXPECT(hipMemcpyToArray(a, 0, 5, src, 41, hipMemcpyHostToDevice), hipErrorInvalidValue);
     HIP_EXPECT(hipMemcpyToArray(NULL, 0, 0, src, 4, hipMemcpyHostToDevice), hipErrorInvalidValue);
-    HIP_EXPECT(hipMemcpyToArray(a, 0, 0, src, 4, (hipMemcpyKind)9),
-               hipErrorInvalidMemcpyDirection);
+    HIP_EXPECT(hipMemcpyToArray(a, 0, 0, src, 4, (hipMemcpyKind)9), hipErrorInvalidMemcpyDirection);
     HIP_EXPECT(hipMemcpyAtoH(back, a, 0, 41), hipErrorInvalidValue);
     HIP_CHECK(hipMemcpyAtoH(back, a, 0, 40));
     CHECK(memcmp(back, all, 40) == 0);
@@ -391,8 +389,9 @@ static void three_d(void)
  * hipDrvMemcpy2DUnaligned, hipDrvMemcpy3D[Async]. */
 static void driver(void)
 {
-    HIP_ARRAY_DESCRIPTOR ad = { .Width = 23, .Height = 9, .Format = HIP_AD_FORMAT_HALF,
-                                .NumChannels = 2 };
+    HIP_ARRAY_DESCRIPTOR ad = {
+        .Width = 23, .Height = 9, .Format = HIP_AD_FORMAT_HALF, .NumChannels = 2
+    };
     enum { wb = 23 * 4, h = 9 };
     hipArray_t a;
     HIP_CHECK(hipArrayCreate(&a, &ad));
@@ -448,8 +447,10 @@ static void driver(void)
     /* 3-D, 2-D layered and 1-D layered driver arrays through hipDrvMemcpy3D. */
     static const size_t dims[][3] = { { 6, 5, 4 }, { 6, 5, 3 }, { 6, 0, 3 } };
     for (int i = 0; i < 3; i++) {
-        HIP_ARRAY3D_DESCRIPTOR a3 = { .Width = dims[i][0], .Height = dims[i][1],
-                                      .Depth = dims[i][2], .Format = HIP_AD_FORMAT_SIGNED_INT32,
+        HIP_ARRAY3D_DESCRIPTOR a3 = { .Width = dims[i][0],
+                                      .Height = dims[i][1],
+                                      .Depth = dims[i][2],
+                                      .Format = HIP_AD_FORMAT_SIGNED_INT32,
                                       .NumChannels = 4,
                                       .Flags = i ? hipArrayLayered : hipArrayDefault };
         HIP_CHECK(hipArray3DCreate(&a, &a3));
@@ -517,12 +518,12 @@ static void bad_creation(void)
                hipErrorInvalidValue);
     HIP_EXPECT(hipMallocArray(&a, &f4, SIZE_MAX, SIZE_MAX, hipArrayDefault), hipErrorInvalidValue);
     static const hipChannelFormatDesc bad[] = {
-        { 32, 32, 32, 0, hipChannelFormatKindFloat },  /* three channels */
-        { 8, 16, 0, 0, hipChannelFormatKindSigned },   /* different sizes */
+        { 32, 32, 32, 0, hipChannelFormatKindFloat },   /* three channels */
+        { 8, 16, 0, 0, hipChannelFormatKindSigned },    /* different sizes */
         { 16, 0, 16, 0, hipChannelFormatKindUnsigned }, /* channel after a zero one */
         { 0, 8, 0, 0, hipChannelFormatKindUnsigned },
-        { 8, 8, 0, 0, hipChannelFormatKindFloat },     /* 8-bit float */
-        { 10, 0, 0, 0, hipChannelFormatKindSigned },   /* no such size */
+        { 8, 8, 0, 0, hipChannelFormatKindFloat },   /* 8-bit float */
+        { 10, 0, 0, 0, hipChannelFormatKindSigned }, /* no such size */
         { -1, -1, -1, -1, hipChannelFormatKindSigned },
         { 32, 0, 0, 0, hipChannelFormatKindNone },
         { 32, 0, 0, 0, (hipChannelFormatKind)0xff },
@@ -565,12 +566,12 @@ static void bad_creation(void)
     /* The largest 3-D array is 32 TiB: more than the device has. */
     hipArray_t untouched = (hipArray_t)&prop;
     a = untouched;
-    HIP_EXPECT(hipMalloc3DArray(&a, &f4,
-                                make_hipExtent((size_t)prop.maxTexture3D[0],
-                                               (size_t)prop.maxTexture3D[1],
-                                               (size_t)prop.maxTexture3D[2]),
-                                hipArrayDefault),
-               hipErrorOutOfMemory);
+    HIP_EXPECT(
+        hipMalloc3DArray(&a, &f4,
+                         make_hipExtent((size_t)prop.maxTexture3D[0], (size_t)prop.maxTexture3D[1],
+                                        (size_t)prop.maxTexture3D[2]),
+                         hipArrayDefault),
+        hipErrorOutOfMemory);
     CHECK(a == untouched);
 }
 
@@ -642,8 +643,8 @@ static void byte_calls_and_spt(void)
     memset(back, 0, sizeof back);
     HIP_CHECK(hipMemcpyAtoHAsync(back, a, 0, 200, s));
     HIP_CHECK(hipStreamSynchronize(s));
-    CHECK(memcmp(back, src + 10, 150) == 0);          /* a[0..150) = b[7..157) = src[10..160) */
-    CHECK(memcmp(back + 150, src + 147, 43) == 0);    /* a[150..193) untouched since HtoA */
+    CHECK(memcmp(back, src + 10, 150) == 0);       /* a[0..150) = b[7..157) = src[10..160) */
+    CHECK(memcmp(back + 150, src + 147, 43) == 0); /* a[150..193) untouched since HtoA */
     HIP_EXPECT(hipMemcpyAtoA(a, 100, b, 0, 101), hipErrorInvalidValue);
     HIP_EXPECT(hipMemcpyDtoA(NULL, 0, dev, 4), hipErrorInvalidValue);
     HIP_EXPECT(hipMemcpyAtoD(NULL, a, 0, 4), hipErrorInvalidValue);
@@ -716,8 +717,7 @@ static void captured(void)
     /* Creating an array is refused while a global capture runs. */
     HIP_CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeGlobal));
     hipArray_t b;
-    HIP_EXPECT(hipMallocArray(&b, &desc, 4, 4, hipArrayDefault),
-               hipErrorStreamCaptureUnsupported);
+    HIP_EXPECT(hipMallocArray(&b, &desc, 4, 4, hipArrayDefault), hipErrorStreamCaptureUnsupported);
     HIP_EXPECT(hipStreamEndCapture(s, &g), hipErrorStreamCaptureInvalidated);
     HIP_CHECK(hipGraphExecDestroy(ge));
     HIP_CHECK(hipStreamDestroy(s));

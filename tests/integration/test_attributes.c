@@ -19,118 +19,77 @@ struct attr {
 
 #define A(x) { x, #x },
 static const struct attr all[] = {
-    A(hipDeviceAttributeEccEnabled)
-    A(hipDeviceAttributeAccessPolicyMaxWindowSize)
-    A(hipDeviceAttributeAsyncEngineCount)
-    A(hipDeviceAttributeCanMapHostMemory)
-    A(hipDeviceAttributeCanUseHostPointerForRegisteredMem)
-    A(hipDeviceAttributeClockRate)
-    A(hipDeviceAttributeComputeMode)
-    A(hipDeviceAttributeComputePreemptionSupported)
-    A(hipDeviceAttributeConcurrentKernels)
-    A(hipDeviceAttributeConcurrentManagedAccess)
-    A(hipDeviceAttributeCooperativeLaunch)
-    A(hipDeviceAttributeCooperativeMultiDeviceLaunch)
-    A(hipDeviceAttributeDeviceOverlap)
-    A(hipDeviceAttributeDirectManagedMemAccessFromHost)
-    A(hipDeviceAttributeGlobalL1CacheSupported)
-    A(hipDeviceAttributeHostNativeAtomicSupported)
-    A(hipDeviceAttributeIntegrated)
-    A(hipDeviceAttributeIsMultiGpuBoard)
-    A(hipDeviceAttributeKernelExecTimeout)
-    A(hipDeviceAttributeL2CacheSize)
-    A(hipDeviceAttributeLocalL1CacheSupported)
-    A(hipDeviceAttributeLuid)
-    A(hipDeviceAttributeLuidDeviceNodeMask)
-    A(hipDeviceAttributeComputeCapabilityMajor)
-    A(hipDeviceAttributeManagedMemory)
-    A(hipDeviceAttributeMaxBlocksPerMultiProcessor)
-    A(hipDeviceAttributeMaxBlockDimX)
-    A(hipDeviceAttributeMaxBlockDimY)
-    A(hipDeviceAttributeMaxBlockDimZ)
-    A(hipDeviceAttributeMaxGridDimX)
-    A(hipDeviceAttributeMaxGridDimY)
-    A(hipDeviceAttributeMaxGridDimZ)
-    A(hipDeviceAttributeMaxSurface1D)
-    A(hipDeviceAttributeMaxSurface1DLayered)
-    A(hipDeviceAttributeMaxSurface2D)
-    A(hipDeviceAttributeMaxSurface2DLayered)
-    A(hipDeviceAttributeMaxSurface3D)
-    A(hipDeviceAttributeMaxSurfaceCubemap)
-    A(hipDeviceAttributeMaxSurfaceCubemapLayered)
-    A(hipDeviceAttributeMaxTexture1DWidth)
-    A(hipDeviceAttributeMaxTexture1DLayered)
-    A(hipDeviceAttributeMaxTexture1DLinear)
-    A(hipDeviceAttributeMaxTexture1DMipmap)
-    A(hipDeviceAttributeMaxTexture2DWidth)
-    A(hipDeviceAttributeMaxTexture2DHeight)
-    A(hipDeviceAttributeMaxTexture2DGather)
-    A(hipDeviceAttributeMaxTexture2DLayered)
-    A(hipDeviceAttributeMaxTexture2DLinear)
-    A(hipDeviceAttributeMaxTexture2DMipmap)
-    A(hipDeviceAttributeMaxTexture3DWidth)
-    A(hipDeviceAttributeMaxTexture3DHeight)
-    A(hipDeviceAttributeMaxTexture3DDepth)
-    A(hipDeviceAttributeMaxTexture3DAlt)
-    A(hipDeviceAttributeMaxTextureCubemap)
-    A(hipDeviceAttributeMaxTextureCubemapLayered)
-    A(hipDeviceAttributeMaxThreadsDim)
-    A(hipDeviceAttributeMaxThreadsPerBlock)
-    A(hipDeviceAttributeMaxThreadsPerMultiProcessor)
-    A(hipDeviceAttributeMaxPitch)
-    A(hipDeviceAttributeMemoryBusWidth)
-    A(hipDeviceAttributeMemoryClockRate)
-    A(hipDeviceAttributeComputeCapabilityMinor)
-    A(hipDeviceAttributeMultiGpuBoardGroupID)
-    A(hipDeviceAttributeMultiprocessorCount)
-    A(hipDeviceAttributePageableMemoryAccess)
-    A(hipDeviceAttributePageableMemoryAccessUsesHostPageTables)
-    A(hipDeviceAttributePciBusId)
-    A(hipDeviceAttributePciDeviceId)
-    A(hipDeviceAttributePciDomainID)
-    A(hipDeviceAttributePersistingL2CacheMaxSize)
-    A(hipDeviceAttributeMaxRegistersPerBlock)
-    A(hipDeviceAttributeMaxRegistersPerMultiprocessor)
-    A(hipDeviceAttributeReservedSharedMemPerBlock)
-    A(hipDeviceAttributeMaxSharedMemoryPerBlock)
-    A(hipDeviceAttributeSharedMemPerBlockOptin)
-    A(hipDeviceAttributeSharedMemPerMultiprocessor)
-    A(hipDeviceAttributeSingleToDoublePrecisionPerfRatio)
-    A(hipDeviceAttributeStreamPrioritiesSupported)
-    A(hipDeviceAttributeSurfaceAlignment)
-    A(hipDeviceAttributeTccDriver)
-    A(hipDeviceAttributeTextureAlignment)
-    A(hipDeviceAttributeTexturePitchAlignment)
-    A(hipDeviceAttributeTotalConstantMemory)
-    A(hipDeviceAttributeTotalGlobalMem)
-    A(hipDeviceAttributeUnifiedAddressing)
-    A(hipDeviceAttributeWarpSize)
-    A(hipDeviceAttributeMemoryPoolsSupported)
-    A(hipDeviceAttributeClockInstructionRate)
-    A(hipDeviceAttributeMaxSharedMemoryPerMultiprocessor)
-    A(hipDeviceAttributeHdpMemFlushCntl)
-    A(hipDeviceAttributeHdpRegFlushCntl)
-    A(hipDeviceAttributeCooperativeMultiDeviceUnmatchedFunc)
-    A(hipDeviceAttributeCooperativeMultiDeviceUnmatchedGridDim)
-    A(hipDeviceAttributeCooperativeMultiDeviceUnmatchedBlockDim)
-    A(hipDeviceAttributeCooperativeMultiDeviceUnmatchedSharedMem)
-    A(hipDeviceAttributeIsLargeBar)
-    A(hipDeviceAttributeAsicRevision)
-    A(hipDeviceAttributeCanUseStreamWaitValue)
-    A(hipDeviceAttributeImageSupport)
-    A(hipDeviceAttributePhysicalMultiProcessorCount)
-    A(hipDeviceAttributeFineGrainSupport)
+    A(hipDeviceAttributeEccEnabled) A(hipDeviceAttributeAccessPolicyMaxWindowSize) A(
+        hipDeviceAttributeAsyncEngineCount) A(hipDeviceAttributeCanMapHostMemory)
+        A(hipDeviceAttributeCanUseHostPointerForRegisteredMem) A(hipDeviceAttributeClockRate) A(
+            hipDeviceAttributeComputeMode) A(hipDeviceAttributeComputePreemptionSupported)
+            A(hipDeviceAttributeConcurrentKernels) A(hipDeviceAttributeConcurrentManagedAccess) A(
+                hipDeviceAttributeCooperativeLaunch) A(hipDeviceAttributeCooperativeMultiDeviceLaunch)
+                A(hipDeviceAttributeDeviceOverlap) A(hipDeviceAttributeDirectManagedMemAccessFromHost) A(
+                    hipDeviceAttributeGlobalL1CacheSupported)
+                    A(hipDeviceAttributeHostNativeAtomicSupported) A(hipDeviceAttributeIntegrated) A(
+                        hipDeviceAttributeIsMultiGpuBoard) A(hipDeviceAttributeKernelExecTimeout)
+                        A(hipDeviceAttributeL2CacheSize) A(hipDeviceAttributeLocalL1CacheSupported) A(
+                            hipDeviceAttributeLuid) A(hipDeviceAttributeLuidDeviceNodeMask)
+                            A(hipDeviceAttributeComputeCapabilityMajor) A(
+                                hipDeviceAttributeManagedMemory)
+                                A(hipDeviceAttributeMaxBlocksPerMultiProcessor) A(
+                                    hipDeviceAttributeMaxBlockDimX) A(hipDeviceAttributeMaxBlockDimY)
+                                    A(hipDeviceAttributeMaxBlockDimZ) A(hipDeviceAttributeMaxGridDimX) A(
+                                        hipDeviceAttributeMaxGridDimY) A(hipDeviceAttributeMaxGridDimZ)
+                                        A(hipDeviceAttributeMaxSurface1D) A(
+                                            hipDeviceAttributeMaxSurface1DLayered) A(hipDeviceAttributeMaxSurface2D)
+                                            A(hipDeviceAttributeMaxSurface2DLayered) A(
+                                                hipDeviceAttributeMaxSurface3D) A(hipDeviceAttributeMaxSurfaceCubemap)
+                                                A(hipDeviceAttributeMaxSurfaceCubemapLayered) A(
+                                                    hipDeviceAttributeMaxTexture1DWidth) A(hipDeviceAttributeMaxTexture1DLayered)
+                                                    A(hipDeviceAttributeMaxTexture1DLinear) A(
+                                                        hipDeviceAttributeMaxTexture1DMipmap) A(hipDeviceAttributeMaxTexture2DWidth)
+                                                        A(hipDeviceAttributeMaxTexture2DHeight) A(
+                                                            hipDeviceAttributeMaxTexture2DGather) A(hipDeviceAttributeMaxTexture2DLayered)
+                                                            A(hipDeviceAttributeMaxTexture2DLinear) A(hipDeviceAttributeMaxTexture2DMipmap) A(
+                                                                hipDeviceAttributeMaxTexture3DWidth) A(hipDeviceAttributeMaxTexture3DHeight)
+                                                                A(hipDeviceAttributeMaxTexture3DDepth) A(
+                                                                    hipDeviceAttributeMaxTexture3DAlt) A(hipDeviceAttributeMaxTextureCubemap)
+                                                                    A(hipDeviceAttributeMaxTextureCubemapLayered) A(
+                                                                        hipDeviceAttributeMaxThreadsDim) A(hipDeviceAttributeMaxThreadsPerBlock)
+                                                                        A(hipDeviceAttributeMaxThreadsPerMultiProcessor) A(
+                                                                            hipDeviceAttributeMaxPitch) A(hipDeviceAttributeMemoryBusWidth)
+                                                                            A(hipDeviceAttributeMemoryClockRate) A(
+                                                                                hipDeviceAttributeComputeCapabilityMinor)
+                                                                                A(hipDeviceAttributeMultiGpuBoardGroupID) A(
+                                                                                    hipDeviceAttributeMultiprocessorCount)
+                                                                                    A(hipDeviceAttributePageableMemoryAccess) A(
+                                                                                        hipDeviceAttributePageableMemoryAccessUsesHostPageTables)
+                                                                                        A(hipDeviceAttributePciBusId) A(
+                                                                                            hipDeviceAttributePciDeviceId)
+                                                                                            A(hipDeviceAttributePciDomainID) A(
+                                                                                                hipDeviceAttributePersistingL2CacheMaxSize)
+                                                                                                A(hipDeviceAttributeMaxRegistersPerBlock)
+                                                                                                    A(hipDeviceAttributeMaxRegistersPerMultiprocessor)
+                                                                                                        A(
+                                                                                                            hipDeviceAttributeReservedSharedMemPerBlock) A(hipDeviceAttributeMaxSharedMemoryPerBlock) A(hipDeviceAttributeSharedMemPerBlockOptin) A(hipDeviceAttributeSharedMemPerMultiprocessor) A(hipDeviceAttributeSingleToDoublePrecisionPerfRatio) A(hipDeviceAttributeStreamPrioritiesSupported) A(hipDeviceAttributeSurfaceAlignment) A(hipDeviceAttributeTccDriver) A(hipDeviceAttributeTextureAlignment) A(hipDeviceAttributeTexturePitchAlignment) A(hipDeviceAttributeTotalConstantMemory) A(hipDeviceAttributeTotalGlobalMem) A(hipDeviceAttributeUnifiedAddressing)
+                                                                                                            A(hipDeviceAttributeWarpSize)
+                                                                                                                A(hipDeviceAttributeMemoryPoolsSupported)
+                                                                                                                    A(hipDeviceAttributeClockInstructionRate)
+                                                                                                                        A(
+                                                                                                                            hipDeviceAttributeMaxSharedMemoryPerMultiprocessor) A(hipDeviceAttributeHdpMemFlushCntl) A(hipDeviceAttributeHdpRegFlushCntl) A(hipDeviceAttributeCooperativeMultiDeviceUnmatchedFunc) A(hipDeviceAttributeCooperativeMultiDeviceUnmatchedGridDim) A(hipDeviceAttributeCooperativeMultiDeviceUnmatchedBlockDim) A(hipDeviceAttributeCooperativeMultiDeviceUnmatchedSharedMem)
+                                                                                                                            A(hipDeviceAttributeIsLargeBar) A(
+                                                                                                                                hipDeviceAttributeAsicRevision) A(hipDeviceAttributeCanUseStreamWaitValue)
+                                                                                                                                A(hipDeviceAttributeImageSupport) A(
+                                                                                                                                    hipDeviceAttributePhysicalMultiProcessorCount)
+                                                                                                                                    A(hipDeviceAttributeFineGrainSupport)
 #if HIP_VERSION_MAJOR < 6 /* removed in HIP 6 */
-    A(hipDeviceAttributeArch)
-    A(hipDeviceAttributeGcnArch)
-    A(hipDeviceAttributeGcnArchName)
-    A(hipDeviceAttributeName)
-    A(hipDeviceAttributeUuid)
+                                                                                                                                        A(hipDeviceAttributeArch) A(
+                                                                                                                                            hipDeviceAttributeGcnArch)
+                                                                                                                                            A(hipDeviceAttributeGcnArchName)
+                                                                                                                                                A(hipDeviceAttributeName)
+                                                                                                                                                    A(hipDeviceAttributeUuid)
 #else /* added in HIP 6 */
-    A(hipDeviceAttributeWallClockRate)
-    A(hipDeviceAttributeHostRegisterSupported)
-    A(hipDeviceAttributeMemoryPoolSupportedHandleTypes)
-    A(hipDeviceAttributeVirtualMemoryManagementSupported)
+                                                                                                                                        A(hipDeviceAttributeWallClockRate)
+                                                                                                                                            A(hipDeviceAttributeHostRegisterSupported)
+                                                                                                                                                A(hipDeviceAttributeMemoryPoolSupportedHandleTypes)
+                                                                                                                                                    A(hipDeviceAttributeVirtualMemoryManagementSupported)
 #endif
 };
 #define NALL (sizeof all / sizeof all[0])
@@ -207,7 +166,10 @@ int main(int argc, char **argv)
     for (int dev = 0; dev < n; dev++) {
         for (size_t i = 0; i < NALL; i++) {
             /* Pointer-sized room: the HDP attributes write an address. */
-            union { int i; void *p; } v;
+            union {
+                int i;
+                void *p;
+            } v;
             memset(&v, 0x5a, sizeof v);
             hipError_t e = hipDeviceGetAttribute(&v.i, all[i].a, dev);
             hipError_t want = is_string_valued(all[i].a) ? hipErrorInvalidValue : hipSuccess;

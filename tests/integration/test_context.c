@@ -63,8 +63,7 @@ int main(void)
     CHECK_EQ(active, 0);
     HIP_EXPECT(hipDevicePrimaryCtxGetState(n, &flags, &active), hipErrorInvalidDevice);
     HIP_EXPECT(hipDevicePrimaryCtxRelease(n), hipErrorInvalidDevice);
-    HIP_EXPECT(hipDevicePrimaryCtxSetFlags(0, hipDeviceScheduleYield),
-               hipErrorContextAlreadyInUse);
+    HIP_EXPECT(hipDevicePrimaryCtxSetFlags(0, hipDeviceScheduleYield), hipErrorContextAlreadyInUse);
     HIP_EXPECT(hipDevicePrimaryCtxSetFlags(n, 0), hipErrorInvalidDevice);
     HIP_CHECK(hipDevicePrimaryCtxReset(1));
     HIP_EXPECT(hipDevicePrimaryCtxReset(n), hipErrorInvalidDevice);

@@ -30,8 +30,8 @@ static void check_same(const uint8_t *want, const uint8_t *got, size_t n, const 
     size_t i = 0;
     while (want[i] == got[i])
         i++;
-    fprintf(stderr, "%s: %zu bytes differ first at byte %zu (0x%02x, expected 0x%02x)\n", what,
-            n, i, got[i], want[i]);
+    fprintf(stderr, "%s: %zu bytes differ first at byte %zu (0x%02x, expected 0x%02x)\n", what, n,
+            i, got[i], want[i]);
     exit(1);
 }
 
@@ -41,9 +41,9 @@ int main(void)
     CHECK(kernels != NULL);
     /* Around the worker's thresholds: 64 KiB (small copies), 1 MiB stages,
      * 4 MiB CPU stages, 64 MiB messages. */
-    static const size_t sizes[] = { 1,         4095,          65536,           65537,
-                                    1u << 20,  (1u << 20) + 13, (4u << 20) + 1, (9u << 20) + 5,
-                                    70u << 20 };
+    static const size_t sizes[] = {
+        1, 4095, 65536, 65537, 1u << 20, (1u << 20) + 13, (4u << 20) + 1, (9u << 20) + 5, 70u << 20
+    };
     const size_t max = 70u << 20;
     uint8_t *src = malloc(max + 3), *back = malloc(max + 3);
     uint8_t *dev;
@@ -96,8 +96,8 @@ int main(void)
         HIP_CHECK(hipMemcpy(hc, c, N * sizeof(float), hipMemcpyDeviceToHost));
         for (int i = 0; i < N; i++)
             if (hc[i] != ha[i] + hb[i]) {
-                fprintf(stderr, "busy device, round %d: c[%d] = %g, expected %g\n", round, i,
-                        hc[i], ha[i] + hb[i]);
+                fprintf(stderr, "busy device, round %d: c[%d] = %g, expected %g\n", round, i, hc[i],
+                        ha[i] + hb[i]);
                 return 1;
             }
         HIP_CHECK(hipMemcpy(back, dev, N * sizeof(float), hipMemcpyDeviceToHost));

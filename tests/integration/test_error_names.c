@@ -18,7 +18,10 @@ struct expect {
     const char *text;
 };
 
-#define E(code, text) { code, #code, text }
+#define E(code, text)     \
+    {                     \
+        code, #code, text \
+    }
 static const struct expect table[] = {
     E(hipSuccess, "no error"),
     E(hipErrorInvalidValue, "invalid argument"),
@@ -75,30 +78,40 @@ static const struct expect table[] = {
     E(hipErrorSetOnActiveProcess, "cannot set while device is active in this process"),
     E(hipErrorContextIsDestroyed, "context is destroyed"),
     E(hipErrorAssert, "device-side assert triggered"),
-    E(hipErrorHostMemoryAlreadyRegistered, "part or all of the requested memory range is already mapped"),
+    E(hipErrorHostMemoryAlreadyRegistered,
+      "part or all of the requested memory range is already mapped"),
     E(hipErrorHostMemoryNotRegistered, "pointer does not correspond to a registered memory region"),
     E(hipErrorLaunchFailure, "unspecified launch failure"),
     E(hipErrorCooperativeLaunchTooLarge, "too many blocks in cooperative launch"),
     E(hipErrorNotSupported, "operation not supported"),
     E(hipErrorStreamCaptureUnsupported, "operation not permitted when stream is capturing"),
     E(hipErrorStreamCaptureInvalidated, "operation failed due to a previous error during capture"),
-    E(hipErrorStreamCaptureMerge, "operation would result in a merge of separate capture sequences"),
+    E(hipErrorStreamCaptureMerge,
+      "operation would result in a merge of separate capture sequences"),
     E(hipErrorStreamCaptureUnmatched, "capture was not ended in the same stream as it began"),
     E(hipErrorStreamCaptureUnjoined, "capturing stream has unjoined work"),
     E(hipErrorStreamCaptureIsolation, "dependency created on uncaptured work in another stream"),
-    E(hipErrorStreamCaptureImplicit, "operation would make the legacy stream depend on a capturing blocking stream"),
-    E(hipErrorCapturedEvent, "operation not permitted on an event last recorded in a capturing stream"),
-    E(hipErrorStreamCaptureWrongThread, "attempt to terminate a thread-local capture sequence from another thread"),
-    E(hipErrorGraphExecUpdateFailure, "the graph update was not performed because it included changes which violated constraints specific to instantiated graph update"),
+    E(hipErrorStreamCaptureImplicit,
+      "operation would make the legacy stream depend on a capturing blocking stream"),
+    E(hipErrorCapturedEvent,
+      "operation not permitted on an event last recorded in a capturing stream"),
+    E(hipErrorStreamCaptureWrongThread,
+      "attempt to terminate a thread-local capture sequence from another thread"),
+    E(hipErrorGraphExecUpdateFailure,
+      "the graph update was not performed because it included changes which violated constraints "
+      "specific to instantiated graph update"),
     E(hipErrorUnknown, "unknown error"),
     E(hipErrorRuntimeMemory, "runtime memory call returned error"),
     E(hipErrorRuntimeOther, "runtime call other than memory returned error"),
-    E(hipErrorTbd, "unknown error"),};
+    E(hipErrorTbd, "unknown error"),
+};
 #define NTABLE (sizeof table / sizeof table[0])
 
 /* Second names of a value, which the runtime reports by the first name. */
 static const char *const aliases[] = {
-    "hipErrorMemoryAllocation", "hipErrorInitializationError", "hipErrorMapBufferObjectFailed",
+    "hipErrorMemoryAllocation",
+    "hipErrorInitializationError",
+    "hipErrorMapBufferObjectFailed",
     "hipErrorInvalidResourceHandle",
 };
 
@@ -153,8 +166,8 @@ int main(int argc, char **argv)
         const char *text = hipGetErrorString(table[i].code);
         CHECK(name != NULL && text != NULL);
         if (strcmp(name, table[i].name) != 0 || strcmp(text, table[i].text) != 0) {
-            fprintf(stderr, "code %d: got %s / \"%s\", expected %s / \"%s\"\n",
-                    (int)table[i].code, name, text, table[i].name, table[i].text);
+            fprintf(stderr, "code %d: got %s / \"%s\", expected %s / \"%s\"\n", (int)table[i].code,
+                    name, text, table[i].name, table[i].text);
             return 1;
         }
     }

@@ -15,9 +15,9 @@
 #include "testutil.h"
 
 /* What hip-tests pass as an uninitialised stream. */
-#define BOGUS_STREAM ((hipStream_t)(uintptr_t)0xFFFF)
-#define BOGUS_EVENT ((hipEvent_t)(uintptr_t)0xFFFF)
-#define BOGUS_MODULE ((hipModule_t)(uintptr_t)0xFFFF)
+#define BOGUS_STREAM   ((hipStream_t)(uintptr_t)0xFFFF)
+#define BOGUS_EVENT    ((hipEvent_t)(uintptr_t)0xFFFF)
+#define BOGUS_MODULE   ((hipModule_t)(uintptr_t)0xFFFF)
 #define BOGUS_FUNCTION ((hipFunction_t)(uintptr_t)0xFFFF)
 
 /* AMD's HIP 6 folds hipStreamWaitEvent's stream check into the event's. */
@@ -124,9 +124,9 @@ static void capture_and_graph_handles(void)
                    hipErrorContextIsDestroyed);
         HIP_EXPECT(hipStreamEndCapture(bad[i], &g), hipErrorContextIsDestroyed);
         HIP_EXPECT(hipStreamIsCapturing(bad[i], &st), hipErrorContextIsDestroyed);
-        HIP_EXPECT(hipStreamUpdateCaptureDependencies(bad[i], NULL, 0,
-                                                      hipStreamAddCaptureDependencies),
-                   hipErrorContextIsDestroyed);
+        HIP_EXPECT(
+            hipStreamUpdateCaptureDependencies(bad[i], NULL, 0, hipStreamAddCaptureDependencies),
+            hipErrorContextIsDestroyed);
     }
     CHECK(g == NULL);
     hipEvent_t dead = dead_event();
@@ -288,14 +288,17 @@ static void modules(void)
     for (int i = 0; i < 6; i++) {
         unsigned d[6] = { 1, 1, 1, 16, 1, 1 };
         d[i] = 0;
-        HIP_EXPECT(hipModuleLaunchKernel(f, d[0], d[1], d[2], d[3], d[4], d[5], 0, NULL, args,
-                                         NULL),
-                   hipErrorInvalidValue);
+        HIP_EXPECT(
+            hipModuleLaunchKernel(f, d[0], d[1], d[2], d[3], d[4], d[5], 0, NULL, args, NULL),
+            hipErrorInvalidValue);
     }
-    struct { float *a, *b, *c; int n; } packed = { a, a, a, n };
+    struct {
+        float *a, *b, *c;
+        int n;
+    } packed = { a, a, a, n };
     size_t size = sizeof packed;
-    void *extra[] = { HIP_LAUNCH_PARAM_BUFFER_POINTER, &packed, HIP_LAUNCH_PARAM_BUFFER_SIZE,
-                      &size, HIP_LAUNCH_PARAM_END };
+    void *extra[] = { HIP_LAUNCH_PARAM_BUFFER_POINTER, &packed, HIP_LAUNCH_PARAM_BUFFER_SIZE, &size,
+                      HIP_LAUNCH_PARAM_END };
     HIP_EXPECT(hipModuleLaunchKernel(f, 1, 1, 1, 16, 1, 1, 0, NULL, args, extra),
                hipErrorInvalidValue);
     HIP_EXPECT(hipModuleLaunchKernel(BOGUS_FUNCTION, 1, 1, 1, 16, 1, 1, 0, NULL, args, NULL),
@@ -313,12 +316,12 @@ static void modules(void)
                hipErrorInvalidValue);
     HIP_EXPECT(hipExtModuleLaunchKernel(f, 16, 1, 1, 0, 1, 1, 0, NULL, args, NULL, NULL, NULL, 0),
                hipErrorInvalidValue);
-    HIP_EXPECT(hipExtModuleLaunchKernel(f, 16, 1, 1, 16, 1, 1, 0, NULL, args, NULL, dead_event(),
-                                        NULL, 0),
-               hipErrorInvalidHandle);
-    HIP_EXPECT(hipExtModuleLaunchKernel(f, 16, 1, 1, 16, 1, 1, 0, NULL, args, NULL, NULL,
-                                        BOGUS_EVENT, 0),
-               hipErrorInvalidHandle);
+    HIP_EXPECT(
+        hipExtModuleLaunchKernel(f, 16, 1, 1, 16, 1, 1, 0, NULL, args, NULL, dead_event(), NULL, 0),
+        hipErrorInvalidHandle);
+    HIP_EXPECT(
+        hipExtModuleLaunchKernel(f, 16, 1, 1, 16, 1, 1, 0, NULL, args, NULL, NULL, BOGUS_EVENT, 0),
+        hipErrorInvalidHandle);
     int value;
     HIP_EXPECT(hipFuncGetAttribute(&value, HIP_FUNC_ATTRIBUTE_NUM_REGS, BOGUS_FUNCTION),
                hipErrorInvalidResourceHandle);
@@ -345,17 +348,15 @@ static void modules(void)
  * library registered as a fat binary, its "vadd" behind a host stub. */
 void **__hipRegisterFatBinary(const void *data);
 void __hipRegisterFunction(void **modules, const void *hostFunction, char *deviceFunction,
-                           const char *deviceName, unsigned int threadLimit, void *tid,
-                           void *bid, dim3 *blockDim, dim3 *gridDim, int *wSize);
+                           const char *deviceName, unsigned int threadLimit, void *tid, void *bid,
+                           dim3 *blockDim, dim3 *gridDim, int *wSize);
 void __hipUnregisterFatBinary(void **modules);
 /* hip_ext.h declares it for C++ only. */
 hipError_t hipExtLaunchKernel(const void *function_address, dim3 numBlocks, dim3 dimBlocks,
                               void **args, size_t sharedMemBytes, hipStream_t stream,
                               hipEvent_t startEvent, hipEvent_t stopEvent, int flags);
 
-static void vadd_stub(void)
-{
-}
+static void vadd_stub(void) {}
 
 static void *read_file(const char *path)
 {
@@ -377,10 +378,14 @@ static void stub_launches(void)
     /* A fat binary wraps an offload bundle; the CPU kernels (an ELF .so)
      * pass as one code object, a GPU's PTX text does not, so on a GPU only
      * the refusals below run (they come before the image is looked at). */
-    int runnable = memcmp(image, "\x7f" "ELF", 4) == 0;
-    struct { uint32_t magic, version; const void *binary, *unused; } wrapper = {
-        0x48495046u, 1, image, NULL
-    };
+    int runnable = memcmp(image,
+                          "\x7f"
+                          "ELF",
+                          4) == 0;
+    struct {
+        uint32_t magic, version;
+        const void *binary, *unused;
+    } wrapper = { 0x48495046u, 1, image, NULL };
     void **fb = __hipRegisterFatBinary(&wrapper);
     CHECK(fb != NULL);
     __hipRegisterFunction(fb, (const void *)vadd_stub, "vadd", "vadd", 0, NULL, NULL, NULL, NULL,

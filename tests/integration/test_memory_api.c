@@ -89,11 +89,9 @@ static void pointer_attributes(void)
     unsigned v = 0;
     HIP_CHECK(hipMalloc((void **)&d, 100));
     HIP_CHECK(hipHostMalloc((void **)&h, 100, 0));
-    HIP_EXPECT(hipPointerGetAttribute(&data, HIP_POINTER_ATTRIBUTE_HOST_POINTER,
-                                      (hipDeviceptr_t)d),
+    HIP_EXPECT(hipPointerGetAttribute(&data, HIP_POINTER_ATTRIBUTE_HOST_POINTER, (hipDeviceptr_t)d),
                hipErrorInvalidValue);
-    HIP_CHECK(hipPointerGetAttribute(&data, HIP_POINTER_ATTRIBUTE_HOST_POINTER,
-                                     (hipDeviceptr_t)h));
+    HIP_CHECK(hipPointerGetAttribute(&data, HIP_POINTER_ATTRIBUTE_HOST_POINTER, (hipDeviceptr_t)h));
     CHECK(data == h);
     /* Pinned memory: its "device pointer" is its address, as
      * hipHostGetDevicePointer says; its device the one current at allocation. */
@@ -113,13 +111,14 @@ static void pointer_attributes(void)
 #else
     const hipMemoryType pa_type = pa.memoryType;
 #endif
-    CHECK(pa_type == hipMemoryTypeHost && pa.hostPointer == h2 + 1 &&
-          pa.devicePointer == h2 + 1 && pa.device == count - 1);
+    CHECK(pa_type == hipMemoryTypeHost && pa.hostPointer == h2 + 1 && pa.devicePointer == h2 + 1 &&
+          pa.device == count - 1);
     HIP_CHECK(hipHostFree(h2));
     HIP_CHECK(hipPointerGetAttribute(&v, HIP_POINTER_ATTRIBUTE_MAPPED, (hipDeviceptr_t)d));
     CHECK_EQ(v, 1);
     static const hipPointer_attribute unsupported[] = {
-        HIP_POINTER_ATTRIBUTE_CONTEXT, HIP_POINTER_ATTRIBUTE_P2P_TOKENS,
+        HIP_POINTER_ATTRIBUTE_CONTEXT,
+        HIP_POINTER_ATTRIBUTE_P2P_TOKENS,
         HIP_POINTER_ATTRIBUTE_IS_LEGACY_HIP_IPC_CAPABLE,
         HIP_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES,
         HIP_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE,
@@ -146,13 +145,13 @@ static void pointer_attributes(void)
     HIP_EXPECT(hipPointerGetAttribute(&v, HIP_POINTER_ATTRIBUTE_MEMORY_TYPE, (hipDeviceptr_t)arr),
                hipErrorInvalidValue);
     uint8_t plain[8];
-    HIP_EXPECT(hipPointerGetAttribute(&v, HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
-                                      (hipDeviceptr_t)plain),
-               hipErrorInvalidValue);
+    HIP_EXPECT(
+        hipPointerGetAttribute(&v, HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (hipDeviceptr_t)plain),
+        hipErrorInvalidValue);
     /* hipHostFree must not drop a device allocation from the table. */
     HIP_EXPECT(hipHostFree(d), hipErrorInvalidValue);
-    HIP_CHECK(hipPointerGetAttribute(&data, HIP_POINTER_ATTRIBUTE_DEVICE_POINTER,
-                                     (hipDeviceptr_t)d));
+    HIP_CHECK(
+        hipPointerGetAttribute(&data, HIP_POINTER_ATTRIBUTE_DEVICE_POINTER, (hipDeviceptr_t)d));
     CHECK(data == d);
     /* hipDrvPointerGetAttributes: several at once, ROCm's null checks. */
     hipPointer_attribute which[] = { HIP_POINTER_ATTRIBUTE_DEVICE_POINTER,
@@ -163,8 +162,7 @@ static void pointer_attributes(void)
     HIP_CHECK(hipDrvPointerGetAttributes(2, which, out, (hipDeviceptr_t)(d + 3)));
     CHECK(dptr == d + 3 && ord == 0);
     HIP_EXPECT(hipDrvPointerGetAttributes(2, NULL, out, (hipDeviceptr_t)d), hipErrorInvalidValue);
-    HIP_EXPECT(hipDrvPointerGetAttributes(2, which, NULL, (hipDeviceptr_t)d),
-               hipErrorInvalidValue);
+    HIP_EXPECT(hipDrvPointerGetAttributes(2, which, NULL, (hipDeviceptr_t)d), hipErrorInvalidValue);
     HIP_EXPECT(hipDrvPointerGetAttributes(2, which, out, NULL), hipErrorInvalidValue);
     HIP_CHECK(hipFree(d));
     HIP_CHECK(hipHostFree(h));
@@ -174,8 +172,7 @@ static void pointer_attributes(void)
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations" /* still exported */
     HIP_CHECK(hipMemAllocHost((void **)&h, 64));
 #pragma GCC diagnostic pop
-    HIP_CHECK(hipPointerGetAttribute(&data, HIP_POINTER_ATTRIBUTE_HOST_POINTER,
-                                     (hipDeviceptr_t)h));
+    HIP_CHECK(hipPointerGetAttribute(&data, HIP_POINTER_ATTRIBUTE_HOST_POINTER, (hipDeviceptr_t)h));
     HIP_CHECK(hipHostFree(h));
     HIP_CHECK(hipExtMallocWithFlags((void **)&d, 64, hipDeviceMallocFinegrained));
     HIP_CHECK(hipMemset(d, 1, 64));
@@ -262,8 +259,8 @@ static void pitched(hipStream_t s)
                     want = 0x77;
                 uint8_t got = back[(z * hgt + y) * pp.pitch + x];
                 if (got != want) {
-                    fprintf(stderr, "3D fill: (%zu,%zu,%zu) = 0x%02x, expected 0x%02x\n", x, y,
-                            z, got, want);
+                    fprintf(stderr, "3D fill: (%zu,%zu,%zu) = 0x%02x, expected 0x%02x\n", x, y, z,
+                            got, want);
                     exit(1);
                 }
             }
@@ -386,8 +383,8 @@ static void stream_ordered(hipStream_t s, int sdev)
     for (int round = 0; round < 20; round++) {
         HIP_CHECK(hipMallocAsync((void **)&a, N, s));
         int dev = -1;
-        HIP_CHECK(hipPointerGetAttribute(&dev, HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
-                                         (hipDeviceptr_t)a));
+        HIP_CHECK(
+            hipPointerGetAttribute(&dev, HIP_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (hipDeviceptr_t)a));
         CHECK_EQ(dev, sdev); /* the stream's device, not the current one */
         HIP_CHECK(hipMemsetAsync(a, round + 1, N, s));
         HIP_CHECK(hipMemcpyDtoHAsync(back, (hipDeviceptr_t)a, N, s));
@@ -446,8 +443,7 @@ static void pools(hipStream_t s, int ndev)
     CHECK_EQ(pool_attr(p, hipMemPoolAttrReleaseThreshold), 0);
     uint64_t v = 1;
     HIP_EXPECT(hipMemPoolSetAttribute(p, hipMemPoolAttrUsedMemHigh, &v), hipErrorInvalidValue);
-    HIP_EXPECT(hipMemPoolSetAttribute(p, hipMemPoolAttrUsedMemCurrent, &v),
-               hipErrorInvalidValue);
+    HIP_EXPECT(hipMemPoolSetAttribute(p, hipMemPoolAttrUsedMemCurrent, &v), hipErrorInvalidValue);
     HIP_EXPECT(hipMemPoolSetAttribute(p, (hipMemPoolAttr)9, &v), hipErrorInvalidValue);
     HIP_EXPECT(hipMemPoolGetAttribute(p, hipMemPoolAttrUsedMemHigh, NULL), hipErrorInvalidValue);
     v = 1 << 20;

@@ -24,8 +24,8 @@
 
 void **__hipRegisterFatBinary(const void *data);
 void __hipRegisterFunction(void **modules, const void *hostFunction, char *deviceFunction,
-                           const char *deviceName, unsigned int threadLimit, void *tid,
-                           void *bid, dim3 *blockDim, dim3 *gridDim, int *wSize);
+                           const char *deviceName, unsigned int threadLimit, void *tid, void *bid,
+                           dim3 *blockDim, dim3 *gridDim, int *wSize);
 const char *hipGetCmdName(uint32_t id);
 
 #define N 64
@@ -54,8 +54,8 @@ static void register_kernels(const char *path)
     w = (struct fatbin_wrapper){ 0x48495046u, 1, image, NULL };
     void **mods = __hipRegisterFatBinary(&w);
     CHECK(mods);
-    __hipRegisterFunction(mods, &vadd_stub, (char *)"vadd", "vadd", (unsigned)-1, NULL, NULL,
-                          NULL, NULL, NULL);
+    __hipRegisterFunction(mods, &vadd_stub, (char *)"vadd", "vadd", (unsigned)-1, NULL, NULL, NULL,
+                          NULL, NULL);
 }
 
 struct vadd_bufs {

@@ -39,7 +39,8 @@ int main(void)
                                                                     hipOccupancyDefault));
     CHECK_EQ(n, threads_limited(&p, 1));
     /* A block the device cannot run, or more shared memory than a block may have. */
-    HIP_CHECK(hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(&n, vadd, p.maxThreadsPerBlock + 1, 0));
+    HIP_CHECK(
+        hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(&n, vadd, p.maxThreadsPerBlock + 1, 0));
     CHECK_EQ(n, 0);
     size_t too_much = p.sharedMemPerBlock > p.maxSharedMemoryPerMultiProcessor
                           ? p.sharedMemPerBlock + 1
@@ -79,12 +80,12 @@ int main(void)
     HIP_CHECK(hipFuncSetSharedMemConfig((const void *)vadd, hipSharedMemBankSizeFourByte));
     HIP_CHECK(hipFuncSetAttribute((const void *)vadd, hipFuncAttributeMaxDynamicSharedMemorySize,
                                   (int)p.sharedMemPerBlock));
-    HIP_EXPECT(hipFuncSetAttribute((const void *)vadd, hipFuncAttributeMaxDynamicSharedMemorySize,
-                                   -1),
-               hipErrorInvalidValue);
-    HIP_EXPECT(hipFuncSetAttribute((const void *)vadd, hipFuncAttributePreferredSharedMemoryCarveout,
-                                   101),
-               hipErrorInvalidValue);
+    HIP_EXPECT(
+        hipFuncSetAttribute((const void *)vadd, hipFuncAttributeMaxDynamicSharedMemorySize, -1),
+        hipErrorInvalidValue);
+    HIP_EXPECT(
+        hipFuncSetAttribute((const void *)vadd, hipFuncAttributePreferredSharedMemoryCarveout, 101),
+        hipErrorInvalidValue);
     HIP_EXPECT(hipFuncSetAttribute(&dummy, hipFuncAttributePreferredSharedMemoryCarveout, 50),
                hipErrorInvalidDeviceFunction);
 

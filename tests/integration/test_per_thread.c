@@ -139,7 +139,8 @@ static void spt_copies(void)
      * headers, whose hipGetProcAddress ignores flags. */
     hipError_t (*memset_async)(void *, int, size_t, hipStream_t);
     hipError_t (*event_record)(hipEvent_t, hipStream_t);
-    void *p = dlsym(RTLD_DEFAULT, "hipMemsetAsync_spt"), *q = dlsym(RTLD_DEFAULT, "hipEventRecord_spt");
+    void *p = dlsym(RTLD_DEFAULT, "hipMemsetAsync_spt"),
+         *q = dlsym(RTLD_DEFAULT, "hipEventRecord_spt");
     int flags_ignored = HIP_VERSION_MAJOR == 6;
     CHECK(proc("hipMemsetAsync", 2) == (flags_ignored ? dlsym(RTLD_DEFAULT, "hipMemsetAsync") : p));
     CHECK(proc("hipEventRecord", 2) == (flags_ignored ? dlsym(RTLD_DEFAULT, "hipEventRecord") : q));

@@ -100,7 +100,7 @@ static int met32(const struct case32 *c, uint32_t word)
     case hipStreamWaitValueGte: return v >= c->value;
     case hipStreamWaitValueEq: return v == c->value;
     case hipStreamWaitValueAnd: return (v & c->value) != 0;
-    default: return (uint32_t)~(v | (c->value & c->mask)) != 0;
+    default: return (uint32_t) ~(v | (c->value & c->mask)) != 0;
     }
 }
 
@@ -140,8 +140,8 @@ static void comparisons64(void)
     HIP_CHECK(hipMemsetAsync(w, 0, 16, other));
     reset_marker();
     const uint64_t big = 0x100000000ull;
-    HIP_CHECK(hipStreamWaitValue64(waiter, w + 1, big, hipStreamWaitValueGte,
-                                   0xFFFFFFFFFFFFFFFFull));
+    HIP_CHECK(
+        hipStreamWaitValue64(waiter, w + 1, big, hipStreamWaitValueGte, 0xFFFFFFFFFFFFFFFFull));
     queue_marker(64);
     HIP_CHECK(hipStreamWriteValue64(other, w + 1, 0xFFFFFFFFull, 0)); /* below by one */
     HIP_CHECK(hipStreamSynchronize(other));
@@ -150,8 +150,8 @@ static void comparisons64(void)
     expect_released(64);
 
     reset_marker();
-    HIP_CHECK(hipStreamWaitValue64(waiter, w, 0xAB00000000ull, hipStreamWaitValueEq,
-                                   0xFF00000000ull));
+    HIP_CHECK(
+        hipStreamWaitValue64(waiter, w, 0xAB00000000ull, hipStreamWaitValueEq, 0xFF00000000ull));
     queue_marker(65);
     HIP_CHECK(hipStreamWriteValue64(other, w, 0xAC000000FFull, 0));
     HIP_CHECK(hipStreamSynchronize(other));
@@ -175,8 +175,7 @@ static void invalid(void)
                hipErrorInvalidValue);
     HIP_EXPECT(hipStreamWaitValue64(waiter, NULL, 0, hipStreamWaitValueGte, ~0ull),
                hipErrorInvalidValue);
-    HIP_EXPECT(hipStreamWaitValue32(waiter, d, 0, (unsigned)-1, 0xFFFFFFFFu),
-               hipErrorInvalidValue);
+    HIP_EXPECT(hipStreamWaitValue32(waiter, d, 0, (unsigned)-1, 0xFFFFFFFFu), hipErrorInvalidValue);
     HIP_EXPECT(hipStreamWaitValue64(waiter, d, 0, 4, ~0ull), hipErrorInvalidValue);
     /* Not memory hipwire handed out. */
     uint64_t local = 0;

@@ -14,7 +14,7 @@
 
 #include "testutil.h"
 
-#define N (256u * 1024)
+#define N      (256u * 1024)
 #define ROUNDS 120
 
 static uint8_t want[N], got[N], host[N];
@@ -46,8 +46,8 @@ static void read_back(const uint8_t *dev1, hipStream_t s1, const char *what, int
         size_t i = 0;
         while (got[i] == want[i])
             i++;
-        fprintf(stderr, "%s: round %d: stale byte %zu (0x%02x, expected 0x%02x)\n", what, round,
-                i, got[i], want[i]);
+        fprintf(stderr, "%s: round %d: stale byte %zu (0x%02x, expected 0x%02x)\n", what, round, i,
+                got[i], want[i]);
         exit(1);
     }
 }

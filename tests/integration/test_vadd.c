@@ -38,10 +38,14 @@ int main(void)
 
     /* The same launch through the `extra` buffer form. */
     HIP_CHECK(hipMemset(c, 0, N * sizeof(float)));
-    struct { const float *a, *b; float *c; int n; } packed = { a, b, c, N };
+    struct {
+        const float *a, *b;
+        float *c;
+        int n;
+    } packed = { a, b, c, N };
     size_t size = sizeof packed;
-    void *extra[] = { HIP_LAUNCH_PARAM_BUFFER_POINTER, &packed, HIP_LAUNCH_PARAM_BUFFER_SIZE,
-                      &size, HIP_LAUNCH_PARAM_END };
+    void *extra[] = { HIP_LAUNCH_PARAM_BUFFER_POINTER, &packed, HIP_LAUNCH_PARAM_BUFFER_SIZE, &size,
+                      HIP_LAUNCH_PARAM_END };
     HIP_CHECK(hipModuleLaunchKernel(vadd, (N + 127) / 128, 1, 1, 128, 1, 1, 0, NULL, NULL, extra));
     memset(hc, 0, N * sizeof(float));
     HIP_CHECK(hipMemcpy(hc, c, N * sizeof(float), hipMemcpyDeviceToHost));
@@ -73,7 +77,8 @@ int main(void)
     extern hipError_t hipExtModuleLaunchKernel(hipFunction_t, uint32_t, uint32_t, uint32_t,
                                                uint32_t, uint32_t, uint32_t, size_t, hipStream_t,
                                                void **, void **, hipEvent_t, hipEvent_t, uint32_t);
-    HIP_CHECK(hipExtModuleLaunchKernel(vadd, N, 1, 1, 256, 1, 1, 0, NULL, args, NULL, NULL, NULL, 0));
+    HIP_CHECK(
+        hipExtModuleLaunchKernel(vadd, N, 1, 1, 256, 1, 1, 0, NULL, args, NULL, NULL, NULL, 0));
     HIP_CHECK(hipMemcpy(hc, c, N * sizeof(float), hipMemcpyDeviceToHost));
     for (int i = 0; i < N; i++)
         CHECK(hc[i] == ha[i] + hb[i]);

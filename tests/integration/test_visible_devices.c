@@ -102,8 +102,7 @@ static void run_case(const char *hip, const char *rocr, const char *cuda, int co
             CHECK_EQ(worker_ordinal(d), want[d]);
         int v;
         HIP_EXPECT(hipSetDevice(n), hipErrorInvalidDevice);
-        HIP_EXPECT(hipDeviceGetAttribute(&v, hipDeviceAttributePciBusId, n),
-                   hipErrorInvalidDevice);
+        HIP_EXPECT(hipDeviceGetAttribute(&v, hipDeviceAttributePciBusId, n), hipErrorInvalidDevice);
         check_work(n);
         _exit(0);
     }
@@ -120,15 +119,15 @@ int main(void)
 {
     static const int all[] = { 0, 1, 2, 3 };
     run_case("-", "-", "-", 4, all);
-    run_case("", "", "", 4, all);                 /* set but empty: no filter */
+    run_case("", "", "", 4, all);                  /* set but empty: no filter */
     run_case("2,0", "-", "-", 2, (int[]){ 2, 0 }); /* chosen and reordered */
     run_case("3", "-", "-", 1, (int[]){ 3 });
-    run_case("1,1,3", "-", "-", 2, (int[]){ 1, 3 });  /* a repeat counts once */
-    run_case("0,-1,1", "-", "-", 1, (int[]){ 0 });    /* an invalid entry ends the list */
+    run_case("1,1,3", "-", "-", 2, (int[]){ 1, 3 }); /* a repeat counts once */
+    run_case("0,-1,1", "-", "-", 1, (int[]){ 0 });   /* an invalid entry ends the list */
     run_case("0,1,-1", "-", "-", 2, (int[]){ 0, 1 });
-    run_case("0,4,1", "-", "-", 1, (int[]){ 0 });     /* out of range */
-    run_case("1,01", "-", "-", 1, (int[]){ 1 });      /* not exactly a number */
-    run_case("-1,0", "-", "-", -1, NULL);             /* nothing valid: no device */
+    run_case("0,4,1", "-", "-", 1, (int[]){ 0 }); /* out of range */
+    run_case("1,01", "-", "-", 1, (int[]){ 1 });  /* not exactly a number */
+    run_case("-1,0", "-", "-", -1, NULL);         /* nothing valid: no device */
     run_case("7", "-", "-", -1, NULL);
     /* ROCR first, then HIP indexes what ROCR left. */
     run_case("1", "3,2", "-", 1, (int[]){ 2 });

@@ -6,7 +6,8 @@
 
 static int failures;
 
-static void expect_sanitized(const char *in, const char *want) {
+static void expect_sanitized(const char *in, const char *want)
+{
     char out[K8S_LABEL_VALUE_MAX + 1];
     k8s_label_value_sanitize(in, out, sizeof(out));
     if (strcmp(out, want) != 0 || !k8s_label_value_valid(out)) {
@@ -15,21 +16,24 @@ static void expect_sanitized(const char *in, const char *want) {
     }
 }
 
-static void expect_value(const char *v, int valid) {
+static void expect_value(const char *v, int valid)
+{
     if (k8s_label_value_valid(v) != valid) {
         fprintf(stderr, "value \"%s\": valid=%d, want %d\n", v, !valid, valid);
         failures++;
     }
 }
 
-static void expect_key(const char *k, int valid) {
+static void expect_key(const char *k, int valid)
+{
     if (k8s_label_key_valid(k) != valid) {
         fprintf(stderr, "key \"%s\": valid=%d, want %d\n", k, !valid, valid);
         failures++;
     }
 }
 
-int main(void) {
+int main(void)
+{
     char sixty_four[65], sixty_three[64], long_in[200];
     memset(sixty_four, 'a', 64);
     sixty_four[64] = '\0';
@@ -43,7 +47,7 @@ int main(void) {
     expect_sanitized("(AMD)", "AMD");
     expect_sanitized("  6.12.12  ", "6.12.12");
     expect_sanitized("--x--", "x");
-    expect_sanitized("Instinct\xe2\x84\xa2", "Instinct");   /* trailing UTF-8 (TM) */
+    expect_sanitized("Instinct\xe2\x84\xa2", "Instinct"); /* trailing UTF-8 (TM) */
     expect_sanitized("", "");
     expect_sanitized("()", "");
     expect_sanitized("___", "");
@@ -70,7 +74,7 @@ int main(void) {
     expect_key("amd.com/gpu.product-name", 1);
     expect_key("feature.node.kubernetes.io/amd-gpu", 1);
     expect_key("amd.com/gpu.vram.192G", 1);
-    expect_key("AMD.com/gpu", 0);       /* prefix must be lower case */
+    expect_key("AMD.com/gpu", 0); /* prefix must be lower case */
     expect_key("amd.com/", 0);
     expect_key("/gpu", 0);
     expect_key("amd.com/a/b", 0);

@@ -6,16 +6,18 @@
 #include "partition_rules.h"
 
 #define MI300X_COMPUTE "SPX, DPX, QPX, CPX"
-#define MI300X_MEMORY "NPS1, NPS4"
-#define GFX942 90402u
-#define GFX950 90500u
+#define MI300X_MEMORY  "NPS1, NPS4"
+#define GFX942         90402u
+#define GFX950         90500u
 
 static int failures;
 
 static void expect(const char *compute, const char *memory, const char *avail_c,
-                   const char *avail_m, unsigned gfx, unsigned xcc, int ok, const char *why) {
+                   const char *avail_m, unsigned gfx, unsigned xcc, int ok, const char *why)
+{
     char err[256] = "";
-    int rc = partition_check_combination(compute, memory, avail_c, avail_m, gfx, xcc, err, sizeof(err));
+    int rc =
+        partition_check_combination(compute, memory, avail_c, avail_m, gfx, xcc, err, sizeof(err));
     if ((rc == 0) != ok || (!ok && why && !strstr(err, why))) {
         fprintf(stderr, "%s+%s: rc=%d err=\"%s\", want %s%s\n", compute, memory ? memory : "-", rc,
                 err, ok ? "accepted" : "refused with ", why ? why : "");
@@ -27,7 +29,8 @@ static void expect(const char *compute, const char *memory, const char *avail_c,
     }
 }
 
-int main(void) {
+int main(void)
+{
     /* MI300X (8 XCC): SPX/DPX/QPX/CPX with NPS1, NPS4 only with CPX. */
     expect("SPX", "NPS1", MI300X_COMPUTE, MI300X_MEMORY, GFX942, 8, 1, NULL);
     expect("DPX", "NPS1", MI300X_COMPUTE, MI300X_MEMORY, GFX942, 8, 1, NULL);
@@ -52,19 +55,25 @@ int main(void) {
     expect("TPX", "NPS1", "SPX, TPX, CPX", "", 90402, 6, 1, NULL);
 
     char m[8] = "keep";
-    if (partition_compute_mode_parse("cpx", m) != 0 || strcmp(m, "CPX") != 0) failures++;
+    if (partition_compute_mode_parse("cpx", m) != 0 || strcmp(m, "CPX") != 0)
+        failures++;
     strcpy(m, "keep");
-    if (partition_compute_mode_parse("XPX", m) == 0 || strcmp(m, "keep") != 0) failures++;
-    if (partition_memory_mode_parse("nps4", m) != 0 || strcmp(m, "NPS4") != 0) failures++;
-    if (partition_memory_mode_parse("NPS5", m) == 0) failures++;
-    if (partition_compute_mode_parse("", m) == 0 || partition_compute_mode_parse("SPXSPXSPX", m) == 0)
+    if (partition_compute_mode_parse("XPX", m) == 0 || strcmp(m, "keep") != 0)
+        failures++;
+    if (partition_memory_mode_parse("nps4", m) != 0 || strcmp(m, "NPS4") != 0)
+        failures++;
+    if (partition_memory_mode_parse("NPS5", m) == 0)
+        failures++;
+    if (partition_compute_mode_parse("", m) == 0 ||
+        partition_compute_mode_parse("SPXSPXSPX", m) == 0)
         failures++;
     if (partition_compute_count("CPX", 8) != 8 || partition_compute_count("QPX", 8) != 4 ||
         partition_compute_count("SPX", 8) != 1 || partition_compute_count("XPX", 8) != 0)
         failures++;
-    if (partition_memory_count("NPS4") != 4 || partition_memory_count("NPSX") != 0) failures++;
-    if (!partition_mode_listed("SPX, DPX, QPX, CPX", "QPX") || partition_mode_listed("NPS1, NPS4", "NPS") ||
-        partition_mode_listed("", "SPX"))
+    if (partition_memory_count("NPS4") != 4 || partition_memory_count("NPSX") != 0)
+        failures++;
+    if (!partition_mode_listed("SPX, DPX, QPX, CPX", "QPX") ||
+        partition_mode_listed("NPS1, NPS4", "NPS") || partition_mode_listed("", "SPX"))
         failures++;
 
     if (failures) {

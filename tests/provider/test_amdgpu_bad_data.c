@@ -39,8 +39,7 @@ int main(int argc, char **argv)
     const char *t = "sys/class/kfd/kfd/topology/nodes";
     /* node 2: garbage number; node 3: empty; node 4: no properties;
      * node 5: binary junk; node 6: huge number */
-    write_file(root, "/sys/class/kfd/kfd/topology/nodes/2/properties",
-               "simd_count 4x16\n");
+    write_file(root, "/sys/class/kfd/kfd/topology/nodes/2/properties", "simd_count 4x16\n");
     write_file(root, "/sys/class/kfd/kfd/topology/nodes/3/properties", "");
     run(root, "rm sys/class/kfd/kfd/topology/nodes/4/properties");
     write_file(root, "/sys/class/kfd/kfd/topology/nodes/5/properties",

@@ -48,8 +48,7 @@ static void mi300x_cpx(void)
             CHECK_STR(part->uuid, want);
         }
         for (uint32_t j = 0; j < sys->gpu_count; j++)
-            CHECK_EQ_U(g->link_type[j],
-                       i == j ? AMDGPU_LINK_SELF : AMDGPU_LINK_XGMI);
+            CHECK_EQ_U(g->link_type[j], i == j ? AMDGPU_LINK_SELF : AMDGPU_LINK_XGMI);
         CHECK(g->hive_id != 0);
     }
     /* first GPU: KFD node 2, unique_id 16404946649897475633, bus 5 */
@@ -60,8 +59,7 @@ static void mi300x_cpx(void)
 
     /* UUID lookup is case-insensitive and finds partitions */
     const amdgpu_partition_t *part = NULL;
-    CHECK(amdgpu_find_uuid(sys, "AMDGPU-E3AA140F9A5F9E31-P3", &part) ==
-          &sys->gpus[0]);
+    CHECK(amdgpu_find_uuid(sys, "AMDGPU-E3AA140F9A5F9E31-P3", &part) == &sys->gpus[0]);
     CHECK(part == &sys->gpus[0].partitions[3]);
     CHECK(amdgpu_find_uuid(sys, "amdgpu-e3aa140f9a5f9e31-p9", &part) == NULL);
 
@@ -78,8 +76,10 @@ static void mi300x_cpx(void)
 
     /* without hwmon, gpu_metrics v1.4 supplies power and temperatures */
     char rel[512];
-    snprintf(rel, sizeof(rel), "rm -rf '%s/sys/class/drm/renderD144/device/"
-             "hwmon'", root);
+    snprintf(rel, sizeof(rel),
+             "rm -rf '%s/sys/class/drm/renderD144/device/"
+             "hwmon'",
+             root);
     CHECK(system(rel) == 0);
     CHECK(amdgpu_metrics_read(&sys->gpus[2], &m, err, sizeof(err)) == 0);
     CHECK(m.have_power && m.power_watts == 320.0);
@@ -87,8 +87,7 @@ static void mi300x_cpx(void)
     CHECK(m.have_temp_mem && m.temp_mem_c == 50.0);
 
     char path[AMDGPU_PATH_LEN];
-    CHECK(amdgpu_partition_file_path(&sys->gpus[0],
-                                     AMDGPU_CURRENT_COMPUTE_PARTITION, path,
+    CHECK(amdgpu_partition_file_path(&sys->gpus[0], AMDGPU_CURRENT_COMPUTE_PARTITION, path,
                                      sizeof(path)) == 0);
     CHECK(strstr(path, "/sys/class/drm/renderD128/device/"
                        "current_compute_partition") != NULL);
@@ -152,8 +151,7 @@ static void mi210(void)
     CHECK(amdgpu_metrics_read(&sys->gpus[0], &m, err, sizeof(err)) == 0);
     CHECK(m.have_temp_edge && m.temp_edge_c >= 35.0);
     CHECK(m.have_power && m.power_watts >= 100.0);
-    CHECK(amdgpu_peak_tflops(sys->gpus[0].gfx_target_version, 104, 1700) >
-          180.0);
+    CHECK(amdgpu_peak_tflops(sys->gpus[0].gfx_target_version, 104, 1700) > 180.0);
 out:
     amdgpu_system_free(sys);
     remove_tree(root);

@@ -10,18 +10,37 @@
 #include <strings.h>
 
 static const char *const abi511[] = {
-    "VirtualGPUInit", "GetDeviceCount", "GetAllDevices", "GetDeviceTopology",
-    "AssignPartition", "RemovePartition", "SetMemHardLimit",
-    "SetComputeUnitHardLimit", "Snapshot", "Resume", "GetProcessInformation",
-    "GetDeviceMetrics", "GetVendorMountLibs", "RegisterLogCallback",
+    "VirtualGPUInit",
+    "GetDeviceCount",
+    "GetAllDevices",
+    "GetDeviceTopology",
+    "AssignPartition",
+    "RemovePartition",
+    "SetMemHardLimit",
+    "SetComputeUnitHardLimit",
+    "Snapshot",
+    "Resume",
+    "GetProcessInformation",
+    "GetDeviceMetrics",
+    "GetVendorMountLibs",
+    "RegisterLogCallback",
 };
 static const char *const abi_upstream[] = {
-    "AccelInit", "AccelShutdown", "AccelGetDeviceCount", "AccelGetAllDevices",
-    "AccelGetAllDevicesTopology", "AccelAssignPartition",
-    "AccelRemovePartition", "AccelSetMemHardLimit",
-    "AccelSetComputeUnitHardLimit", "AccelSnapshot", "AccelResume",
-    "AccelGetProcessInformation", "AccelGetDeviceMetrics",
-    "AccelGetVendorMountLibs", "AccelRegisterLogCallback",
+    "AccelInit",
+    "AccelShutdown",
+    "AccelGetDeviceCount",
+    "AccelGetAllDevices",
+    "AccelGetAllDevicesTopology",
+    "AccelAssignPartition",
+    "AccelRemovePartition",
+    "AccelSetMemHardLimit",
+    "AccelSetComputeUnitHardLimit",
+    "AccelSnapshot",
+    "AccelResume",
+    "AccelGetProcessInformation",
+    "AccelGetDeviceMetrics",
+    "AccelGetVendorMountLibs",
+    "AccelRegisterLogCallback",
 };
 
 static int fatal_logs, log_count;
@@ -89,8 +108,7 @@ int main(int argc, char **argv)
     CHECK_EQ_U(count, 8);
     ExtendedDeviceInfo *devs = calloc(64, sizeof(*devs));
     size_t got = 0;
-    CHECK(SYM(h, GetAllDevices)(devs, count < 64 ? count : 64, &got) ==
-          RESULT_SUCCESS);
+    CHECK(SYM(h, GetAllDevices)(devs, count < 64 ? count : 64, &got) == RESULT_SUCCESS);
     CHECK_EQ_U(got, 8);
     for (size_t i = 0; i < got; i++) {
         DeviceBasicInfo *b = &devs[i].basic;
@@ -104,8 +122,7 @@ int main(int argc, char **argv)
         CHECK_STR(prop_value(&devs[i], "computePartition"), "CPX");
         CHECK_STR(prop_value(&devs[i], "partitionTemplate"), "cpx_nps1");
         CHECK(devs[i].virtualizationCapabilities.supportsPartitioning);
-        CHECK_EQ_U(devs[i].virtualizationCapabilities.maxPartitions,
-                   i == 7 ? 7 : 8);
+        CHECK_EQ_U(devs[i].virtualizationCapabilities.maxPartitions, i == 7 ? 7 : 8);
         for (char *s = b->uuid; *s; s++)
             CHECK(!(*s >= 'A' && *s <= 'Z'));
     }
@@ -132,8 +149,7 @@ int main(int argc, char **argv)
     /* processes: host pids, memory per GPU (4242 merged over 2 partitions) */
     ProcessInformation *pi = calloc(MAX_PROCESSES, sizeof(*pi));
     size_t np = 0;
-    CHECK(SYM(h, GetProcessInformation)(pi, MAX_PROCESSES, &np) ==
-          RESULT_SUCCESS);
+    CHECK(SYM(h, GetProcessInformation)(pi, MAX_PROCESSES, &np) == RESULT_SUCCESS);
     CHECK_EQ_U(np, 2);
     for (size_t i = 0; i < np; i++) {
         if (strcmp(pi[i].processId, "4242") == 0) {
@@ -180,7 +196,7 @@ int main(int argc, char **argv)
     CHECK(!SYM(h, AssignPartition)(pa));
 
     /* partition uuids are accepted by metrics */
-    const char *pu[1] = {first};
+    const char *pu[1] = { first };
     CHECK(SYM(h, GetDeviceMetrics)(pu, 1, m) == RESULT_SUCCESS);
     CHECK(m[0].powerUsageWatts == 310.0);
 
@@ -197,7 +213,7 @@ int main(int argc, char **argv)
     CHECK_STR(pa->partitionUUID, first);
 
     /* topology */
-    int32_t idx[2] = {0, 5};
+    int32_t idx[2] = { 0, 5 };
     ExtendedDeviceTopology *topo = calloc(1, sizeof(*topo));
     CHECK(SYM(h, GetDeviceTopology)(idx, 2, topo) == RESULT_SUCCESS);
     CHECK_EQ_U(topo->deviceCount, 2);
@@ -208,26 +224,18 @@ int main(int argc, char **argv)
     CHECK(SYM(h, GetDeviceCount)(NULL) == RESULT_ERROR_INVALID_PARAM);
     CHECK(SYM(h, GetAllDevices)(NULL, 4, &got) == RESULT_ERROR_INVALID_PARAM);
     CHECK(SYM(h, GetAllDevices)(devs, 0, &got) == RESULT_ERROR_INVALID_PARAM);
-    CHECK(SYM(h, GetDeviceTopology)(NULL, 2, topo) ==
-          RESULT_ERROR_INVALID_PARAM);
-    CHECK(SYM(h, GetDeviceTopology)(idx, 0, topo) ==
-          RESULT_ERROR_INVALID_PARAM);
-    CHECK(SYM(h, GetProcessInformation)(NULL, 4, &np) ==
-          RESULT_ERROR_INVALID_PARAM);
-    CHECK(SYM(h, GetProcessInformation)(pi, 0, &np) ==
-          RESULT_ERROR_INVALID_PARAM);
+    CHECK(SYM(h, GetDeviceTopology)(NULL, 2, topo) == RESULT_ERROR_INVALID_PARAM);
+    CHECK(SYM(h, GetDeviceTopology)(idx, 0, topo) == RESULT_ERROR_INVALID_PARAM);
+    CHECK(SYM(h, GetProcessInformation)(NULL, 4, &np) == RESULT_ERROR_INVALID_PARAM);
+    CHECK(SYM(h, GetProcessInformation)(pi, 0, &np) == RESULT_ERROR_INVALID_PARAM);
     CHECK(SYM(h, GetDeviceMetrics)(NULL, 1, m) == RESULT_ERROR_INVALID_PARAM);
     CHECK(SYM(h, GetDeviceMetrics)(uuids, 0, m) == RESULT_ERROR_INVALID_PARAM);
-    CHECK(SYM(h, GetVendorMountLibs)(NULL, 4, &nm) ==
-          RESULT_ERROR_INVALID_PARAM);
-    CHECK(SYM(h, GetVendorMountLibs)(mounts, 0, &nm) ==
-          RESULT_ERROR_INVALID_PARAM);
+    CHECK(SYM(h, GetVendorMountLibs)(NULL, 4, &nm) == RESULT_ERROR_INVALID_PARAM);
+    CHECK(SYM(h, GetVendorMountLibs)(mounts, 0, &nm) == RESULT_ERROR_INVALID_PARAM);
     CHECK(SYM(h, SetMemHardLimit)(NULL, "x", 1) == RESULT_ERROR_INVALID_PARAM);
     CHECK(SYM(h, SetMemHardLimit)("w", "x", 1) == RESULT_ERROR_NOT_SUPPORTED);
-    CHECK(SYM(h, SetComputeUnitHardLimit)("w", "x", 150) ==
-          RESULT_ERROR_INVALID_PARAM);
-    CHECK(SYM(h, SetComputeUnitHardLimit)("w", "x", 50) ==
-          RESULT_ERROR_NOT_SUPPORTED);
+    CHECK(SYM(h, SetComputeUnitHardLimit)("w", "x", 150) == RESULT_ERROR_INVALID_PARAM);
+    CHECK(SYM(h, SetComputeUnitHardLimit)("w", "x", 50) == RESULT_ERROR_NOT_SUPPORTED);
     ProcessArray *parr = calloc(1, sizeof(*parr));
     CHECK(SYM(h, Snapshot)(parr) == RESULT_ERROR_NOT_SUPPORTED);
     CHECK(SYM(h, Resume)(parr) == RESULT_ERROR_NOT_SUPPORTED);
@@ -251,27 +259,31 @@ int main(int argc, char **argv)
     CHECK_EQ_U(at->devices[0].peerCount, 7);
     CHECK(at->devices[0].peers[0].topoLevel == TOPO_LEVEL_INTERNAL);
     PartitionResult *pr = calloc(1, sizeof(*pr));
-    CHECK(SYM(h, AccelAssignPartition)("CPX_NPS1", devs[2].basic.uuid, pr) ==
-          ACCEL_SUCCESS);
+    CHECK(SYM(h, AccelAssignPartition)("CPX_NPS1", devs[2].basic.uuid, pr) == ACCEL_SUCCESS);
     snprintf(want, sizeof(want), "%s-p0", devs[2].basic.uuid);
     CHECK_STR(pr->deviceUUID, want);
     CHECK_STR(pr->envVars[0], "ROCR_VISIBLE_DEVICES=16");
     CHECK_STR(pr->deviceNodes[1], "/dev/dri/renderD144=/dev/dri/renderD144");
-    CHECK(SYM(h, AccelRemovePartition)(want, devs[2].basic.uuid) ==
-          ACCEL_SUCCESS);
+    CHECK(SYM(h, AccelRemovePartition)(want, devs[2].basic.uuid) == ACCEL_SUCCESS);
     MountPath mp[4];
     CHECK(SYM(h, AccelGetVendorMountLibs)(mp, 4, &nm) == ACCEL_SUCCESS);
     CHECK_EQ_U(nm, 2);
-    CHECK(SYM(h, AccelSetComputeUnitHardLimit)("x", 101) ==
-          ACCEL_ERROR_INVALID_PARAM);
+    CHECK(SYM(h, AccelSetComputeUnitHardLimit)("x", 101) == ACCEL_ERROR_INVALID_PARAM);
     CHECK(SYM(h, AccelSnapshot)(NULL) == ACCEL_ERROR_INVALID_PARAM);
     CHECK(SYM(h, AccelShutdown)() == ACCEL_SUCCESS);
 
     CHECK(log_count > 0);
     CHECK(fatal_logs == 0);
     CHECK(SYM(h, RegisterLogCallback)(NULL) == RESULT_SUCCESS);
-    free(devs); free(m); free(pi); free(pa); free(topo); free(parr);
-    free(ad); free(at); free(pr);
+    free(devs);
+    free(m);
+    free(pi);
+    free(pa);
+    free(topo);
+    free(parr);
+    free(ad);
+    free(at);
+    free(pr);
     remove_tree(root);
     return test_report("provider_loader");
 }

@@ -11,34 +11,31 @@
 
 static int test_failures;
 
-#define CHECK(cond)                                                          \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, \
-                    #cond);                                                  \
-            test_failures++;                                                 \
-        }                                                                    \
+#define CHECK(cond)                                                                  \
+    do {                                                                             \
+        if (!(cond)) {                                                               \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+            test_failures++;                                                         \
+        }                                                                            \
     } while (0)
 
-#define CHECK_EQ_U(a, b)                                                     \
-    do {                                                                     \
-        unsigned long long a_ = (unsigned long long)(a),                     \
-                           b_ = (unsigned long long)(b);                     \
-        if (a_ != b_) {                                                      \
-            fprintf(stderr, "%s:%d: %s == %llu, expected %llu\n", __FILE__,  \
-                    __LINE__, #a, a_, b_);                                   \
-            test_failures++;                                                 \
-        }                                                                    \
+#define CHECK_EQ_U(a, b)                                                                           \
+    do {                                                                                           \
+        unsigned long long a_ = (unsigned long long)(a), b_ = (unsigned long long)(b);             \
+        if (a_ != b_) {                                                                            \
+            fprintf(stderr, "%s:%d: %s == %llu, expected %llu\n", __FILE__, __LINE__, #a, a_, b_); \
+            test_failures++;                                                                       \
+        }                                                                                          \
     } while (0)
 
-#define CHECK_STR(a, b)                                                      \
-    do {                                                                     \
-        const char *a_ = (a), *b_ = (b);                                     \
-        if (strcmp(a_, b_) != 0) {                                           \
-            fprintf(stderr, "%s:%d: %s == \"%s\", expected \"%s\"\n",        \
-                    __FILE__, __LINE__, #a, a_, b_);                         \
-            test_failures++;                                                 \
-        }                                                                    \
+#define CHECK_STR(a, b)                                                                           \
+    do {                                                                                          \
+        const char *a_ = (a), *b_ = (b);                                                          \
+        if (strcmp(a_, b_) != 0) {                                                                \
+            fprintf(stderr, "%s:%d: %s == \"%s\", expected \"%s\"\n", __FILE__, __LINE__, #a, a_, \
+                    b_);                                                                          \
+            test_failures++;                                                                      \
+        }                                                                                         \
     } while (0)
 
 /* Build a fresh host root from tests/fixtures/NAME in a temp dir, point
@@ -51,8 +48,7 @@ static inline void make_host_root(const char *fixtures, const char *name, char *
         perror("mkdtemp");
         exit(2);
     }
-    snprintf(cmd, sizeof(cmd), "sh '%s/make-host-root.sh' '%s' '%s'",
-             fixtures, name, out);
+    snprintf(cmd, sizeof(cmd), "sh '%s/make-host-root.sh' '%s' '%s'", fixtures, name, out);
     if (system(cmd) != 0) {
         fprintf(stderr, "cannot build host root: %s\n", cmd);
         exit(2);

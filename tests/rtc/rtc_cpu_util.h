@@ -12,14 +12,14 @@
 
 #include "testutil.h"
 
-#define RTC_CHECK(call, expected)                                                   \
-    do {                                                                            \
-        hiprtcResult r_ = (call);                                                   \
-        if (r_ != (expected)) {                                                     \
-            fprintf(stderr, "%s:%d: %s returned %s, expected %s\n", __FILE__,       \
-                    __LINE__, #call, hiprtcGetErrorString(r_), #expected);          \
-            exit(1);                                                                \
-        }                                                                           \
+#define RTC_CHECK(call, expected)                                                              \
+    do {                                                                                       \
+        hiprtcResult r_ = (call);                                                              \
+        if (r_ != (expected)) {                                                                \
+            fprintf(stderr, "%s:%d: %s returned %s, expected %s\n", __FILE__, __LINE__, #call, \
+                    hiprtcGetErrorString(r_), #expected);                                      \
+            exit(1);                                                                           \
+        }                                                                                      \
     } while (0)
 
 #define D3(x, y, z) ((dim3){ (x), (y), (z) })
@@ -41,7 +41,8 @@ static inline hipModule_t rtc_load(const char *src, const char *name)
     RTC_CHECK(hiprtcCreateProgram(&p, src, name, 0, NULL, NULL), HIPRTC_SUCCESS);
     hiprtcResult r = hiprtcCompileProgram(p, 0, NULL);
     if (r != HIPRTC_SUCCESS) {
-        fprintf(stderr, "compile of %s failed (%s):\n%s\n", name, hiprtcGetErrorString(r), rtc_log(p));
+        fprintf(stderr, "compile of %s failed (%s):\n%s\n", name, hiprtcGetErrorString(r),
+                rtc_log(p));
         exit(1);
     }
     if (getenv("RTC_CPU_SHOW_LOG")) {
@@ -66,8 +67,8 @@ static inline hipError_t rtc_launch(hipModule_t m, const char *kernel, dim3 grid
 {
     hipFunction_t f;
     HIP_CHECK(hipModuleGetFunction(&f, m, kernel));
-    return hipModuleLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared,
-                                 NULL, args, NULL);
+    return hipModuleLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared, NULL,
+                                 args, NULL);
 }
 
 #endif

@@ -23,29 +23,28 @@
 #include "codeobj.h"
 #include "testutil.h"
 
-#define RTC_CHECK(call, expected)                                                   \
-    do {                                                                            \
-        hiprtcResult r_ = (call);                                                   \
-        if (r_ != (expected)) {                                                     \
-            fprintf(stderr, "%s:%d: %s returned %s, expected %s\n", __FILE__,       \
-                    __LINE__, #call, hiprtcGetErrorString(r_), #expected);          \
-            exit(1);                                                                \
-        }                                                                           \
+#define RTC_CHECK(call, expected)                                                              \
+    do {                                                                                       \
+        hiprtcResult r_ = (call);                                                              \
+        if (r_ != (expected)) {                                                                \
+            fprintf(stderr, "%s:%d: %s returned %s, expected %s\n", __FILE__, __LINE__, #call, \
+                    hiprtcGetErrorString(r_), #expected);                                      \
+            exit(1);                                                                           \
+        }                                                                                      \
     } while (0)
 
-static const char *helpers_h =
-    "#pragma once\n"
-    "__device__ inline float twice(float x) { return 2.0f * x; }\n";
+static const char *helpers_h = "#pragma once\n"
+                               "__device__ inline float twice(float x) { return 2.0f * x; }\n";
 
-static const char *program =
-    "#include \"util/helpers.h\"\n"
-    "struct pair { int a; double b; };\n"
-    "__device__ int counter;\n"
-    "template <typename T, int N> __global__ void scale(T *p, T f)\n"
-    "{ int i = threadIdx.x; if (i < N) p[i] = twice(p[i]) * f; }\n"
-    "namespace ns { template <typename T> __global__ void fill(T *p, T v) { p[threadIdx.x] = v; } }\n"
-    "extern \"C\" __global__ void take_pair(pair s, char c, int *out)\n"
-    "{ out[0] = s.a + (int)s.b + c; atomicAdd(&counter, 1); }\n";
+static const char *program = "#include \"util/helpers.h\"\n"
+                             "struct pair { int a; double b; };\n"
+                             "__device__ int counter;\n"
+                             "template <typename T, int N> __global__ void scale(T *p, T f)\n"
+                             "{ int i = threadIdx.x; if (i < N) p[i] = twice(p[i]) * f; }\n"
+                             "namespace ns { template <typename T> __global__ void fill(T *p, T v) "
+                             "{ p[threadIdx.x] = v; } }\n"
+                             "extern \"C\" __global__ void take_pair(pair s, char c, int *out)\n"
+                             "{ out[0] = s.a + (int)s.b + c; atomicAdd(&counter, 1); }\n";
 
 static char *log_of(hiprtcProgram p)
 {
@@ -76,9 +75,9 @@ static void expect_arg(const hw_cob_kernel *k, uint32_t i, uint32_t offset, uint
 {
     CHECK(i < k->nargs);
     if (k->args[i].offset != offset || k->args[i].size != size || k->args[i].kind != kind) {
-        fprintf(stderr, "kernel %s arg %u: offset %u size %u kind %d, expected %u %u %d\n",
-                k->name, i, k->args[i].offset, k->args[i].size, (int)k->args[i].kind, offset,
-                size, (int)kind);
+        fprintf(stderr, "kernel %s arg %u: offset %u size %u kind %d, expected %u %u %d\n", k->name,
+                i, k->args[i].offset, k->args[i].size, (int)k->args[i].kind, offset, size,
+                (int)kind);
         exit(1);
     }
 }
@@ -187,16 +186,23 @@ static void expect_log(const char *log, const char *needle)
 static void check_errors(void)
 {
     char *log;
-    CHECK(compile("__global__ void k(int *p) { p[0] = undeclared_thing; }\n", "broken.hip", 0,
-                  NULL, &log) == HIPRTC_ERROR_COMPILATION);
+    CHECK(compile("__global__ void k(int *p) { p[0] = undeclared_thing; }\n", "broken.hip", 0, NULL,
+                  &log) == HIPRTC_ERROR_COMPILATION);
     expect_log(log, "broken.hip:1:");
     expect_log(log, "undeclared_thing");
     free(log);
     printf("compile error: HIPRTC_ERROR_COMPILATION, the log names the line\n");
 
-    static const char *refused[] = { "-fplugin=/tmp/evil.so", "-o/tmp/out", "@/etc/passwd",
-                                     "-Xclang", "-Wl,-z,now", "-I/etc", "-I../..",
-                                     "-mllvm", "--save-temps", "-include/etc/passwd",
+    static const char *refused[] = { "-fplugin=/tmp/evil.so",
+                                     "-o/tmp/out",
+                                     "@/etc/passwd",
+                                     "-Xclang",
+                                     "-Wl,-z,now",
+                                     "-I/etc",
+                                     "-I../..",
+                                     "-mllvm",
+                                     "--save-temps",
+                                     "-include/etc/passwd",
                                      "-DX=line\nbreak" };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         const char *opt[] = { "-O1", refused[i] };
@@ -215,8 +221,7 @@ static void check_errors(void)
     char marker[96], shell[400];
     snprintf(marker, sizeof marker, "/tmp/hipwire-rtc-shell-%d", (int)getpid());
     unlink(marker);
-    snprintf(shell, sizeof shell, "-DPWN=$(touch %s);`touch %s`;touch %s", marker, marker,
-             marker);
+    snprintf(shell, sizeof shell, "-DPWN=$(touch %s);`touch %s`;touch %s", marker, marker, marker);
     const char *shell_opt[] = { shell };
     CHECK(compile("__global__ void k(int *p) { *p = 1; }\n", "shell.hip", 1, shell_opt, &log) ==
           HIPRTC_SUCCESS);
@@ -332,8 +337,8 @@ int main(void)
     check_concurrent();
     /* The session is intact after every refusal. */
     char *log;
-    CHECK(compile("extern \"C\" __global__ void again(int *p) { *p = 1; }\n", "again.hip", 0,
-                  NULL, &log) == HIPRTC_SUCCESS);
+    CHECK(compile("extern \"C\" __global__ void again(int *p) { *p = 1; }\n", "again.hip", 0, NULL,
+                  &log) == HIPRTC_SUCCESS);
     free(log);
     HIP_CHECK(hipDeviceSynchronize());
     printf("rtc: ok\n");

@@ -52,7 +52,8 @@ static void test_matmul(void)
 {
     hipModule_t m = rtc_load(
         "#define T 16\n"
-        "extern \"C\" __global__ void matmul(const float *A, const float *B, float *C, int M, int N, int K)\n"
+        "extern \"C\" __global__ void matmul(const float *A, const float *B, float *C, int M, int "
+        "N, int K)\n"
         "{\n"
         "  __shared__ float As[T][T];\n"
         "  __shared__ float Bs[T][T];\n"
@@ -123,7 +124,8 @@ static void test_reduction_and_votes(void)
         "{\n"
         "  unsigned long long b = __ballot(threadIdx.x & 1);\n"
         "  unsigned long long all = __ballot(1);\n"
-        "  int any0 = __any(threadIdx.x == 3), all1 = __all(threadIdx.x < 1000), all0 = __all(threadIdx.x != 5);\n"
+        "  int any0 = __any(threadIdx.x == 3), all1 = __all(threadIdx.x < 1000), all0 = "
+        "__all(threadIdx.x != 5);\n"
         "  float up = __shfl_up((float)threadIdx.x, 1);\n"
         "  float bc = __shfl((float)threadIdx.x * 2.0f, 7);\n"
         "  if (threadIdx.x % warpSize == 0) {\n"
@@ -178,7 +180,7 @@ static void test_reduction_and_votes(void)
     CHECK_EQ(ws, prop.warpSize);
     CHECK(ballots[0] == 0xaaaaaaaaaaaaaaaaull);
     CHECK(ballots[1] == ~0ull);
-    CHECK(ballots[2] == 0xaaaaaaaaaull);        /* lanes 64..99: 36 lanes */
+    CHECK(ballots[2] == 0xaaaaaaaaaull); /* lanes 64..99: 36 lanes */
     CHECK(ballots[3] == (1ull << 36) - 1);
     CHECK(flags[0] == 1 && flags[1] == 1 && flags[2] == 0);
     CHECK(flags[3] == 0 && flags[4] == 1 && flags[5] == 1);
@@ -191,7 +193,8 @@ static void test_reduction_and_votes(void)
     free(out);
     hipFree(din), hipFree(dout), hipFree(dballots), hipFree(dflags), hipFree(dws), hipFree(dshf);
     printf("block reduction with __shfl_down/__shfl_xor, ballot/any/all/shfl_up/shfl, "
-           "warpSize %d inside and in hipDeviceProp_t: ok\n", prop.warpSize);
+           "warpSize %d inside and in hipDeviceProp_t: ok\n",
+           prop.warpSize);
 }
 
 static void test_atomics(void)
@@ -221,9 +224,18 @@ static void test_atomics(void)
         "}\n",
         "atomics.hip");
     struct counters {
-        int add; unsigned sub; unsigned long long big; float f;
-        int mx; int mn; unsigned inc; unsigned dec; int exch_sum; unsigned orv, andv, xorv;
-        int cas; float fmx;
+        int add;
+        unsigned sub;
+        unsigned long long big;
+        float f;
+        int mx;
+        int mn;
+        unsigned inc;
+        unsigned dec;
+        int exch_sum;
+        unsigned orv, andv, xorv;
+        int cas;
+        float fmx;
     } c = { 0 }, r;
     enum { BLOCKS = 64, THREADS = 256, T = BLOCKS * THREADS };
     c.sub = 3u * T;
@@ -254,7 +266,7 @@ static void test_atomics(void)
     CHECK(r.exch_sum >= 0 && r.exch_sum < T);
     CHECK(r.orv == 0xffffffffu);
     CHECK(r.andv == 0xffff0000u);
-    CHECK_EQ(r.xorv, 0);      /* each bit flipped T/8 times, an even number */
+    CHECK_EQ(r.xorv, 0); /* each bit flipped T/8 times, an even number */
     CHECK_EQ(r.cas, 3 * T);
     CHECK(r.fmx == (float)(T - 1) * 0.5f);
     HIP_CHECK(hipModuleUnload(m));
@@ -332,15 +344,16 @@ static void test_dynamic_shared_and_3d(void)
 
 static void test_globals_and_templates(void)
 {
-    static const char *src =
-        "__constant__ float coef[4];\n"
-        "__device__ int bias;\n"
-        "namespace ops {\n"
-        "template <typename T, int N> __global__ void scale(T *p, int n)\n"
-        "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) p[i] = p[i] * (T)N + (T)bias; }\n"
-        "}\n"
-        "__global__ void poly(float *out, int n)\n"
-        "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = coef[i % 4] * i + bias; }\n";
+    static const char *src = "__constant__ float coef[4];\n"
+                             "__device__ int bias;\n"
+                             "namespace ops {\n"
+                             "template <typename T, int N> __global__ void scale(T *p, int n)\n"
+                             "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) p[i] = "
+                             "p[i] * (T)N + (T)bias; }\n"
+                             "}\n"
+                             "__global__ void poly(float *out, int n)\n"
+                             "{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = "
+                             "coef[i % 4] * i + bias; }\n";
     hiprtcProgram p;
     RTC_CHECK(hiprtcCreateProgram(&p, src, "tmpl.hip", 0, NULL, NULL), HIPRTC_SUCCESS);
     RTC_CHECK(hiprtcAddNameExpression(p, "ops::scale<float, 3>"), HIPRTC_SUCCESS);
@@ -406,7 +419,8 @@ static void test_globals_and_templates(void)
         CHECK(out[i] == coef[i % 4] * (float)i + 7.0f);
     }
     printf("templates via name expressions (%s, %s), __constant__/__device__ via "
-           "hipModuleGetGlobal: ok\n", lf, li);
+           "hipModuleGetGlobal: ok\n",
+           lf, li);
     RTC_CHECK(hiprtcDestroyProgram(&p), HIPRTC_SUCCESS);
     HIP_CHECK(hipModuleUnload(m));
     hipFree(df), hipFree(di), hipFree(dout);
@@ -448,8 +462,8 @@ static void test_compile_error_and_config(void)
     free(log);
     RTC_CHECK(hiprtcDestroyProgram(&p), HIPRTC_SUCCESS);
 
-    hipModule_t m = rtc_load("extern \"C\" __global__ void nop(int *p) { if (p) p[0] = 1; }\n",
-                             "nop.hip");
+    hipModule_t m =
+        rtc_load("extern \"C\" __global__ void nop(int *p) { if (p) p[0] = 1; }\n", "nop.hip");
     int *dp = NULL;
     void *args[] = { &dp };
     /* A block over 1024 threads never runs. AMD refuses it at the call with
@@ -465,7 +479,8 @@ static void test_compile_error_and_config(void)
     HIP_CHECK(hipDeviceSynchronize());
     HIP_CHECK(hipModuleUnload(m));
     printf("compile error at broken.hip:3, -mno-wavefrontsize64 refused, 2048-thread block "
-           "refused (%s): ok\n", hipGetErrorName(e));
+           "refused (%s): ok\n",
+           hipGetErrorName(e));
 }
 
 int main(void)

@@ -11,14 +11,13 @@
 
 #include "rtc_cpu_util.h"
 
-static const char *src =
-    "extern \"C\" __global__ void poke(int *p, int mode)\n"
-    "{\n"
-    "  if (mode == 0) { p[threadIdx.x + 4096] = 1; return; }\n"
-    "  volatile int spin = 1;\n"
-    "  while (spin) { }\n"
-    "}\n"
-    "extern \"C\" __global__ void twice(int *p) { p[threadIdx.x] *= 2; }\n";
+static const char *src = "extern \"C\" __global__ void poke(int *p, int mode)\n"
+                         "{\n"
+                         "  if (mode == 0) { p[threadIdx.x + 4096] = 1; return; }\n"
+                         "  volatile int spin = 1;\n"
+                         "  while (spin) { }\n"
+                         "}\n"
+                         "extern \"C\" __global__ void twice(int *p) { p[threadIdx.x] *= 2; }\n";
 
 static double now_s(void)
 {

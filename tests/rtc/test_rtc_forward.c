@@ -14,10 +14,16 @@
 
 #include "testutil.h"
 
-#define FUNCS(X)                                                                 \
-    X(hiprtcCreateProgram) X(hiprtcAddNameExpression) X(hiprtcCompileProgram)   \
-    X(hiprtcGetCodeSize) X(hiprtcGetLoweredName) X(hiprtcDestroyProgram)         \
-    X(hiprtcGetErrorString) X(hiprtcVersion) X(hiprtcGetProgramLogSize)
+#define FUNCS(X)               \
+    X(hiprtcCreateProgram)     \
+    X(hiprtcAddNameExpression) \
+    X(hiprtcCompileProgram)    \
+    X(hiprtcGetCodeSize)       \
+    X(hiprtcGetLoweredName)    \
+    X(hiprtcDestroyProgram)    \
+    X(hiprtcGetErrorString)    \
+    X(hiprtcVersion)           \
+    X(hiprtcGetProgramLogSize)
 
 int main(int argc, char **argv)
 {
@@ -27,9 +33,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "dlopen %s: %s\n", argv[1], dlerror());
         return 1;
     }
-#define RESOLVE(name)                                  \
-    __typeof__(&name) f_##name;                        \
-    *(void **)&f_##name = dlsym(lib, #name);           \
+#define RESOLVE(name)                        \
+    __typeof__(&name) f_##name;              \
+    *(void **)&f_##name = dlsym(lib, #name); \
     CHECK(f_##name != NULL);
     FUNCS(RESOLVE)
 
@@ -38,8 +44,7 @@ int main(int argc, char **argv)
     CHECK(strcmp(f_hiprtcGetErrorString(HIPRTC_ERROR_INVALID_OPTION),
                  "HIPRTC_ERROR_INVALID_OPTION") == 0);
     hiprtcProgram p;
-    CHECK(f_hiprtcCreateProgram(&p,
-                                "template <int N> __global__ void k(int *p) { p[N] = N; }\n",
+    CHECK(f_hiprtcCreateProgram(&p, "template <int N> __global__ void k(int *p) { p[N] = N; }\n",
                                 "fwd.hip", 0, NULL, NULL) == HIPRTC_SUCCESS);
     CHECK(f_hiprtcAddNameExpression(p, "k<3>") == HIPRTC_SUCCESS);
     hiprtcResult r = f_hiprtcCompileProgram(p, 0, NULL);

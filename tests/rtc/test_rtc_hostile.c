@@ -51,8 +51,7 @@ static void check_refusals(void)
     EXPECT(raw_connect(&c) == 0 && raw_hello(&c) == 0, "connect");
     expect_status(&c, 0, 0, HIPR_CAP_RTC_HEADERS + 1, 0, 0, two, sizeof two, HW_EINVAL,
                   "header_count over its cap");
-    expect_status(&c, 0, 0, 0, 0xffffffffu, 0, two, sizeof two, HW_EINVAL,
-                  "option_count 2^32-1");
+    expect_status(&c, 0, 0, 0, 0xffffffffu, 0, two, sizeof two, HW_EINVAL, "option_count 2^32-1");
     expect_status(&c, 0, 0, 0, 0, HIPR_CAP_RTC_NAMES + 1, two, sizeof two, HW_EINVAL,
                   "name_count over its cap");
     expect_status(&c, 0, 1, 0, 0, 0, two, sizeof two, HW_EINVAL, "unknown flags");
@@ -75,8 +74,8 @@ static void check_over_cap(void)
     EXPECT(raw_connect(&other) == 0 && raw_hello(&other) == 0, "connect");
     EXPECT(raw_connect(&c) == 0 && raw_hello(&c) == 0, "connect");
     /* Only the header goes out: the worker must refuse on the length alone. */
-    raw_send_header(&c, HIPR_OP_RTC_COMPILE, 0,
-                    HIPR_rtc_compile_req_SIZE + HIPR_CAP_RTC_INPUT + 1, &err);
+    raw_send_header(&c, HIPR_OP_RTC_COMPILE, 0, HIPR_rtc_compile_req_SIZE + HIPR_CAP_RTC_INPUT + 1,
+                    &err);
     EXPECT(err == 0, "send");
     EXPECT(raw_wait_closed(&c, 3000), "the session stayed open");
     raw_close(&c);
@@ -103,10 +102,9 @@ static void check_reply_layout(void)
            "result %d, %u names, %llu bytes of code", rep.result, rep.name_count,
            (unsigned long long)rep.code_size);
     size_t names = r.body_len - HIPR_rtc_compile_rep_SIZE - rep.code_size - rep.log_size;
-    const char *n = (const char *)r.body + HIPR_rtc_compile_rep_SIZE + rep.code_size +
-                    rep.log_size;
-    EXPECT(names == 4 && strcmp(n, "k") == 0 && strcmp(n + 2, "g") == 0,
-           "names part of %zu bytes", names);
+    const char *n = (const char *)r.body + HIPR_rtc_compile_rep_SIZE + rep.code_size + rep.log_size;
+    EXPECT(names == 4 && strcmp(n, "k") == 0 && strcmp(n + 2, "g") == 0, "names part of %zu bytes",
+           names);
     raw_reply_free(&r);
     raw_close(&c);
     raw_pass();
@@ -160,8 +158,7 @@ static void check_leave_mid_compile(const char *dir)
     raw_close(&c);
     /* The time limit is 60 s; the session must be gone well before. */
     struct raw_worker_status st;
-    EXPECT(raw_wait_worker_idle(0, 0, 8000, &st) == 0, "%u sessions still there",
-           st.sessions);
+    EXPECT(raw_wait_worker_idle(0, 0, 8000, &st) == 0, "%u sessions still there", st.sessions);
     /* Killed processes take a moment to leave /proc. */
     for (int i = 0; i < 100 && compiler_processes(dir, 0) > 0; i++)
         raw_sleep_ms(50);

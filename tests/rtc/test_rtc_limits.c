@@ -62,9 +62,8 @@ static const char *endless =
     "__device__ int v = A5(1+) 0;\n";
 
 /* 8 MiB of initialised device data: the code object would be over 8 MiB. */
-static const char *huge_output =
-    "__device__ char big[8 << 20] = { 1 };\n"
-    "extern \"C\" __global__ void touch(int i) { big[i] = 2; }\n";
+static const char *huge_output = "__device__ char big[8 << 20] = { 1 };\n"
+                                 "extern \"C\" __global__ void touch(int i) { big[i] = 2; }\n";
 
 /* 4M ints from doubling macros: clang takes 1.1 GiB for it, g++ 2.2 GiB. */
 static const char *memory_hungry =
@@ -80,8 +79,7 @@ static const char *memory_hungry =
     "#define D22(x) D21(x),D21(x)\n"
     "__device__ int big[] = { D22(1) };\n";
 
-static const char *small =
-    "extern \"C\" __global__ void inc(int *p) { p[threadIdx.x] += 1; }\n";
+static const char *small = "extern \"C\" __global__ void inc(int *p) { p[threadIdx.x] += 1; }\n";
 
 static void expect_log(const char *log, const char *what, const char *why)
 {
@@ -168,8 +166,7 @@ static int concurrent_modes(const char *mode)
         CHECK(strcmp(mode, "killed") == 0);
         pid_t first = endless_client(pfd);
         pid_t session = only_session();
-        printf("killing session process %d while it holds the only compile slot\n",
-               (int)session);
+        printf("killing session process %d while it holds the only compile slot\n", (int)session);
         CHECK(kill(session, SIGKILL) == 0);
         CHECK(kill(first, SIGKILL) == 0);
         CHECK(waitpid(first, &st, 0) == first);
@@ -224,7 +221,8 @@ int main(int argc, char **argv)
         expect_log(log, "--rtc-max-memory", "the log does not name the memory limit");
         free(log);
         printf("memory-hungry source: refused after %.1f s at the 256M limit, "
-               "HIPRTC_ERROR_COMPILATION\n", now_s() - t0);
+               "HIPRTC_ERROR_COMPILATION\n",
+               now_s() - t0);
         hiprtcResult r = compile(small, &log);
         if (r != HIPRTC_SUCCESS)
             fprintf(stderr, "log: %s\n", log);

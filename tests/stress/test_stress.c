@@ -188,8 +188,7 @@ int main(int argc, char **argv)
     int n_ready = 0;
     while (n_ready < CLIENTS) {
         struct pollfd pf = { .fd = ready[0], .events = POLLIN };
-        EXPECT(poll(&pf, 1, 30000) == 1, "only %d of %d sessions opened in 30 s", n_ready,
-               CLIENTS);
+        EXPECT(poll(&pf, 1, 30000) == 1, "only %d of %d sessions opened in 30 s", n_ready, CLIENTS);
         char buf[CLIENTS];
         ssize_t r = read(ready[0], buf, sizeof buf);
         EXPECT(r > 0, "a client died before its session opened (%d ready)", n_ready);
@@ -209,8 +208,8 @@ int main(int argc, char **argv)
     EXPECT(idle.procs == CLIENTS + 1, "supervisor + 64 session processes: %d", idle.procs);
     printf("bench: worker memory with 64 idle sessions: %.1f MiB PSS (%.0f KiB per session), "
            "%.1f MiB RSS summed over %d processes; 64 sessions opened in %lld ms\n",
-           idle.pss_kib / 1024.0, (double)idle.pss_kib / CLIENTS, idle.rss_kib / 1024.0,
-           idle.procs, t_open);
+           idle.pss_kib / 1024.0, (double)idle.pss_kib / CLIENTS, idle.rss_kib / 1024.0, idle.procs,
+           t_open);
     fflush(stdout);
 
     close(go2[1]); /* the work starts */
@@ -226,8 +225,7 @@ int main(int argc, char **argv)
             left--;
             for (int i = 0; i < CLIENTS; i++)
                 if (pids[i] == p && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-                    fprintf(stderr, "client %d (%s) failed: status 0x%x\n", i, roles[i],
-                            status);
+                    fprintf(stderr, "client %d (%s) failed: status 0x%x\n", i, roles[i], status);
                     failed++;
                 }
         }

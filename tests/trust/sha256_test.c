@@ -29,8 +29,7 @@ static void check_sha(const void *msg, size_t n, size_t repeat, const char *want
     }
 }
 
-static void check_hmac(const void *key, size_t klen, const void *msg, size_t mlen,
-                       const char *want)
+static void check_hmac(const void *key, size_t klen, const void *msg, size_t mlen, const char *want)
 {
     struct hw_hmac m;
     uint8_t d[32];

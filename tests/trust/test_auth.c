@@ -109,13 +109,11 @@ static void check_replay(void)
            "no AUTH_BEGIN reply to the replay");
     struct hipr_auth_begin_rep rep;
     EXPECT(hipr_auth_begin_rep_decode(r.body, r.body_len, &rep) == 0, "AUTH_BEGIN reply");
-    EXPECT(memcmp(rep.worker_nonce, b.wnonce, sizeof b.wnonce) != 0,
-           "the worker reused its nonce");
+    EXPECT(memcmp(rep.worker_nonce, b.wnonce, sizeof b.wnonce) != 0, "the worker reused its nonce");
     raw_reply_free(&r);
     EXPECT(raw_recv(&c, &r, RAW_TIMEOUT_MS) == 0 && r.h.opcode == HIPR_OP_AUTH_PROOF,
            "no AUTH_PROOF reply to the replay");
-    EXPECT(r.rh.status == HW_ENOTINIT, "the replayed proof was accepted (status %d)",
-           r.rh.status);
+    EXPECT(r.rh.status == HW_ENOTINIT, "the replayed proof was accepted (status %d)", r.rh.status);
     raw_reply_free(&r);
     EXPECT(raw_wait_closed(&c, CLOSE_WITHIN_MS), "the replayed HELLO was answered");
     raw_close(&c);

@@ -28,8 +28,8 @@ static void open_session(struct raw_conn *c, uint32_t hb)
     uint64_t p;
     EXPECT(raw_connect(c) == 0, "connect");
     trust_begin(c, 0, hb, &b, NULL);
-    EXPECT(b.status == 0 && b.heartbeat_ms == hb, "AUTH_BEGIN: status %d heartbeat %u",
-           b.status, b.heartbeat_ms);
+    EXPECT(b.status == 0 && b.heartbeat_ms == hb, "AUTH_BEGIN: status %d heartbeat %u", b.status,
+           b.heartbeat_ms);
     EXPECT(trust_hello(c, NULL) == 0, "HELLO");
     EXPECT(raw_malloc(c, 1 << 20, &p) == 0, "MALLOC");
 }

@@ -20,7 +20,8 @@ static struct hw_token token, wrong;
 /* HELLO with a resume token, then RESUME_ENABLE. */
 static void open_resumable(struct raw_conn *c)
 {
-    struct hipr_hello_req req = { .proto_min = HIPR_VERSION, .proto_max = HIPR_VERSION,
+    struct hipr_hello_req req = { .proto_min = HIPR_VERSION,
+                                  .proto_max = HIPR_VERSION,
                                   .client_pid = (uint32_t)getpid(),
                                   .resume_token = RESUME_TOKEN };
     struct hipr_hello_rep rep;
@@ -49,10 +50,11 @@ static int route(struct raw_conn *c, uint64_t session)
     return raw_status(c, HIPR_OP_SESSION_ROUTE, fixed, sizeof fixed, NULL, 0);
 }
 
-static int resume(struct raw_conn *c, uint64_t session, uint64_t resume_token,
-                  uint64_t replies, uint64_t requests, struct hipr_session_resume_rep *rep)
+static int resume(struct raw_conn *c, uint64_t session, uint64_t resume_token, uint64_t replies,
+                  uint64_t requests, struct hipr_session_resume_rep *rep)
 {
-    struct hipr_session_resume_req m = { .session_id = session, .resume_token = resume_token,
+    struct hipr_session_resume_req m = { .session_id = session,
+                                         .resume_token = resume_token,
                                          .replies_received = replies,
                                          .requests_sent = requests };
     uint8_t fixed[HIPR_session_resume_req_SIZE];

@@ -119,17 +119,17 @@ int main(int argc, char **argv)
     raw_pass();
 
     raw_begin("non-loopback bind with a token: listens, warns that there is no TLS");
-    expect_listening((const char *const[]){ "--bind=0.0.0.0", token, NULL },
-                     "without TLS");
+    expect_listening((const char *const[]){ "--bind=0.0.0.0", token, NULL }, "without TLS");
     raw_pass();
 
     raw_begin("non-loopback bind with a token and TLS: listens");
-    expect_listening((const char *const[]){ "--bind=0.0.0.0", token, cert, key, "--require-tls",
-                                            NULL },
-                     "token required, TLS required");
+    expect_listening(
+        (const char *const[]){ "--bind=0.0.0.0", token, cert, key, "--require-tls", NULL },
+        "token required, TLS required");
     raw_pass();
 
-    raw_begin("bad settings: missing token file, short token, half a TLS pair, --require-tls alone");
+    raw_begin(
+        "bad settings: missing token file, short token, half a TLS pair, --require-tls alone");
     expect_refused((const char *const[]){ "--token-file=/nonexistent/token", NULL }, 2,
                    "cannot open /nonexistent/token");
     snprintf(tokarg, sizeof tokarg, "--token-file=%s", short_tok);

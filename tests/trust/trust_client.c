@@ -34,8 +34,8 @@ static int reply_for(struct raw_conn *c, uint32_t id, struct raw_reply *r)
     return 0;
 }
 
-void trust_begin(struct raw_conn *c, uint64_t session, uint32_t heartbeat_ms,
-                 struct trust_begin *b, struct trust_record *rec)
+void trust_begin(struct raw_conn *c, uint64_t session, uint32_t heartbeat_ms, struct trust_begin *b,
+                 struct trust_record *rec)
 {
     struct hipr_auth_begin_req req;
     struct hipr_auth_begin_rep rep;
@@ -91,7 +91,8 @@ int trust_proof(struct raw_conn *c, const struct hw_token *tok, const struct tru
 
 int trust_hello(struct raw_conn *c, struct trust_record *rec)
 {
-    struct hipr_hello_req req = { .proto_min = HIPR_VERSION, .proto_max = HIPR_VERSION,
+    struct hipr_hello_req req = { .proto_min = HIPR_VERSION,
+                                  .proto_max = HIPR_VERSION,
                                   .client_pid = (uint32_t)getpid() };
     struct hipr_hello_rep rep;
     struct raw_reply r;

@@ -16,7 +16,7 @@ struct trust_record {
 };
 
 struct trust_begin {
-    int status;                       /* AUTH_BEGIN's reply status, or RAW_* */
+    int status; /* AUTH_BEGIN's reply status, or RAW_* */
     uint8_t cnonce[HW_AUTH_NONCE_LEN];
     uint8_t wnonce[HW_AUTH_NONCE_LEN];
     uint32_t requires, link, heartbeat_ms;
@@ -27,8 +27,8 @@ uint32_t trust_send(struct raw_conn *c, uint16_t opcode, const void *fixed, size
                     struct trust_record *rec);
 /* AUTH_BEGIN with a fresh client nonce for `session` (0: a new one),
  * proposing heartbeat_ms (0: none). */
-void trust_begin(struct raw_conn *c, uint64_t session, uint32_t heartbeat_ms,
-                 struct trust_begin *b, struct trust_record *rec);
+void trust_begin(struct raw_conn *c, uint64_t session, uint32_t heartbeat_ms, struct trust_begin *b,
+                 struct trust_record *rec);
 /* AUTH_PROOF computed with tok; returns the reply status (RAW_* on no reply)
  * and, on success, checks the worker's proof (a wrong one fails the test). */
 int trust_proof(struct raw_conn *c, const struct hw_token *tok, const struct trust_begin *b,

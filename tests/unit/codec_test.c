@@ -25,14 +25,14 @@ static void check_bytes(const uint8_t *got, const uint8_t *want, size_t n, const
 
 static void golden_header(void)
 {
-    struct hipr_header h = { HIPR_MAGIC, 1, 0x0201, 0x11223344, HIPR_FLAG_NO_REPLY,
+    struct hipr_header h = { HIPR_MAGIC,           1, 0x0201, 0x11223344, HIPR_FLAG_NO_REPLY,
                              0x0000000500000010ull };
     static const uint8_t want[24] = {
-        0x52, 0x50, 0x49, 0x48,             /* magic "HIPR" little-endian */
-        0x01, 0x00,                         /* version 1 */
-        0x01, 0x02,                         /* opcode 0x0201 MALLOC */
-        0x44, 0x33, 0x22, 0x11,             /* request_id */
-        0x04, 0x00, 0x00, 0x00,             /* flags NO_REPLY */
+        0x52, 0x50, 0x49, 0x48,                         /* magic "HIPR" little-endian */
+        0x01, 0x00,                                     /* version 1 */
+        0x01, 0x02,                                     /* opcode 0x0201 MALLOC */
+        0x44, 0x33, 0x22, 0x11,                         /* request_id */
+        0x04, 0x00, 0x00, 0x00,                         /* flags NO_REPLY */
         0x10, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, /* payload_length */
     };
     uint8_t out[24];
@@ -50,7 +50,7 @@ static void golden_messages(void)
 {
     /* MALLOC request: i32 device, u32 flags, u64 size. */
     struct hipr_malloc_req m = { .device = 3, .flags = 0, .size = 0x123456789aull };
-    static const uint8_t want_malloc[16] = { 0x03, 0, 0, 0, 0, 0, 0, 0,
+    static const uint8_t want_malloc[16] = { 0x03, 0,    0,    0,    0,    0, 0, 0,
                                              0x9a, 0x78, 0x56, 0x34, 0x12, 0, 0, 0 };
     uint8_t out[512];
     CHECK_EQ(hipr_malloc_req_encode(out, &m), 16);
@@ -69,14 +69,22 @@ static void golden_messages(void)
     check_bytes(out, want_ms, 4, "event_elapsed_rep");
 
     /* LAUNCH: four u64 then eight u32. */
-    struct hipr_launch l = { .function = 1, .stream = 0x100, .start_event = 0, .stop_event = 2,
-                             .grid_x = 10, .grid_y = 1, .grid_z = 1, .block_x = 256,
-                             .block_y = 1, .block_z = 1, .shared_mem = 0, .flags = 0 };
+    struct hipr_launch l = { .function = 1,
+                             .stream = 0x100,
+                             .start_event = 0,
+                             .stop_event = 2,
+                             .grid_x = 10,
+                             .grid_y = 1,
+                             .grid_z = 1,
+                             .block_x = 256,
+                             .block_y = 1,
+                             .block_z = 1,
+                             .shared_mem = 0,
+                             .flags = 0 };
     static const uint8_t want_launch[64] = {
-        1, 0, 0, 0, 0, 0, 0, 0,  0, 1, 0, 0, 0, 0, 0, 0,
-        0, 0, 0, 0, 0, 0, 0, 0,  2, 0, 0, 0, 0, 0, 0, 0,
-        10, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0,
-        1, 0, 0, 0, 1, 0, 0, 0,  0, 0, 0, 0, 0, 0, 0, 0,
+        1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0,
+        0, 1, 0, 0, 1, 0, 0, 0, 1, 0, 0,  0, 0, 0, 0, 0, 0, 0, 0, 0,
     };
     CHECK_EQ(hipr_launch_encode(out, &l), 64);
     check_bytes(out, want_launch, 64, "launch");
@@ -98,20 +106,20 @@ static void round_trips(void)
 {
     uint8_t buf[4096], buf2[4096];
     /* Every message: fill with a byte pattern, decode, encode, compare. */
-#define RT_(name, FIELDS)                                                        \
-    do {                                                                         \
-        struct hipr_##name m;                                                    \
-        for (size_t i = 0; i < HIPR_##name##_SIZE; i++)                          \
-            buf[i] = (uint8_t)((i * 37 + 11) % 255 + 1); /* no NULs */          \
-        /* c256 fields decode to 255 bytes + NUL, then round-trip. */          \
-        CHECK_EQ(hipr_##name##_decode(buf, HIPR_##name##_SIZE, &m), 0);          \
-        size_t n = hipr_##name##_encode(buf2, &m);                               \
-        CHECK_EQ(n, HIPR_##name##_SIZE);                                         \
-        struct hipr_##name m2;                                                   \
-        CHECK_EQ(hipr_##name##_decode(buf2, n, &m2), 0);                         \
-        CHECK(memcmp(&m, &m2, sizeof m) == 0);                                   \
-        if (HIPR_##name##_SIZE > 0)                                              \
-            CHECK_EQ(hipr_##name##_decode(buf, HIPR_##name##_SIZE - 1, &m2), -1);\
+#define RT_(name, FIELDS)                                                         \
+    do {                                                                          \
+        struct hipr_##name m;                                                     \
+        for (size_t i = 0; i < HIPR_##name##_SIZE; i++)                           \
+            buf[i] = (uint8_t)((i * 37 + 11) % 255 + 1); /* no NULs */            \
+        /* c256 fields decode to 255 bytes + NUL, then round-trip. */             \
+        CHECK_EQ(hipr_##name##_decode(buf, HIPR_##name##_SIZE, &m), 0);           \
+        size_t n = hipr_##name##_encode(buf2, &m);                                \
+        CHECK_EQ(n, HIPR_##name##_SIZE);                                          \
+        struct hipr_##name m2;                                                    \
+        CHECK_EQ(hipr_##name##_decode(buf2, n, &m2), 0);                          \
+        CHECK(memcmp(&m, &m2, sizeof m) == 0);                                    \
+        if (HIPR_##name##_SIZE > 0)                                               \
+            CHECK_EQ(hipr_##name##_decode(buf, HIPR_##name##_SIZE - 1, &m2), -1); \
     } while (0);
     HIPR_MESSAGES(RT_)
 #undef RT_
@@ -125,8 +133,9 @@ static void caps(void)
     for (size_t i = 0; i < hipr_op_count(); i++) {
         const struct hipr_op_info *op = hipr_op_at(i), *got = NULL;
         CHECK(hipr_op_lookup(op->opcode) == op);
-        struct hipr_header h = { HIPR_MAGIC, HIPR_VERSION, op->opcode, 1, 0,
-                                 op->request_size + op->request_tail_cap };
+        struct hipr_header h = { HIPR_MAGIC, HIPR_VERSION,
+                                 op->opcode, 1,
+                                 0,          op->request_size + op->request_tail_cap };
         CHECK_EQ(hipr_check_request(&h, &got), HIPR_OK);
         CHECK(got == op);
         h.payload_length++;
@@ -139,8 +148,11 @@ static void caps(void)
         h.payload_length = UINT64_MAX;
         CHECK_EQ(hipr_check_request(&h, &got), HIPR_ETOOBIG);
 
-        struct hipr_header r = { HIPR_MAGIC, HIPR_VERSION, op->opcode, 1, HIPR_FLAG_RESPONSE,
-                                 HIPR_reply_hdr_SIZE + op->reply_size + op->reply_tail_cap };
+        struct hipr_header r = {
+            HIPR_MAGIC,         HIPR_VERSION,
+            op->opcode,         1,
+            HIPR_FLAG_RESPONSE, HIPR_reply_hdr_SIZE + op->reply_size + op->reply_tail_cap
+        };
         CHECK_EQ(hipr_check_reply(&r, &got), HIPR_OK);
         r.payload_length++;
         CHECK_EQ(hipr_check_reply(&r, &got), HIPR_ETOOBIG);

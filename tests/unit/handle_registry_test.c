@@ -7,7 +7,13 @@
 
 #include "handle_registry.h"
 
-#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #c); exit(1); } } while (0)
+#define CHECK(c)                                                    \
+    do {                                                            \
+        if (!(c)) {                                                 \
+            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #c); \
+            exit(1);                                                \
+        }                                                           \
+    } while (0)
 
 enum { PER_THREAD = 4000, THREADS = 8 };
 static char objects[THREADS][PER_THREAD];
@@ -35,7 +41,7 @@ int main(void)
     CHECK(hw_handle_add(HW_HANDLE_STREAM, &a) == 0);
     CHECK(hw_handle_add(HW_HANDLE_MODULE, &b) == 0);
     CHECK(hw_handle_valid(HW_HANDLE_STREAM, &a));
-    CHECK(!hw_handle_valid(HW_HANDLE_EVENT, &a));      /* wrong kind */
+    CHECK(!hw_handle_valid(HW_HANDLE_EVENT, &a)); /* wrong kind */
     CHECK(!hw_handle_valid(HW_HANDLE_STREAM, (void *)0xFFFF));
     CHECK(!hw_handle_valid(HW_HANDLE_STREAM, NULL));
     CHECK(hw_handle_remove(HW_HANDLE_EVENT, &a) == 0); /* wrong kind: kept */

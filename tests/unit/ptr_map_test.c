@@ -13,15 +13,15 @@
 #define NKEYS 5000
 
 static int failures;
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);           \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fputc('\n', stderr);                                           \
-            if (++failures > 20)                                           \
-                exit(1);                                                   \
-        }                                                                  \
+#define CHECK(cond, ...)                                         \
+    do {                                                         \
+        if (!(cond)) {                                           \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                        \
+            fputc('\n', stderr);                                 \
+            if (++failures > 20)                                 \
+                exit(1);                                         \
+        }                                                        \
     } while (0)
 
 static uint64_t rng = 0x9E3779B97F4A7C15u;

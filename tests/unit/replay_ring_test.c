@@ -14,28 +14,28 @@
 #include "replay_ring.h"
 #include "testutil.h"
 
-#define CAP 8192
+#define CAP  8192
 #define MAXF 4096
 
 struct frame {
-    uint64_t seq;      /* 0: a mark */
-    size_t len;        /* bytes in the ring */
+    uint64_t seq; /* 0: a mark */
+    size_t len;   /* bytes in the ring */
     uint8_t fill;
 };
 
 static struct frame model[MAXF];
-static size_t first, count;      /* frames kept: model[first .. first+count) */
-static size_t dropped;           /* frames dropped so far (absolute index of model[first]) */
+static size_t first, count; /* frames kept: model[first .. first+count) */
+static size_t dropped;      /* frames dropped so far (absolute index of model[first]) */
 struct mmark {
-    size_t end;                  /* absolute index just past the send's last frame */
+    size_t end; /* absolute index just past the send's last frame */
     uint64_t seq;
 };
 static struct mmark mmarks[REPLAY_RING_MARKS];
 static size_t mfirst, mcount;
-static size_t nsent;             /* of those, how many went out */
+static size_t nsent; /* of those, how many went out */
 static uint64_t next_seq = 1, released_seq;
 static const struct replay_ring *ring_ptr;
-static uint8_t wire[1 << 20];    /* what the "socket" received */
+static uint8_t wire[1 << 20]; /* what the "socket" received */
 static size_t wire_len;
 
 static uint64_t rnd(uint64_t *s)
@@ -146,7 +146,7 @@ static void release(struct replay_ring *r, uint64_t done)
 }
 
 struct walk {
-    size_t i;          /* model index of the next frame expected */
+    size_t i; /* model index of the next frame expected */
     int frames;
 };
 
@@ -192,15 +192,17 @@ int main(void)
     for (int step = 0; step < 200000; step++) {
         uint64_t head = r.head;
         switch (rnd(&s) % 8) {
-        case 0: case 1: case 2: case 3:
+        case 0:
+        case 1:
+        case 2:
+        case 3:
             if (!append(&r, &s)) {
                 fulls++;
                 CHECK(count > 0); /* an empty ring always has room */
             }
             break;
-        case 4: case 5:
-            send_all(&r);
-            break;
+        case 4:
+        case 5: send_all(&r); break;
         case 6: {
             /* The worker executed some of what was sent. */
             uint64_t sent_hi = released_seq;
@@ -209,15 +211,12 @@ int main(void)
                 if (f->seq)
                     sent_hi = f->seq;
             }
-            uint64_t done = released_seq + (sent_hi > released_seq
-                                                 ? rnd(&s) % (sent_hi - released_seq + 1)
-                                                 : 0);
+            uint64_t done = released_seq +
+                            (sent_hi > released_seq ? rnd(&s) % (sent_hi - released_seq + 1) : 0);
             release(&r, done);
             break;
         }
-        case 7:
-            walk_from(&r, released_seq + rnd(&s) % 4);
-            break;
+        case 7: walk_from(&r, released_seq + rnd(&s) % 4); break;
         }
         wraps += r.head / CAP != head / CAP;
         CHECK(replay_ring_used(&r) <= CAP);

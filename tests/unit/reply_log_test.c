@@ -55,8 +55,8 @@ int main(void)
     uint8_t *staged = malloc(16);
     memset(staged, 's', 16);
     CHECK(reply_log_add(&log, hdr, sizeof hdr, NULL, 0, staged, 16, REPLY_TAIL_GIVE, staged) == 0);
-    CHECK(reply_log_add(&log, hdr, sizeof hdr, NULL, 0, device, sizeof device,
-                        REPLY_TAIL_BORROW, NULL) == 0);
+    CHECK(reply_log_add(&log, hdr, sizeof hdr, NULL, 0, device, sizeof device, REPLY_TAIL_BORROW,
+                        NULL) == 0);
     CHECK(log.sent == 3 && log.borrowed == 1);
     CHECK(log.bytes == 3 * sizeof hdr + sizeof body + 4 + 16 + sizeof device);
     small[0] = 'X'; /* a copied tail no longer depends on the caller */

@@ -34,10 +34,10 @@ int main(void)
     /* Nor: some bit set in neither, within the width. */
     CHECK(!hw_wait_value_met(0xF0F0F0F0u, 0x0F0F0F0Fu, ALL32, 4, HIPR_WAIT_VALUE_NOR));
     CHECK(hw_wait_value_met(0xF0F0F0E0u, 0x0F0F0F0Fu, ALL32, 4, HIPR_WAIT_VALUE_NOR));
-    CHECK(!hw_wait_value_met(UINT64_C(0xF0F0F0F0F0F0F0F0), UINT64_C(0x0F0F0F0F0F0F0F0F), ALL64,
-                             8, HIPR_WAIT_VALUE_NOR));
-    CHECK(hw_wait_value_met(UINT64_C(0xF0F0F0F0F0F0F0F0), UINT64_C(0x0F0F0F0F0F0F0F0F),
-                            ALL64 >> 1, 8, HIPR_WAIT_VALUE_NOR)); /* the mask clears bit 63 */
+    CHECK(!hw_wait_value_met(UINT64_C(0xF0F0F0F0F0F0F0F0), UINT64_C(0x0F0F0F0F0F0F0F0F), ALL64, 8,
+                             HIPR_WAIT_VALUE_NOR));
+    CHECK(hw_wait_value_met(UINT64_C(0xF0F0F0F0F0F0F0F0), UINT64_C(0x0F0F0F0F0F0F0F0F), ALL64 >> 1,
+                            8, HIPR_WAIT_VALUE_NOR)); /* the mask clears bit 63 */
     /* An unknown comparison is never met (the worker refuses it first). */
     CHECK(!hw_wait_value_met(0, 0, ALL64, 8, 4));
     puts("wait value comparisons: ok");

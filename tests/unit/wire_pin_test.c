@@ -16,13 +16,41 @@
 
 /* (unused: the spec may not use every type.) Field k of a message gets a value that shows its width, order and byte
  * order: no two fields of a message encode alike. */
-static inline __attribute__((unused)) void fill_u8(hipr_u8_t *p, const char *n, unsigned k) { (void)n; *p = (uint8_t)k; }
-static inline __attribute__((unused)) void fill_u16(hipr_u16_t *p, const char *n, unsigned k) { (void)n; *p = (uint16_t)(0x1100u + k); }
-static void fill_u32(hipr_u32_t *p, const char *n, unsigned k) { (void)n; *p = 0x33221100u + k; }
-static void fill_i32(hipr_i32_t *p, const char *n, unsigned k) { (void)n; *p = -(int32_t)(0x01020300 + k); }
-static void fill_u64(hipr_u64_t *p, const char *n, unsigned k) { (void)n; *p = 0x7766554433221100ull + k; }
-static inline __attribute__((unused)) void fill_i64(hipr_i64_t *p, const char *n, unsigned k) { (void)n; *p = -(int64_t)(0x0102030405060700ll + k); }
-static void fill_f32(hipr_f32_t *p, const char *n, unsigned k) { (void)n; *p = (float)k + 0.25f; }
+static inline __attribute__((unused)) void fill_u8(hipr_u8_t *p, const char *n, unsigned k)
+{
+    (void)n;
+    *p = (uint8_t)k;
+}
+static inline __attribute__((unused)) void fill_u16(hipr_u16_t *p, const char *n, unsigned k)
+{
+    (void)n;
+    *p = (uint16_t)(0x1100u + k);
+}
+static void fill_u32(hipr_u32_t *p, const char *n, unsigned k)
+{
+    (void)n;
+    *p = 0x33221100u + k;
+}
+static void fill_i32(hipr_i32_t *p, const char *n, unsigned k)
+{
+    (void)n;
+    *p = -(int32_t)(0x01020300 + k);
+}
+static void fill_u64(hipr_u64_t *p, const char *n, unsigned k)
+{
+    (void)n;
+    *p = 0x7766554433221100ull + k;
+}
+static inline __attribute__((unused)) void fill_i64(hipr_i64_t *p, const char *n, unsigned k)
+{
+    (void)n;
+    *p = -(int64_t)(0x0102030405060700ll + k);
+}
+static void fill_f32(hipr_f32_t *p, const char *n, unsigned k)
+{
+    (void)n;
+    *p = (float)k + 0.25f;
+}
 static void fill_c256(hipr_c256_t *p, const char *n, unsigned k)
 {
     memset(*p, 0, sizeof *p);
@@ -63,27 +91,28 @@ static void describe(FILE *f)
     static uint8_t buf[8192];
 #define FILL_FIELD_(t, n) fill_##t(&m.n, #n, ++k);
 #define FIELD_NAME_(t, n) fprintf(f, " %s:%s", #t, #n);
-#define MSG_(name, FIELDS)                                                      \
-    do {                                                                        \
-        struct hipr_##name m;                                                   \
-        unsigned k = 0;                                                         \
-        memset(&m, 0, sizeof m);                                                \
-        FIELDS(FILL_FIELD_)                                                     \
-        size_t len = hipr_##name##_encode(buf, &m);                             \
-        fprintf(f, "msg %s size=%zu fields", #name, len);                       \
-        FIELDS(FIELD_NAME_)                                                     \
-        fprintf(f, "\nbytes %s ", #name);                                       \
-        put_hex(f, buf, len);                                                   \
-        fprintf(f, "\n");                                                       \
+#define MSG_(name, FIELDS)                                \
+    do {                                                  \
+        struct hipr_##name m;                             \
+        unsigned k = 0;                                   \
+        memset(&m, 0, sizeof m);                          \
+        FIELDS(FILL_FIELD_)                               \
+        size_t len = hipr_##name##_encode(buf, &m);       \
+        fprintf(f, "msg %s size=%zu fields", #name, len); \
+        FIELDS(FIELD_NAME_)                               \
+        fprintf(f, "\nbytes %s ", #name);                 \
+        put_hex(f, buf, len);                             \
+        fprintf(f, "\n");                                 \
     } while (0);
     HIPR_MESSAGES(MSG_)
 #undef MSG_
 #undef FIELD_NAME_
 #undef FILL_FIELD_
-#define OP_(NAME, num, req, rep, rcap, pcap, kind)                              \
-    fprintf(f, "op 0x%04x %s request=%s reply=%s request_tail_cap=%llu "        \
-               "reply_tail_cap=%llu %s\n",                                      \
-            (unsigned)(num), #NAME, #req, #rep, (unsigned long long)(rcap),     \
+#define OP_(NAME, num, req, rep, rcap, pcap, kind)                          \
+    fprintf(f,                                                              \
+            "op 0x%04x %s request=%s reply=%s request_tail_cap=%llu "       \
+            "reply_tail_cap=%llu %s\n",                                     \
+            (unsigned)(num), #NAME, #req, #rep, (unsigned long long)(rcap), \
             (unsigned long long)(pcap), #kind);
     HIPR_OPS(OP_)
 #undef OP_
@@ -120,8 +149,10 @@ static int compare(const char *want, size_t wlen, const char *got, size_t glen)
     int bad = 0, line = 1;
     const char *w = want, *g = got, *wend = want + wlen, *gend = got + glen;
     while ((w < wend || g < gend) && bad < 8) {
-        const char *wn = memchr(w, '\n', (size_t)(wend - w)), *gn = memchr(g, '\n', (size_t)(gend - g));
-        size_t wl = wn ? (size_t)(wn - w) : (size_t)(wend - w), gl = gn ? (size_t)(gn - g) : (size_t)(gend - g);
+        const char *wn = memchr(w, '\n', (size_t)(wend - w)),
+                   *gn = memchr(g, '\n', (size_t)(gend - g));
+        size_t wl = wn ? (size_t)(wn - w) : (size_t)(wend - w),
+               gl = gn ? (size_t)(gn - g) : (size_t)(gend - g);
         if (wl != gl || memcmp(w, g, wl) != 0) {
             fprintf(stderr, "wire_pin: line %d differs\n  golden: %.*s\n  now:    %.*s\n", line,
                     (int)wl, w, (int)gl, g);
@@ -173,8 +204,10 @@ int main(int argc, char **argv)
     free(want);
     free(got);
     if (bad) {
-        fprintf(stderr, "wire_pin: the wire changed. If deliberate (protocol version bump, "
-                        "docs/protocol.md), run: wire_pin_test --write %s\n", argv[2]);
+        fprintf(stderr,
+                "wire_pin: the wire changed. If deliberate (protocol version bump, "
+                "docs/protocol.md), run: wire_pin_test --write %s\n",
+                argv[2]);
         return 1;
     }
     printf("wire_pin: %zu opcodes and every message pinned: ok\n", hipr_op_count());

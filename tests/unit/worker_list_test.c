@@ -34,8 +34,9 @@ int main(void)
     CHECK_EQ(hw_worker_list_parse("gpu1", 18515, w, 8, err, sizeof err), 1);
     expect_entry(&w[0], "gpu1", 18515);
 
-    CHECK_EQ(hw_worker_list_parse(" a , b:2000,10.0.0.3:7 ,[fe80::1]:9,::1,[::2]", 4000, w, 8,
-                                  err, sizeof err), 6);
+    CHECK_EQ(hw_worker_list_parse(" a , b:2000,10.0.0.3:7 ,[fe80::1]:9,::1,[::2]", 4000, w, 8, err,
+                                  sizeof err),
+             6);
     expect_entry(&w[0], "a", 4000);
     expect_entry(&w[1], "b", 2000);
     expect_entry(&w[2], "10.0.0.3", 7);

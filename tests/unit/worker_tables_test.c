@@ -19,8 +19,8 @@ static void allocs(void)
     r = (struct alloc_range){ 0x10400, 0x10, 0, ALLOC_MALLOC, 0 };
     CHECK_EQ(alloc_table_insert(&t, &r), -1); /* overlaps */
     CHECK(alloc_table_find(&t, 0x10000, 0x800) != NULL);
-    CHECK(alloc_table_find(&t, 0x10000, 0x801) == NULL);  /* one past the end */
-    CHECK(alloc_table_find(&t, 0x10800, 1) == NULL);      /* in the gap */
+    CHECK(alloc_table_find(&t, 0x10000, 0x801) == NULL); /* one past the end */
+    CHECK(alloc_table_find(&t, 0x10800, 1) == NULL);     /* in the gap */
     CHECK(alloc_table_find(&t, 0x107ff, 1) != NULL);
     CHECK(alloc_table_find(&t, 0x107ff, UINT64_MAX) == NULL); /* no wrap */
     CHECK(alloc_table_find(&t, 0xffff, 2) == NULL);

@@ -16,12 +16,12 @@
 /* ---- options ------------------------------------------------------------ */
 
 struct bench_options {
-    const char *worker;        /* HOST:PORT given with --worker, or NULL */
-    const char *spawn_worker;  /* hip-worker binary to start, or NULL */
-    const char *kernels;       /* code object holding `empty` and `spin_ns` */
-    const char *json_path;     /* --json FILE, or NULL */
-    int quick;                 /* --quick: fewer repetitions, smaller sizes */
-    int only_section;          /* --section N: run one section (profiling); 0 = all */
+    const char *worker;       /* HOST:PORT given with --worker, or NULL */
+    const char *spawn_worker; /* hip-worker binary to start, or NULL */
+    const char *kernels;      /* code object holding `empty` and `spin_ns` */
+    const char *json_path;    /* --json FILE, or NULL */
+    int quick;                /* --quick: fewer repetitions, smaller sizes */
+    int only_section;         /* --section N: run one section (profiling); 0 = all */
 };
 
 /* ---- the calls being timed ---------------------------------------------- */
@@ -33,15 +33,15 @@ struct bench_options {
  * returned by bench_native_ops() (ops_native.c).
  */
 struct bench_ops {
-    const char *name;  /* column label: "hipwire", "native" */
+    const char *name; /* column label: "hipwire", "native" */
     int (*init)(const struct bench_options *opt, char *why, size_t why_len);
     void (*fini)(void);
     const char *(*error_name)(int code);
 
     /* Round-trip probes: each makes exactly one call. */
-    int (*local_query)(void);       /* answered in process: hipGetDevice */
-    int (*stream_query)(void);      /* hipStreamQuery(NULL) */
-    int (*mem_get_info)(void);      /* hipMemGetInfo */
+    int (*local_query)(void);  /* answered in process: hipGetDevice */
+    int (*stream_query)(void); /* hipStreamQuery(NULL) */
+    int (*mem_get_info)(void); /* hipMemGetInfo */
 
     /* Launches of a kernel that does nothing, on the default stream. */
     int (*launch_empty)(void);
@@ -55,7 +55,7 @@ struct bench_ops {
     void (*device_free)(void *ptr);
     int (*pinned_alloc)(void **ptr, size_t size);
     void (*pinned_free)(void *ptr);
-    int (*copy_h2d)(void *dst, const void *src, size_t size);  /* hipMemcpy, blocking */
+    int (*copy_h2d)(void *dst, const void *src, size_t size); /* hipMemcpy, blocking */
     int (*copy_d2h)(void *dst, const void *src, size_t size);
 
     /* A line describing the device, for the report header. */
@@ -77,10 +77,10 @@ struct raw_server {
 
 int raw_server_start(struct raw_server *srv);
 void raw_server_stop(struct raw_server *srv);
-int raw_connect(int port);                           /* fd, or -1 */
-int raw_echo(int fd);                                /* 0 when the 24 bytes came back */
-int raw_push(int fd, const void *buf, size_t size);  /* size bytes out, ack back */
-int raw_pull(int fd, void *buf, size_t size);        /* request out, size bytes back */
+int raw_connect(int port);                          /* fd, or -1 */
+int raw_echo(int fd);                               /* 0 when the 24 bytes came back */
+int raw_push(int fd, const void *buf, size_t size); /* size bytes out, ack back */
+int raw_pull(int fd, void *buf, size_t size);       /* request out, size bytes back */
 /* Applies the socket options hipwire uses (TCP_NODELAY, 4 MiB buffers). */
 void raw_tune(int fd);
 
@@ -89,7 +89,7 @@ void raw_tune(int fd);
 uint64_t bench_now_ns(void);
 
 struct sample_set {
-    double *ns;   /* one duration per sample */
+    double *ns; /* one duration per sample */
     size_t n, cap;
 };
 
@@ -107,7 +107,7 @@ struct stats samples_stats(struct sample_set *s);
 
 /* ---- results ------------------------------------------------------------- */
 
-#define BENCH_MAX_TARGETS 2  /* hipwire, native */
+#define BENCH_MAX_TARGETS 2 /* hipwire, native */
 #define BENCH_MAX_SIZES   16
 
 enum latency_probe {
@@ -122,10 +122,10 @@ enum host_mem { MEM_PAGEABLE, MEM_PINNED, MEM_COUNT };
 
 struct launch_result {
     int ok;
-    double kernel_us;       /* device time each launch asks for; 0 = empty */
-    size_t launches;        /* per repetition */
+    double kernel_us; /* device time each launch asks for; 0 = empty */
+    size_t launches;  /* per repetition */
     int repetitions;
-    double enqueue_per_s;   /* median over repetitions */
+    double enqueue_per_s; /* median over repetitions */
     double complete_per_s;
 };
 
@@ -136,7 +136,7 @@ struct bench_results {
     char cpu[128];
     int cpus;
     char build_type[32];
-    char loadavg[64];   /* at the start: other work on the machine skews everything */
+    char loadavg[64]; /* at the start: other work on the machine skews everything */
     char device[BENCH_MAX_TARGETS][320];
     int quick;
     int only_section;
@@ -166,23 +166,23 @@ struct bench_results {
     size_t alloc_pairs;
     double alloc_per_s[BENCH_MAX_TARGETS];
 
-    int failures;  /* measurements that could not run */
+    int failures; /* measurements that could not run */
 };
 
-#define SPIN_KERNEL_NS  5000ull      /* the "5 us kernel" */
+#define SPIN_KERNEL_NS  5000ull /* the "5 us kernel" */
 #define ALLOC_PAIR_SIZE (1u << 20)
 
 /* Targets, as in the task that asked for this benchmark. */
-#define TARGET_SYNC_RTT_RATIO   1.3      /* sync call p50 <= 1.3 x raw p50 */
-#define TARGET_ENQUEUE_PER_S    500000.0
-#define TARGET_BW_RATIO         0.8      /* >= 80 % of raw ... */
-#define TARGET_BW_FROM_SIZE     (1u << 20) /* ... from 1 MiB up */
+#define TARGET_SYNC_RTT_RATIO 1.3 /* sync call p50 <= 1.3 x raw p50 */
+#define TARGET_ENQUEUE_PER_S  500000.0
+#define TARGET_BW_RATIO       0.8        /* >= 80 % of raw ... */
+#define TARGET_BW_FROM_SIZE   (1u << 20) /* ... from 1 MiB up */
 
 /* Against a native column (a GPU machine; issue #4's targets). */
-#define TARGET_NATIVE_SPIN_RATIO  0.95  /* 5 us kernels: >= 95 % of native's rate */
-#define TARGET_NATIVE_EMPTY_RATIO 0.80  /* empty kernels: >= 80 % */
-#define TARGET_NATIVE_SYNC_US     10.0  /* sync round trip <= raw RTT + 10 us */
-#define TARGET_NATIVE_BW_RATIO    0.85  /* copies from 1 MiB: >= 85 % of raw TCP */
+#define TARGET_NATIVE_SPIN_RATIO  0.95 /* 5 us kernels: >= 95 % of native's rate */
+#define TARGET_NATIVE_EMPTY_RATIO 0.80 /* empty kernels: >= 80 % */
+#define TARGET_NATIVE_SYNC_US     10.0 /* sync round trip <= raw RTT + 10 us */
+#define TARGET_NATIVE_BW_RATIO    0.85 /* copies from 1 MiB: >= 85 % of raw TCP */
 
 extern const char *const bench_probe_names[PROBE_COUNT];
 

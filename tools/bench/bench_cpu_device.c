@@ -183,7 +183,8 @@ static void *c_block_sum(void *arg)
     return NULL;
 }
 
-static double run_c(void *(*fn)(void *), const float *A, const float *B, float *C, int n, int nthreads)
+static double run_c(void *(*fn)(void *), const float *A, const float *B, float *C, int n,
+                    int nthreads)
 {
     pthread_t th[256];
     struct cjob jobs[256];
@@ -207,7 +208,11 @@ static double best_of(int reps, double (*fn)(void *), void *arg)
     return best;
 }
 
-struct mm { const struct hipwire_cpu_kernel *k; float *A, *B, *C; int n, threads; };
+struct mm {
+    const struct hipwire_cpu_kernel *k;
+    float *A, *B, *C;
+    int n, threads;
+};
 
 static double dev_matmul(void *p)
 {
@@ -252,8 +257,9 @@ int main(int argc, char **argv)
     printf("hipwire CPU device: %d pool threads, warpSize %d\n", threads, HIPWIRE_CPU_WARP_SIZE);
     printf("fiber switch: %.1f ns\n", switch_ns());
 
-    struct hw_rtc_input in = { .name = "bench.hip", .source = source, .timeout_ms = 120000,
-                               .max_output = 64ull << 20 };
+    struct hw_rtc_input in = {
+        .name = "bench.hip", .source = source, .timeout_ms = 120000, .max_output = 64ull << 20
+    };
     struct hw_rtc_output out = { 0 };
     double t0 = now();
     if (rtc_host_compile(&in, &out) != HW_OK || out.result != HW_RTC_SUCCESS) {
@@ -296,8 +302,8 @@ int main(int argc, char **argv)
             return 1;
         }
     printf("matmul 512x512 fp32, 16x16 tiles: device %.1f ms (%.2f GFLOP/s), plain C %.1f ms "
-           "(%.2f GFLOP/s), ratio %.2fx\n", td * 1e3, 2.0 * n * n * n / td / 1e9, th * 1e3,
-           2.0 * n * n * n / th / 1e9, th / td);
+           "(%.2f GFLOP/s), ratio %.2fx\n",
+           td * 1e3, 2.0 * n * n * n / td / 1e9, th * 1e3, 2.0 * n * n * n / th / 1e9, th / td);
 
     int nb = quick ? 1024 : 16384;
     float *in_v = malloc(sizeof(float) * (size_t)nb * 256), *o1 = malloc(sizeof(float) * nb),
@@ -314,7 +320,8 @@ int main(int argc, char **argv)
             return 1;
         }
     printf("block reduction (256 threads, __shfl_down), %d blocks: device %.2f ms, plain C "
-           "%.2f ms, ratio %.2fx\n", nb, sd * 1e3, sh * 1e3, sh / sd);
+           "%.2f ms, ratio %.2fx\n",
+           nb, sd * 1e3, sh * 1e3, sh / sd);
     free(out.code);
     free(out.log);
     free(out.lowered);

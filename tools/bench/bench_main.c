@@ -59,8 +59,8 @@ static int spawn_worker(const char *path)
     if (worker_pid < 0)
         return -1;
     if (worker_pid == 0) {
-        char *argv[] = { (char *)path, "--backend", "cpu", "--port", "0", "--port-file",
-                         port_file, NULL };
+        char *argv[] = { (char *)path, "--backend",   "cpu",     "--port",
+                         "0",          "--port-file", port_file, NULL };
         execv(path, argv);
         fprintf(stderr, "hipwire-bench: cannot run %s: %s\n", path, strerror(errno));
         _exit(127);
@@ -138,7 +138,7 @@ struct probe {
     void *ctx;
     unsigned calls_per_sample; /* >1 for calls too quick to time one by one */
     struct sample_set samples;
-    int error;                 /* first failure's code, 0 when none */
+    int error; /* first failure's code, 0 when none */
 };
 
 /*
@@ -147,8 +147,8 @@ struct probe {
  * a burst of someone else's work slows the raw reference and hipwire alike
  * instead of landing on one of them.
  */
-static void run_interleaved(struct probe *probes, int nprobes, size_t samples_each,
-                            size_t rounds, size_t warmup)
+static void run_interleaved(struct probe *probes, int nprobes, size_t samples_each, size_t rounds,
+                            size_t warmup)
 {
     size_t per_round = (samples_each + rounds - 1) / rounds;
     for (int p = 0; p < nprobes; p++) {
@@ -224,9 +224,13 @@ static void measure_round_trips(struct bench_results *r, int raw_fd)
     probes[np++] = (struct probe){ "raw TCP echo", probe_raw_echo, &raw_fd, 1, { 0 }, 0 };
     for (int t = 0; t < r->ntargets; t++)
         for (int k = 0; k < PROBE_COUNT; k++)
-            probes[np++] = (struct probe){ bench_probe_names[k], fns[k], (void *)r->targets[t],
+            probes[np++] = (struct probe){ bench_probe_names[k],
+                                           fns[k],
+                                           (void *)r->targets[t],
                                            /* ~10 ns calls: time 100 at once */
-                                           k == PROBE_LOCAL ? 100 : 1, { 0 }, 0 };
+                                           k == PROBE_LOCAL ? 100 : 1,
+                                           { 0 },
+                                           0 };
     run_interleaved(probes, np, samples, 20, 200);
 
     r->raw_rtt_ok = !probes[0].error;
@@ -417,11 +421,14 @@ static void measure_bandwidth(struct bench_results *r, int raw_fd)
             for (int d = 0; d < DIR_COUNT; d++)
                 for (int m = 0; m < MEM_COUNT; m++) {
                     ctx[np] = (struct copy_ctx){ r->targets[t], -1,
-                                                 m == MEM_PINNED ? pinned[t] : pageable,
-                                                 device[t], size };
+                                                 m == MEM_PINNED ? pinned[t] : pageable, device[t],
+                                                 size };
                     probes[np] = (struct probe){ d == DIR_H2D ? "hipMemcpy H2D" : "hipMemcpy D2H",
-                                                 d == DIR_H2D ? probe_h2d : probe_d2h, &ctx[np],
-                                                 1, { 0 }, 0 };
+                                                 d == DIR_H2D ? probe_h2d : probe_d2h,
+                                                 &ctx[np],
+                                                 1,
+                                                 { 0 },
+                                                 0 };
                     where[np][0] = t, where[np][1] = d, where[np][2] = m, np++;
                 }
         }
@@ -621,8 +628,7 @@ int main(int argc, char **argv)
 
     describe_machine(&r);
     r.quick = opt.quick;
-    const struct bench_ops *candidates[BENCH_MAX_TARGETS] = { bench_hip_ops(),
-                                                              bench_native_ops() };
+    const struct bench_ops *candidates[BENCH_MAX_TARGETS] = { bench_hip_ops(), bench_native_ops() };
     for (int i = 0; i < BENCH_MAX_TARGETS; i++) {
         char why[512];
         if (!candidates[i])
@@ -638,9 +644,8 @@ int main(int argc, char **argv)
         r.targets[r.ntargets++] = candidates[i];
     }
 
-    static const size_t full_sizes[] = { 4u << 10,  16u << 10, 64u << 10,  256u << 10, 1u << 20,
-                                         4u << 20,  16u << 20, 64u << 20,  256u << 20,
-                                         1u << 30 };
+    static const size_t full_sizes[] = { 4u << 10, 16u << 10, 64u << 10, 256u << 10, 1u << 20,
+                                         4u << 20, 16u << 20, 64u << 20, 256u << 20, 1u << 30 };
     r.nsizes = opt.quick ? 7 : sizeof full_sizes / sizeof full_sizes[0];
     memcpy(r.sizes, full_sizes, r.nsizes * sizeof r.sizes[0]);
 

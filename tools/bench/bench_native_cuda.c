@@ -199,15 +199,13 @@ static void native_pinned_free(void *ptr)
 
 static int native_copy_h2d(void *dst, const void *src, size_t size)
 {
-    CUresult r = cu.cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)dst, src, size,
-                                      HWCU_STREAM_LEGACY);
+    CUresult r = cu.cuMemcpyHtoDAsync((CUdeviceptr)(uintptr_t)dst, src, size, HWCU_STREAM_LEGACY);
     return r != HWCU_SUCCESS ? r : cu.cuStreamSynchronize(HWCU_STREAM_LEGACY);
 }
 
 static int native_copy_d2h(void *dst, const void *src, size_t size)
 {
-    CUresult r = cu.cuMemcpyDtoHAsync(dst, (CUdeviceptr)(uintptr_t)src, size,
-                                      HWCU_STREAM_LEGACY);
+    CUresult r = cu.cuMemcpyDtoHAsync(dst, (CUdeviceptr)(uintptr_t)src, size, HWCU_STREAM_LEGACY);
     return r != HWCU_SUCCESS ? r : cu.cuStreamSynchronize(HWCU_STREAM_LEGACY);
 }
 
@@ -220,8 +218,7 @@ static void native_describe(char *out, size_t out_len)
     cu.cuDeviceTotalMem(&total, dev);
     snprintf(out, out_len,
              "device 0 \"%s\" (sm_%d%d), %.1f GiB, CUDA driver %d (in process), kernels: %s",
-             device_name, major, minor, (double)total / (1u << 30), driver_version,
-             kernels_from);
+             device_name, major, minor, (double)total / (1u << 30), driver_version, kernels_from);
 }
 
 static const struct bench_ops native_cuda_ops = {

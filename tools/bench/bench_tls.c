@@ -65,8 +65,7 @@ static int run(char *const argv[])
         _exit(127);
     }
     int st;
-    return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0
-               ? 0 : -1;
+    return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
 static void make_secrets(void)
@@ -77,10 +76,25 @@ static void make_secrets(void)
     snprintf(key, sizeof key, "%s/key.pem", dir);
     snprintf(cert, sizeof cert, "%s/cert.pem", dir);
     snprintf(tok, sizeof tok, "%s/token", dir);
-    char *argv[] = { "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                     "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj",
-                     "/CN=hipwire-bench", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout",
-                     key, "-out", cert, NULL };
+    char *argv[] = { "openssl",
+                     "req",
+                     "-x509",
+                     "-newkey",
+                     "ec",
+                     "-pkeyopt",
+                     "ec_paramgen_curve:prime256v1",
+                     "-nodes",
+                     "-days",
+                     "1",
+                     "-subj",
+                     "/CN=hipwire-bench",
+                     "-addext",
+                     "subjectAltName=IP:127.0.0.1",
+                     "-keyout",
+                     key,
+                     "-out",
+                     cert,
+                     NULL };
     if (run(argv) < 0)
         die("cannot make a certificate with the openssl CLI");
     uint8_t raw[32];
@@ -131,10 +145,12 @@ static int request(struct link *l, uint16_t op, int want_reply, const void *fixe
                    const void *tail, size_t tl, void *out, size_t out_cap)
 {
     uint8_t hdr[HIPR_HEADER_SIZE + HIPR_reply_hdr_SIZE];
-    struct hipr_header h = { HIPR_MAGIC, HIPR_VERSION, op, ++l->next_id,
-                             want_reply ? 0 : HIPR_FLAG_NO_REPLY, fl + tl };
+    struct hipr_header h = {
+        HIPR_MAGIC, HIPR_VERSION, op, ++l->next_id, want_reply ? 0 : HIPR_FLAG_NO_REPLY, fl + tl
+    };
     hipr_header_encode(hdr, &h);
-    struct iovec iov[3] = { { hdr, HIPR_HEADER_SIZE }, { (void *)fixed, fl },
+    struct iovec iov[3] = { { hdr, HIPR_HEADER_SIZE },
+                            { (void *)fixed, fl },
                             { (void *)tail, tl } };
     if (hw_tx_writev_full(&l->tx, iov, 3) < 0)
         return -1;
@@ -174,11 +190,10 @@ static int open_link(struct link *l, struct hw_tls_ctx *tls, uint64_t *devptr)
         return -1;
     hipr_auth_begin_rep_decode(out, HIPR_auth_begin_rep_SIZE, &bp);
     hw_tx_channel_binding(&l->tx, binding);
-    hw_auth_proof(&token, HW_PROOF_CLIENT, br.client_nonce, bp.worker_nonce, 0, binding,
-                  pr.proof);
+    hw_auth_proof(&token, HW_PROOF_CLIENT, br.client_nonce, bp.worker_nonce, 0, binding, pr.proof);
     hipr_auth_proof_encode(fixed, &pr);
-    if (request(l, HIPR_OP_AUTH_PROOF, 1, fixed, HIPR_auth_proof_SIZE, NULL, 0, out,
-                sizeof out) != 0)
+    if (request(l, HIPR_OP_AUTH_PROOF, 1, fixed, HIPR_auth_proof_SIZE, NULL, 0, out, sizeof out) !=
+        0)
         return -1;
     struct hipr_hello_req hr = { .proto_min = HIPR_VERSION, .proto_max = HIPR_VERSION };
     hipr_hello_req_encode(fixed, &hr);
@@ -303,8 +318,8 @@ int main(int argc, char **argv)
     printf("== TLS vs plain TCP (one hip-worker, cpu backend, loopback; TLS / plain) ==\n");
     printf("%-34s %12s %12s %8s\n", "", "plain", "TLS", "ratio");
     double s0 = median(setup[0], nconn), s1 = median(setup[1], nconn);
-    printf("%-34s %10.0f us %10.0f us %7.2fx\n", "connect+auth+HELLO, median", s0 * 1e6,
-           s1 * 1e6, s1 / s0);
+    printf("%-34s %10.0f us %10.0f us %7.2fx\n", "connect+auth+HELLO, median", s0 * 1e6, s1 * 1e6,
+           s1 / s0);
     double r0 = median(rtt[0], npings), r1 = median(rtt[1], npings);
     printf("%-34s %10.1f us %10.1f us %7.2fx\n", "PING round trip, p50", r0 * 1e6, r1 * 1e6,
            r1 / r0);

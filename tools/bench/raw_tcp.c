@@ -23,7 +23,7 @@
 
 #include "bench.h"
 
-#define FRAME_SIZE 24
+#define FRAME_SIZE  24
 #define FRAME_MAGIC 0x42574152u /* "RAWB" */
 
 enum frame_kind { FRAME_ECHO = 1, FRAME_PUSH = 2, FRAME_PULL = 3 };
@@ -114,9 +114,7 @@ static void serve_connection(int fd)
     while (read_full(fd, &f, sizeof f) == 0 && f.magic == FRAME_MAGIC) {
         int rc = -1;
         switch (f.kind) {
-        case FRAME_ECHO:
-            rc = write_full(fd, &f, sizeof f);
-            break;
+        case FRAME_ECHO: rc = write_full(fd, &f, sizeof f); break;
         case FRAME_PUSH:
             if (ensure_buffer(&buf, &cap, f.size) == 0 && read_full(fd, buf, (size_t)f.size) == 0)
                 rc = write_full(fd, &f, sizeof f);
@@ -183,7 +181,8 @@ int raw_connect(int port)
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return -1;
-    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+    struct sockaddr_in sa = { .sin_family = AF_INET,
+                              .sin_port = htons((uint16_t)port),
                               .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
     if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
         close(fd);

@@ -43,8 +43,8 @@ static void cell(char *out, size_t len, const char *fmt, double v)
         snprintf(out, len, fmt, v);
 }
 
-static void print_latency_row(const char *call, const char *target, const struct stats *st,
-                              int ok, const struct stats *raw)
+static void print_latency_row(const char *call, const char *target, const struct stats *st, int ok,
+                              const struct stats *raw)
 {
     if (!ok) {
         printf("%-24s %-8s %9s  (failed)\n", call, target, "-");
@@ -60,8 +60,8 @@ static void print_latency_row(const char *call, const char *target, const struct
 static void print_header(const struct bench_results *r)
 {
     printf("hipwire-bench  %s  (%s run)\n", r->date, r->quick ? "quick" : "full");
-    printf("machine: %s, %d CPUs, %s; build: %s; load average at start: %s\n", r->host,
-           r->cpus, r->cpu, r->build_type, r->loadavg);
+    printf("machine: %s, %d CPUs, %s; build: %s; load average at start: %s\n", r->host, r->cpus,
+           r->cpu, r->build_type, r->loadavg);
     for (int t = 0; t < r->ntargets; t++)
         printf("%-8s %s\n", r->targets[t]->name, r->device[t]);
     printf("raw:     loopback TCP, forked server, TCP_NODELAY and 4 MiB socket buffers "
@@ -71,8 +71,8 @@ static void print_header(const struct bench_results *r)
 static void print_round_trips(const struct bench_results *r)
 {
     printf("\n== 1. Synchronous call round trip (microseconds; ratios against the raw echo) ==\n");
-    printf("%-24s %-8s %9s %9s %9s %9s %9s %8s %8s\n", "call", "target", "samples", "min",
-           "p50", "p99", "mean", "p50/raw", "mean/raw");
+    printf("%-24s %-8s %9s %9s %9s %9s %9s %8s %8s\n", "call", "target", "samples", "min", "p50",
+           "p99", "mean", "p50/raw", "mean/raw");
     print_latency_row("raw TCP echo, 24 B", "raw", &r->raw_rtt, r->raw_rtt_ok, &r->raw_rtt);
     for (int t = 0; t < r->ntargets; t++)
         for (int k = 0; k < PROBE_COUNT; k++)
@@ -81,8 +81,7 @@ static void print_round_trips(const struct bench_results *r)
     printf("(hipGetDevice is timed 100 calls at a time: it never leaves the process)\n");
 }
 
-static void print_launch_table(const struct bench_results *r,
-                               const struct launch_result *res)
+static void print_launch_table(const struct bench_results *r, const struct launch_result *res)
 {
     printf("%-36s", "");
     for (int t = 0; t < r->ntargets; t++)
@@ -185,7 +184,8 @@ static void print_side_by_side(const struct bench_results *r, int h, int n)
     const struct launch_result *lr[2] = { r->launch, r->spin };
     for (int i = 0; i < 2; i++) {
         char label[64], a[16], b[16], q[16];
-        snprintf(label, sizeof label, "%s launches completed/s", i ? "5 us kernel" : "empty kernel");
+        snprintf(label, sizeof label, "%s launches completed/s",
+                 i ? "5 us kernel" : "empty kernel");
         cell(a, sizeof a, "%.0f", lr[i][h].ok ? lr[i][h].complete_per_s : -1);
         cell(b, sizeof b, "%.0f", lr[i][n].ok ? lr[i][n].complete_per_s : -1);
         cell(q, sizeof q, "%.3f",
@@ -230,8 +230,7 @@ static void print_native_targets(const struct bench_results *r, int h, int n)
     const struct launch_result *sh = &r->spin[h], *sn = &r->spin[n];
     double q = sh->ok && sn->ok ? sh->complete_per_s / sn->complete_per_s : -1;
     printf("[%-6s] 5 us kernels, fire-and-forget: remote >= %.0f%% of native: %.1f%%\n",
-           verdict(q >= 0, q >= TARGET_NATIVE_SPIN_RATIO), TARGET_NATIVE_SPIN_RATIO * 100,
-           q * 100);
+           verdict(q >= 0, q >= TARGET_NATIVE_SPIN_RATIO), TARGET_NATIVE_SPIN_RATIO * 100, q * 100);
     const struct launch_result *eh = &r->launch[h], *en = &r->launch[n];
     q = eh->ok && en->ok ? eh->complete_per_s / en->complete_per_s : -1;
     printf("[%-6s] empty kernels: remote >= %.0f%% of native: %.1f%%\n",
@@ -312,16 +311,21 @@ static void print_targets(const struct bench_results *r)
             continue;
         double q = ratio(r->probe[t][PROBE_STREAM_QUERY].p50_us, r->raw_rtt.p50_us);
         double m = ratio(r->probe[t][PROBE_MEM_INFO].p50_us, r->raw_rtt.p50_us);
-        int rtt_ok = r->probe_ok[t][PROBE_STREAM_QUERY] && r->probe_ok[t][PROBE_MEM_INFO] &&
-                     r->raw_rtt_ok;
+        int rtt_ok =
+            r->probe_ok[t][PROBE_STREAM_QUERY] && r->probe_ok[t][PROBE_MEM_INFO] && r->raw_rtt_ok;
         int met = rtt_ok && q <= TARGET_SYNC_RTT_RATIO && m <= TARGET_SYNC_RTT_RATIO;
         printf("[%-6s] sync call p50 <= %.1f x raw RTT p50: hipStreamQuery %.2fx, "
                "hipMemGetInfo %.2fx\n",
-               !rtt_ok ? "n/a" : met ? "MET" : "MISSED", TARGET_SYNC_RTT_RATIO, q, m);
+               !rtt_ok ? "n/a"
+               : met   ? "MET"
+                       : "MISSED",
+               TARGET_SYNC_RTT_RATIO, q, m);
 
         const struct launch_result *l = &r->launch[t];
         printf("[%-6s] enqueue >= %.0f launches/s: %.0f/s (worker completes %.0f/s)\n",
-               !l->ok ? "n/a" : l->enqueue_per_s >= TARGET_ENQUEUE_PER_S ? "MET" : "MISSED",
+               !l->ok                                     ? "n/a"
+               : l->enqueue_per_s >= TARGET_ENQUEUE_PER_S ? "MET"
+                                                          : "MISSED",
                TARGET_ENQUEUE_PER_S, l->enqueue_per_s, l->complete_per_s);
 
         for (int d = 0; d < DIR_COUNT; d++)
@@ -348,7 +352,9 @@ static void print_targets(const struct bench_results *r)
                  * geometric mean tells one noisy size from a systematic loss. */
                 printf("[%-6s] %s %-8s >= %.0f%% of raw from 1 MiB: worst %.0f%% at %s, "
                        "geometric mean %.0f%%\n",
-                       !measured ? "n/a" : worst >= TARGET_BW_RATIO ? "MET" : "MISSED",
+                       !measured                  ? "n/a"
+                       : worst >= TARGET_BW_RATIO ? "MET"
+                                                  : "MISSED",
                        dir_names[d], mem_names[k], TARGET_BW_RATIO * 100, worst * 100,
                        measured ? label : "-", measured ? 100 * exp(log_sum / measured) : 0.0);
             }
@@ -408,16 +414,16 @@ static void json_stats(FILE *f, const struct stats *st, int ok)
         fprintf(f, "null");
         return;
     }
-    fprintf(f, "{\"samples\": %zu, \"min_us\": %.3f, \"p50_us\": %.3f, \"p99_us\": %.3f, "
-               "\"mean_us\": %.3f, \"max_us\": %.3f}",
+    fprintf(f,
+            "{\"samples\": %zu, \"min_us\": %.3f, \"p50_us\": %.3f, \"p99_us\": %.3f, "
+            "\"mean_us\": %.3f, \"max_us\": %.3f}",
             st->n, st->min_us, st->p50_us, st->p99_us, st->mean_us, st->max_us);
 }
 
 int report_write_json(const struct bench_results *r, const char *path)
 {
     static const char *const probe_keys[PROBE_COUNT] = { "hipGetDevice", "hipStreamQuery",
-                                                         "hipMemGetInfo",
-                                                         "hipDeviceSynchronize" };
+                                                         "hipMemGetInfo", "hipDeviceSynchronize" };
     FILE *f = fopen(path, "w");
     if (!f)
         return -1;
@@ -460,8 +466,9 @@ int report_write_json(const struct bench_results *r, const char *path)
             const struct launch_result *l = k ? &r->spin[t] : &r->launch[t];
             fprintf(f, "%s\"%s\": ", k ? ",\n     " : "},\n     ", k ? "launch_spin" : "launch");
             if (l->ok)
-                fprintf(f, "{\"kernel_us\": %.3f, \"launches\": %zu, \"repetitions\": %d, "
-                           "\"enqueue_per_s\": %.0f, \"complete_per_s\": %.0f}",
+                fprintf(f,
+                        "{\"kernel_us\": %.3f, \"launches\": %zu, \"repetitions\": %d, "
+                        "\"enqueue_per_s\": %.0f, \"complete_per_s\": %.0f}",
                         l->kernel_us, l->launches, l->repetitions, l->enqueue_per_s,
                         l->complete_per_s);
             else

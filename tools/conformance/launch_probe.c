@@ -51,13 +51,13 @@ static hipError_t note(unsigned bit, const char *name, hipError_t rc)
     return rc;
 }
 
-#define FORWARD(bit, name, params, args)                                                      \
-    hipError_t name params                                                                    \
-    {                                                                                         \
-        static hipError_t(*real) params;                                                      \
-        if (!real)                                                                            \
-            *(void **)&real = next_symbol(#name);                                             \
-        return note(bit, #name, real args);                                                   \
+#define FORWARD(bit, name, params, args)          \
+    hipError_t name params                        \
+    {                                             \
+        static hipError_t(*real) params;          \
+        if (!real)                                \
+            *(void **)&real = next_symbol(#name); \
+        return note(bit, #name, real args);       \
     }
 
 FORWARD(0, hipLaunchKernel,
@@ -67,12 +67,12 @@ FORWARD(1, hipLaunchCooperativeKernel,
         (const void *f, dim3 g, dim3 b, void **args, unsigned int shmem, hipStream_t s),
         (f, g, b, args, shmem, s))
 FORWARD(2, hipLaunchCooperativeKernelMultiDevice,
-        (hipLaunchParams *list, int n, unsigned int flags), (list, n, flags))
-FORWARD(3, hipExtLaunchMultiKernelMultiDevice,
-        (hipLaunchParams *list, int n, unsigned int flags), (list, n, flags))
+        (hipLaunchParams * list, int n, unsigned int flags), (list, n, flags))
+FORWARD(3, hipExtLaunchMultiKernelMultiDevice, (hipLaunchParams * list, int n, unsigned int flags),
+        (list, n, flags))
 FORWARD(4, hipExtLaunchKernel,
-        (const void *f, dim3 g, dim3 b, void **args, size_t shmem, hipStream_t s,
-         hipEvent_t start, hipEvent_t stop, int flags),
+        (const void *f, dim3 g, dim3 b, void **args, size_t shmem, hipStream_t s, hipEvent_t start,
+         hipEvent_t stop, int flags),
         (f, g, b, args, shmem, s, start, stop, flags))
 FORWARD(5, hipModuleLaunchKernel,
         (hipFunction_t f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
@@ -81,15 +81,15 @@ FORWARD(5, hipModuleLaunchKernel,
         (f, gx, gy, gz, bx, by, bz, shmem, s, params, extra))
 FORWARD(6, hipExtModuleLaunchKernel,
         (hipFunction_t f, uint32_t gx, uint32_t gy, uint32_t gz, uint32_t lx, uint32_t ly,
-         uint32_t lz, size_t shmem, hipStream_t s, void **params, void **extra,
-         hipEvent_t start, hipEvent_t stop, uint32_t flags),
+         uint32_t lz, size_t shmem, hipStream_t s, void **params, void **extra, hipEvent_t start,
+         hipEvent_t stop, uint32_t flags),
         (f, gx, gy, gz, lx, ly, lz, shmem, s, params, extra, start, stop, flags))
 FORWARD(7, hipHccModuleLaunchKernel,
         (hipFunction_t f, uint32_t gx, uint32_t gy, uint32_t gz, uint32_t lx, uint32_t ly,
-         uint32_t lz, size_t shmem, hipStream_t s, void **params, void **extra,
-         hipEvent_t start, hipEvent_t stop),
+         uint32_t lz, size_t shmem, hipStream_t s, void **params, void **extra, hipEvent_t start,
+         hipEvent_t stop),
         (f, gx, gy, gz, lx, ly, lz, shmem, s, params, extra, start, stop))
 FORWARD(8, hipGraphAddKernelNode,
-        (hipGraphNode_t *node, hipGraph_t g, const hipGraphNode_t *deps, size_t ndeps,
+        (hipGraphNode_t * node, hipGraph_t g, const hipGraphNode_t *deps, size_t ndeps,
          const hipKernelNodeParams *p),
         (node, g, deps, ndeps, p))

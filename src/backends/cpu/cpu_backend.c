@@ -12,7 +12,7 @@
 #include "rtc_compile.h"
 
 #define CPU_DEFAULT_MEMORY (UINT64_C(4) << 30)
-#define CPU_ALIGN 256
+#define CPU_ALIGN          256
 
 static int cpu_open(const struct hw_backend_config *cfg, struct hw_backend **out)
 {
@@ -172,7 +172,7 @@ static int cpu_device_attributes(struct hw_backend *be, int dev, struct hipr_dev
     a->compute_preemption_supported = 1; /* kernels are threads the OS preempts */
     a->global_l1_cache_supported = 1;
     a->local_l1_cache_supported = 1;
-    a->max_blocks_per_multiprocessor = 1; /* a pool thread runs one block at a time */
+    a->max_blocks_per_multiprocessor = 1;         /* a pool thread runs one block at a time */
     a->single_to_double_precision_perf_ratio = 2; /* SIMD lanes hold twice the floats */
     /* What HIP source compiled for this device (kernel ABI 2, the prelude
      * of docs/hip-source.md) has: host atomics of every width, warp votes,
@@ -363,8 +363,8 @@ static int cpu_memcpy_d2h(struct hw_backend *be, struct hw_bstream *s, void *dst
     return cpu_submit_copy(s, dst, (const void *)(uintptr_t)src, n, NULL, NULL);
 }
 
-static int cpu_memcpy_d2d(struct hw_backend *be, struct hw_bstream *s, uint64_t dst,
-                          uint64_t src, uint64_t n)
+static int cpu_memcpy_d2d(struct hw_backend *be, struct hw_bstream *s, uint64_t dst, uint64_t src,
+                          uint64_t n)
 {
     (void)be;
     return cpu_submit_copy(s, (void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n, NULL, NULL);
@@ -386,8 +386,7 @@ static int cpu_memset(struct hw_backend *be, struct hw_bstream *s, uint64_t dst,
     return cpu_stream_submit(s, op);
 }
 
-static int cpu_event_create(struct hw_backend *be, int dev, uint32_t flags,
-                            struct hw_bevent **out)
+static int cpu_event_create(struct hw_backend *be, int dev, uint32_t flags, struct hw_bevent **out)
 {
     if (dev < 0 || dev >= be->ndev)
         return HW_EDEVICE;
@@ -443,8 +442,7 @@ static int cpu_event_query(struct hw_backend *be, struct hw_bevent *e)
     return done ? HW_OK : HW_ENOTREADY;
 }
 
-static int cpu_event_callback(struct hw_backend *be, struct hw_bevent *e, hw_done_fn fn,
-                              void *arg)
+static int cpu_event_callback(struct hw_backend *be, struct hw_bevent *e, hw_done_fn fn, void *arg)
 {
     (void)be;
     struct cb_node *n = malloc(sizeof *n);
@@ -466,8 +464,8 @@ static int cpu_event_callback(struct hw_backend *be, struct hw_bevent *e, hw_don
     return HW_OK;
 }
 
-static int cpu_event_elapsed(struct hw_backend *be, struct hw_bevent *start,
-                             struct hw_bevent *stop, float *ms_out)
+static int cpu_event_elapsed(struct hw_backend *be, struct hw_bevent *start, struct hw_bevent *stop,
+                             float *ms_out)
 {
     (void)be;
     if ((start->flags | stop->flags) & 0x2) /* hipEventDisableTiming */
@@ -483,8 +481,7 @@ static int cpu_event_elapsed(struct hw_backend *be, struct hw_bevent *start,
     return HW_OK;
 }
 
-static int cpu_stream_wait_event(struct hw_backend *be, struct hw_bstream *s,
-                                 struct hw_bevent *e)
+static int cpu_stream_wait_event(struct hw_backend *be, struct hw_bstream *s, struct hw_bevent *e)
 {
     (void)be;
     struct cpu_op *op = cpu_op_new(CPU_OP_WAIT, 1);
@@ -537,8 +534,9 @@ static int cpu_rtc_compile(struct hw_backend *be, int dev, const struct hw_rtc_i
     (void)dev;
     for (uint32_t i = 0; i < in->option_count; i++) {
         const char *o = in->options[i];
-        const char *v = !strncmp(o, "--offload-arch=", 15) ? o + 15
-                        : !strncmp(o, "--gpu-architecture=", 19) ? o + 19 : NULL;
+        const char *v = !strncmp(o, "--offload-arch=", 15)       ? o + 15
+                        : !strncmp(o, "--gpu-architecture=", 19) ? o + 19
+                                                                 : NULL;
         if (v && strcmp(v, RTC_CPU_TARGET) != 0)
             return rtc_hipcc_compile(in, RTC_DEFAULT_TARGET, out);
     }

@@ -36,12 +36,12 @@ void *hw_fiber_prepare(void *top, void (*fn)(void *), void *arg)
     extern char hw_fiber_entry[] __attribute__((visibility("hidden")));
     /* After the six pops and ret, rsp is top: 16-byte aligned before the call. */
     uintptr_t *sp = (uintptr_t *)((uintptr_t)top & ~(uintptr_t)15) - FRAME_WORDS;
-    sp[0] = 0;                      /* r15 */
-    sp[1] = 0;                      /* r14 */
-    sp[2] = (uintptr_t)fn;          /* r13 */
-    sp[3] = (uintptr_t)arg;         /* r12 */
-    sp[4] = 0;                      /* rbx */
-    sp[5] = 0;                      /* rbp: the end of the frame chain */
+    sp[0] = 0;              /* r15 */
+    sp[1] = 0;              /* r14 */
+    sp[2] = (uintptr_t)fn;  /* r13 */
+    sp[3] = (uintptr_t)arg; /* r12 */
+    sp[4] = 0;              /* rbx */
+    sp[5] = 0;              /* rbp: the end of the frame chain */
     sp[6] = (uintptr_t)hw_fiber_entry;
     return sp;
 }
@@ -79,9 +79,9 @@ void *hw_fiber_prepare(void *top, void (*fn)(void *), void *arg)
     uint64_t *sp = (uint64_t *)(((uintptr_t)top & ~(uintptr_t)15) - 176);
     for (int i = 0; i < 22; i++)
         sp[i] = 0;
-    sp[0] = (uint64_t)(uintptr_t)arg;              /* x19 */
-    sp[1] = (uint64_t)(uintptr_t)fn;               /* x20 */
-    sp[11] = (uint64_t)(uintptr_t)hw_fiber_entry;  /* x30 */
+    sp[0] = (uint64_t)(uintptr_t)arg;             /* x19 */
+    sp[1] = (uint64_t)(uintptr_t)fn;              /* x20 */
+    sp[11] = (uint64_t)(uintptr_t)hw_fiber_entry; /* x30 */
     return sp;
 }
 #else

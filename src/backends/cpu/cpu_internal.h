@@ -12,12 +12,12 @@ struct cpu_device;
 
 /* Work queued on a stream. deps name (stream, seq) pairs that must finish first. */
 enum cpu_op_kind {
-    CPU_OP_COPY,     /* memmove dst <- src, then release */
+    CPU_OP_COPY, /* memmove dst <- src, then release */
     CPU_OP_MEMSET,
     CPU_OP_LAUNCH,
     CPU_OP_CALLBACK,
-    CPU_OP_RECORD,   /* stamp an event */
-    CPU_OP_WAIT,     /* nothing to run: its deps are the point */
+    CPU_OP_RECORD,      /* stamp an event */
+    CPU_OP_WAIT,        /* nothing to run: its deps are the point */
     CPU_OP_WRITE_VALUE, /* cpu_stream_value.c */
     CPU_OP_WAIT_VALUE,
 };
@@ -73,12 +73,12 @@ struct hw_bstream {
     struct cpu_device *dev;
     struct hw_bstream *next_in_dev; /* every stream ever made on the device */
     int is_default;
-    int blocking;     /* syncs with the legacy default stream */
+    int blocking; /* syncs with the legacy default stream */
     int priority;
-    int live;         /* 0 once destroyed; the struct is reused, never freed early */
+    int live; /* 0 once destroyed; the struct is reused, never freed early */
     int thread_running;
     pthread_t thread;
-    pthread_cond_t work;  /* signalled when an idle stream gets work */
+    pthread_cond_t work; /* signalled when an idle stream gets work */
     int work_init;
     struct cpu_op *head, *tail;
     uint64_t submitted; /* seq of the last op queued */

@@ -146,8 +146,8 @@ int cpu_module_function(struct hw_backend *be, struct hw_bmodule *m, const char 
     if (!k)
         return HW_ENOTFOUND;
     if ((k->abi_version != HIPWIRE_CPU_KERNEL_ABI &&
-         k->abi_version != HIPWIRE_CPU_KERNEL_ABI_FIBER) || !k->fn ||
-        k->param_count > HIPR_CAP_PARAMS || k->args_size > HIPR_CAP_KERNEL_ARGS)
+         k->abi_version != HIPWIRE_CPU_KERNEL_ABI_FIBER) ||
+        !k->fn || k->param_count > HIPR_CAP_PARAMS || k->args_size > HIPR_CAP_KERNEL_ARGS)
         return HW_EIMAGE;
     for (uint32_t i = 0; i < k->param_count; i++)
         if (k->params[i].offset > k->args_size ||

@@ -29,9 +29,9 @@
 #include "cpu_sched.h"
 #include "hw_log.h"
 
-#define MAX_THREADS 1024
-#define MAX_WARPS (MAX_THREADS / HIPWIRE_CPU_WARP_SIZE)
-#define ALT_STACK (64 * 1024)
+#define MAX_THREADS  1024
+#define MAX_WARPS    (MAX_THREADS / HIPWIRE_CPU_WARP_SIZE)
+#define ALT_STACK    (64 * 1024)
 #define END_GRACE_MS 2000
 
 enum { F_READY, F_WARP, F_BAR, F_DONE };
@@ -42,7 +42,7 @@ enum { F_READY, F_WARP, F_BAR, F_DONE };
 struct fib {
     struct hipwire_cpu_fiber pub;
     uint32_t index;
-    uint32_t parity;              /* which step buffer the lane's next step uses */
+    uint32_t parity; /* which step buffer the lane's next step uses */
     struct pool_thread *pt;
 };
 
@@ -61,7 +61,7 @@ struct pool_thread {
     void *stacks[MAX_THREADS];
     uint32_t nstacks;
     void *sched_sp;
-    uint32_t warp_end;          /* the running warp's lanes end here */
+    uint32_t warp_end; /* the running warp's lanes end here */
     void *sp[MAX_THREADS];
     uint8_t state[MAX_THREADS];
     void *dyn_shared;
@@ -73,16 +73,18 @@ static struct {
     pthread_once_t once;
     int ok, n;
     struct pool_thread *threads;
-    pthread_mutex_t lock;       /* one launch at a time */
+    pthread_mutex_t lock; /* one launch at a time */
     pthread_mutex_t mu;
     pthread_cond_t go, finished;
-    uint64_t gen;               /* launches started */
-    int checked_in;             /* threads done with the current launch */
+    uint64_t gen;   /* launches started */
+    int checked_in; /* threads done with the current launch */
     struct launch *cur;
     _Atomic int running;
     const char *kernel_name;
-} pool = { .once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER,
-           .mu = PTHREAD_MUTEX_INITIALIZER, .go = PTHREAD_COND_INITIALIZER,
+} pool = { .once = PTHREAD_ONCE_INIT,
+           .lock = PTHREAD_MUTEX_INITIALIZER,
+           .mu = PTHREAD_MUTEX_INITIALIZER,
+           .go = PTHREAD_COND_INITIALIZER,
            .finished = PTHREAD_COND_INITIALIZER };
 
 static __thread const char *tl_kernel; /* set while a pool thread runs a kernel */
@@ -118,7 +120,8 @@ static void do_syncthreads(struct hipwire_cpu_fiber *self)
 static const struct hipwire_cpu_warp_step *do_warp_step(struct hipwire_cpu_fiber *self, uint64_t v)
 {
     struct fib *f = (struct fib *)self;
-    struct hipwire_cpu_warp_step *s = &f->pt->steps[self->linear_tid / HIPWIRE_CPU_WARP_SIZE][f->parity];
+    struct hipwire_cpu_warp_step *s =
+        &f->pt->steps[self->linear_tid / HIPWIRE_CPU_WARP_SIZE][f->parity];
     s->value[self->lane] = v;
     s->arrived |= 1ull << self->lane;
     park(f, F_WARP);
@@ -140,12 +143,14 @@ static void run_block(struct pool_thread *pt, struct launch *l, uint64_t b)
 {
     uint32_t n = l->block[0] * l->block[1] * l->block[2];
     uint32_t nwarps = (n + HIPWIRE_CPU_WARP_SIZE - 1) / HIPWIRE_CPU_WARP_SIZE;
-    struct hipwire_dim3 bidx = { (uint32_t)(b % l->grid[0]), (uint32_t)(b / l->grid[0] % l->grid[1]),
+    struct hipwire_dim3 bidx = { (uint32_t)(b % l->grid[0]),
+                                 (uint32_t)(b / l->grid[0] % l->grid[1]),
                                  (uint32_t)(b / l->grid[0] / l->grid[1]) };
     for (uint32_t i = 0; i < n; i++) {
         struct fib *f = fib_of(pt->stacks[i]);
         f->pub.ctx = (struct hipwire_cpu_ctx){
-            .thread_idx = { i % l->block[0], i / l->block[0] % l->block[1], i / l->block[0] / l->block[1] },
+            .thread_idx = { i % l->block[0], i / l->block[0] % l->block[1],
+                            i / l->block[0] / l->block[1] },
             .block_idx = bidx,
             .block_dim = { l->block[0], l->block[1], l->block[2] },
             .grid_dim = { l->grid[0], l->grid[1], l->grid[2] },
@@ -252,9 +257,12 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
     hex[18] = '\0';
     put_str(buf, &k, sizeof buf, "hip-worker: cpu: kernel ");
     put_str(buf, &k, sizeof buf, name);
-    put_str(buf, &k, sizeof buf, sig == SIGSEGV ? " faulted (SIGSEGV" : sig == SIGBUS ? " faulted (SIGBUS"
-                                 : sig == SIGFPE ? " faulted (SIGFPE" : sig == SIGABRT ? " aborted (SIGABRT"
-                                 : " faulted (SIGILL");
+    put_str(buf, &k, sizeof buf,
+            sig == SIGSEGV   ? " faulted (SIGSEGV"
+            : sig == SIGBUS  ? " faulted (SIGBUS"
+            : sig == SIGFPE  ? " faulted (SIGFPE"
+            : sig == SIGABRT ? " aborted (SIGABRT"
+                             : " faulted (SIGILL");
     put_str(buf, &k, sizeof buf, " at ");
     put_str(buf, &k, sizeof buf, hex);
     put_str(buf, &k, sizeof buf, "): the session ends\n");
@@ -356,7 +364,9 @@ int cpu_sched_launch(const struct hipwire_cpu_kernel *k, const uint32_t grid[3],
     uint32_t n = block[0] * block[1] * block[2];
     if (n == 0 || n > MAX_THREADS)
         return -1;
-    struct launch l = { .k = k, .shared_mem = shared_mem, .args = args,
+    struct launch l = { .k = k,
+                        .shared_mem = shared_mem,
+                        .args = args,
                         .nblocks = (uint64_t)grid[0] * grid[1] * grid[2] };
     memcpy(l.grid, grid, sizeof l.grid);
     memcpy(l.block, block, sizeof l.block);
@@ -380,7 +390,8 @@ int cpu_sched_launch(const struct hipwire_cpu_kernel *k, const uint32_t grid[3],
             pthread_cond_wait(&pool.finished, &pool.mu);
         } else if (pthread_cond_timedwait(&pool.finished, &pool.mu, &deadline) == ETIMEDOUT) {
             hw_error("cpu: kernel %s ran past the limit of %llu s (HIPWIRE_CPU_KERNEL_TIMEOUT): "
-                     "the session ends", k->name ? k->name : "?", (unsigned long long)limit);
+                     "the session ends",
+                     k->name ? k->name : "?", (unsigned long long)limit);
             _exit(71);
         }
     }
@@ -396,7 +407,8 @@ void cpu_sched_session_end(void)
     for (int waited = 0; atomic_load(&pool.running); waited += 10) {
         if (waited >= END_GRACE_MS) {
             hw_warn("cpu: kernel %s is still running at session end: the session process ends "
-                    "without it", pool.kernel_name ? pool.kernel_name : "?");
+                    "without it",
+                    pool.kernel_name ? pool.kernel_name : "?");
             _exit(0);
         }
         usleep(10 * 1000);

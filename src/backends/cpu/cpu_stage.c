@@ -11,8 +11,8 @@
 
 #include "cpu_internal.h"
 
-#define STAGE_CHUNK (4u << 20)       /* one stage holds at most this */
-#define STAGE_BUDGET (256ull << 20)  /* bytes of stages out at once */
+#define STAGE_CHUNK  (4u << 20)     /* one stage holds at most this */
+#define STAGE_BUDGET (256ull << 20) /* bytes of stages out at once */
 
 struct hw_bstage {
     struct hw_backend *be;

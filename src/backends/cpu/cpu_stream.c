@@ -32,8 +32,8 @@ static void run_launch(struct cpu_op *op)
         return;
     }
     memset(&ctx, 0, sizeof ctx);
-    ctx.grid_dim = (struct hipwire_dim3){ op->u.launch.grid[0], op->u.launch.grid[1],
-                                          op->u.launch.grid[2] };
+    ctx.grid_dim =
+        (struct hipwire_dim3){ op->u.launch.grid[0], op->u.launch.grid[1], op->u.launch.grid[2] };
     ctx.block_dim = (struct hipwire_dim3){ op->u.launch.block[0], op->u.launch.block[1],
                                            op->u.launch.block[2] };
     ctx.shared_size = op->u.launch.shared_mem;
@@ -62,9 +62,7 @@ static void run_memset(struct cpu_op *op)
     uint64_t n = op->u.memset.count;
     uint32_t v = op->u.memset.value;
     switch (op->u.memset.elem_size) {
-    case 1:
-        memset(p, (int)(v & 0xff), n);
-        break;
+    case 1: memset(p, (int)(v & 0xff), n); break;
     case 2:
         for (uint64_t i = 0; i < n; i++)
             memcpy(p + 2 * i, &(uint16_t){ (uint16_t)v }, 2);
@@ -104,16 +102,12 @@ static void execute(struct cpu_device *d, struct cpu_op *op)
         if (op->u.copy.release)
             op->u.copy.release(op->u.copy.release_arg, HW_OK);
         break;
-    case CPU_OP_MEMSET:
-        run_memset(op);
-        break;
+    case CPU_OP_MEMSET: run_memset(op); break;
     case CPU_OP_LAUNCH:
         run_launch(op);
         free(op->u.launch.args);
         break;
-    case CPU_OP_CALLBACK:
-        op->u.callback.fn(op->u.callback.arg, HW_OK);
-        break;
+    case CPU_OP_CALLBACK: op->u.callback.fn(op->u.callback.arg, HW_OK); break;
     case CPU_OP_RECORD:
         pthread_mutex_lock(&d->lock);
         ready = record_done(op->u.record.event, op->u.record.gen);
@@ -125,12 +119,9 @@ static void execute(struct cpu_device *d, struct cpu_op *op)
             free(n);
         }
         break;
-    case CPU_OP_WAIT:
-        break;
+    case CPU_OP_WAIT: break;
     case CPU_OP_WRITE_VALUE:
-    case CPU_OP_WAIT_VALUE:
-        cpu_run_value_op(op);
-        break;
+    case CPU_OP_WAIT_VALUE: cpu_run_value_op(op); break;
     }
 }
 

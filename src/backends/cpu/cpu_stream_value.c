@@ -71,8 +71,8 @@ void cpu_run_value_op(const struct cpu_op *op)
         return;
     }
     long sleep_ns = 0;
-    while (!hw_wait_value_met(load_word(op), op->u.value.value, op->u.value.mask,
-                              op->u.value.width, op->u.value.op)) {
+    while (!hw_wait_value_met(load_word(op), op->u.value.value, op->u.value.mask, op->u.value.width,
+                              op->u.value.op)) {
         if (op->u.value.cancel && __atomic_load_n(op->u.value.cancel, __ATOMIC_ACQUIRE))
             return;
         if (sleep_ns == 0) {

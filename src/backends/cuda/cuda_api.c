@@ -28,20 +28,20 @@ int hwcu_api_load(struct hwcu_api *api, const char **why)
     }
     get_proc_v2_fn gpa = (get_proc_v2_fn)dlsym(t.lib, "cuGetProcAddress_v2");
     void *p;
-#define HWCU_RESOLVE_(name, ret, params, ver, sym, req)                                      \
-    p = NULL;                                                                                \
-    if (gpa) {                                                                               \
-        int st_ = 0;                                                                         \
-        if (gpa(#name, &p, ver, HWCU_GET_PROC_LEGACY_STREAM, &st_) != HWCU_SUCCESS)          \
-            p = NULL;                                                                        \
-    }                                                                                        \
-    if (!p)                                                                                  \
-        p = dlsym(t.lib, sym);                                                               \
-    if (!p && req) {                                                                         \
-        *why = "libcuda.so.1 lacks " #name " (driver too old)";                             \
-        return HW_ENODEV;                                                                    \
-    }                                                                                        \
-    /* POSIX guarantees function pointers round-trip through void *. */                    \
+#define HWCU_RESOLVE_(name, ret, params, ver, sym, req)                             \
+    p = NULL;                                                                       \
+    if (gpa) {                                                                      \
+        int st_ = 0;                                                                \
+        if (gpa(#name, &p, ver, HWCU_GET_PROC_LEGACY_STREAM, &st_) != HWCU_SUCCESS) \
+            p = NULL;                                                               \
+    }                                                                               \
+    if (!p)                                                                         \
+        p = dlsym(t.lib, sym);                                                      \
+    if (!p && req) {                                                                \
+        *why = "libcuda.so.1 lacks " #name " (driver too old)";                     \
+        return HW_ENODEV;                                                           \
+    }                                                                               \
+    /* POSIX guarantees function pointers round-trip through void *. */             \
     memcpy(&t.name, &p, sizeof p);
     HWCU_FUNCS(HWCU_RESOLVE_)
 #undef HWCU_RESOLVE_
@@ -51,10 +51,10 @@ int hwcu_api_load(struct hwcu_api *api, const char **why)
     }
     CUresult r = t.cuInit(0);
     if (r != HWCU_SUCCESS) {
-        *why = r == HWCU_ERROR_NO_DEVICE ? "cuInit: no CUDA-capable device"
+        *why = r == HWCU_ERROR_NO_DEVICE      ? "cuInit: no CUDA-capable device"
                : r == HWCU_ERROR_STUB_LIBRARY ? "cuInit: libcuda.so.1 is the toolkit's stub"
                : r == HWCU_ERROR_CALL_REQUIRES_NEWER_DRIVER ? "cuInit: driver too old"
-                                                     : "cuInit failed";
+                                                            : "cuInit failed";
         return HW_ENODEV;
     }
     int n = 0;
@@ -79,10 +79,8 @@ int hwcu_is_sticky(CUresult r)
     case HWCU_ERROR_MISALIGNED_ADDRESS:
     case HWCU_ERROR_INVALID_ADDRESS_SPACE:
     case HWCU_ERROR_INVALID_PC:
-    case HWCU_ERROR_LAUNCH_FAILED:
-        return 1;
-    default:
-        return 0;
+    case HWCU_ERROR_LAUNCH_FAILED: return 1;
+    default: return 0;
     }
 }
 

@@ -160,10 +160,10 @@ enum {
 };
 
 /* Flags and special handles. */
-#define HWCU_STREAM_NON_BLOCKING 0x1u
-#define HWCU_EVENT_DISABLE_TIMING 0x2u
+#define HWCU_STREAM_NON_BLOCKING   0x1u
+#define HWCU_EVENT_DISABLE_TIMING  0x2u
 #define HWCU_MEMHOSTALLOC_PORTABLE 0x1u
-#define HWCU_STREAM_WAIT_VALUE_EQ 0x1u /* CUstreamWaitValue_flags */
+#define HWCU_STREAM_WAIT_VALUE_EQ  0x1u /* CUstreamWaitValue_flags */
 /* The legacy null stream: synchronises with every blocking stream of the
  * context, which is HIP's (and CUDA's) default-stream semantics. */
 #define HWCU_STREAM_LEGACY ((CUstream)0x1)
@@ -197,11 +197,11 @@ enum {
     X(cuMemHostAlloc, CUresult, (void **p, size_t n, unsigned int flags), 12000, "cuMemHostAlloc", \
       1)                                                                                           \
     X(cuMemFreeHost, CUresult, (void *p), 12000, "cuMemFreeHost", 1)                               \
-    X(cuMemcpyHtoDAsync, CUresult, (CUdeviceptr dst, const void *src, size_t n, CUstream s),      \
+    X(cuMemcpyHtoDAsync, CUresult, (CUdeviceptr dst, const void *src, size_t n, CUstream s),       \
       12000, "cuMemcpyHtoDAsync_v2", 1)                                                            \
     X(cuMemcpyDtoHAsync, CUresult, (void *dst, CUdeviceptr src, size_t n, CUstream s), 12000,      \
       "cuMemcpyDtoHAsync_v2", 1)                                                                   \
-    X(cuMemcpyDtoDAsync, CUresult, (CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s),      \
+    X(cuMemcpyDtoDAsync, CUresult, (CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s),       \
       12000, "cuMemcpyDtoDAsync_v2", 1)                                                            \
     X(cuMemsetD8Async, CUresult, (CUdeviceptr p, unsigned char v, size_t n, CUstream s), 12000,    \
       "cuMemsetD8Async", 1)                                                                        \
@@ -219,16 +219,16 @@ enum {
     X(cuStreamAddCallback, CUresult,                                                               \
       (CUstream s, CUstreamCallback cb, void *ud, unsigned int flags), 12000,                      \
       "cuStreamAddCallback", 0)                                                                    \
-    X(cuLaunchHostFunc, CUresult, (CUstream s, CUhostFn fn, void *ud), 12000, "cuLaunchHostFunc", \
+    X(cuLaunchHostFunc, CUresult, (CUstream s, CUhostFn fn, void *ud), 12000, "cuLaunchHostFunc",  \
       0)                                                                                           \
     X(cuStreamWaitValue32, CUresult,                                                               \
-      (CUstream s, CUdeviceptr addr, uint32_t value, unsigned int flags), 12000,                  \
+      (CUstream s, CUdeviceptr addr, uint32_t value, unsigned int flags), 12000,                   \
       "cuStreamWaitValue32_v2", 0)                                                                 \
     X(cuStreamWriteValue32, CUresult,                                                              \
-      (CUstream s, CUdeviceptr addr, uint32_t value, unsigned int flags), 12000,                  \
+      (CUstream s, CUdeviceptr addr, uint32_t value, unsigned int flags), 12000,                   \
       "cuStreamWriteValue32_v2", 0)                                                                \
     X(cuStreamWriteValue64, CUresult,                                                              \
-      (CUstream s, CUdeviceptr addr, uint64_t value, unsigned int flags), 12000,                  \
+      (CUstream s, CUdeviceptr addr, uint64_t value, unsigned int flags), 12000,                   \
       "cuStreamWriteValue64_v2", 0)                                                                \
     X(cuEventCreate, CUresult, (CUevent * e, unsigned int flags), 12000, "cuEventCreate", 1)       \
     X(cuEventDestroy, CUresult, (CUevent e), 12000, "cuEventDestroy_v2", 1)                        \
@@ -242,20 +242,20 @@ enum {
     X(cuModuleGetFunction, CUresult, (CUfunction * f, CUmodule m, const char *name), 12000,        \
       "cuModuleGetFunction", 1)                                                                    \
     X(cuModuleGetGlobal, CUresult,                                                                 \
-      (CUdeviceptr * p, size_t * bytes, CUmodule m, const char *name), 12000,                     \
+      (CUdeviceptr * p, size_t * bytes, CUmodule m, const char *name), 12000,                      \
       "cuModuleGetGlobal_v2", 1)                                                                   \
-    X(cuFuncGetAttribute, CUresult, (int *v, int attr, CUfunction f), 12000,                       \
-      "cuFuncGetAttribute", 1)                                                                     \
-    X(cuFuncGetParamInfo, CUresult, (CUfunction f, size_t index, size_t *offset, size_t *size),   \
+    X(cuFuncGetAttribute, CUresult, (int *v, int attr, CUfunction f), 12000, "cuFuncGetAttribute", \
+      1)                                                                                           \
+    X(cuFuncGetParamInfo, CUresult, (CUfunction f, size_t index, size_t * offset, size_t * size),  \
       12040, "cuFuncGetParamInfo", 0)                                                              \
     X(cuLaunchKernel, CUresult,                                                                    \
-      (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,          \
-       unsigned int by, unsigned int bz, unsigned int shared, CUstream s, void **params,          \
+      (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,           \
+       unsigned int by, unsigned int bz, unsigned int shared, CUstream s, void **params,           \
        void **extra),                                                                              \
       12000, "cuLaunchKernel", 1)                                                                  \
     X(cuLaunchCooperativeKernel, CUresult,                                                         \
-      (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,          \
-       unsigned int by, unsigned int bz, unsigned int shared, CUstream s, void **params),         \
+      (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,           \
+       unsigned int by, unsigned int bz, unsigned int shared, CUstream s, void **params),          \
       12000, "cuLaunchCooperativeKernel", 0)
 
 #define HWCU_TYPEDEF_(name, ret, params, ver, sym, req) typedef ret(*name##_fn) params;

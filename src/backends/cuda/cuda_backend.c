@@ -17,10 +17,10 @@
 #include "cuda_internal.h"
 #include "hw_log.h"
 
-#define SMALL_SLAB (64u * 1024)        /* copies up to this size use one small slab */
-#define SMALL_SLABS 256u               /* 16 MiB of small slabs at most */
-#define BIG_SLAB (256u * 1024)         /* larger copies go in chunks of this size */
-#define BIG_BYTES (128u << 20)         /* 128 MiB of large slabs in flight at most */
+#define SMALL_SLAB  (64u * 1024)  /* copies up to this size use one small slab */
+#define SMALL_SLABS 256u          /* 16 MiB of small slabs at most */
+#define BIG_SLAB    (256u * 1024) /* larger copies go in chunks of this size */
+#define BIG_BYTES   (128u << 20)  /* 128 MiB of large slabs in flight at most */
 #define WATCHDOG_MS 100
 
 /* Queues r's completion behind the work already on s (of device d, whose
@@ -77,9 +77,9 @@ static int slab_get(struct hw_backend *be, struct slab_pool *pool, struct hw_bst
             pool->count++;
             pthread_mutex_unlock(&be->lock);
             struct hw_bstage *sl = calloc(1, sizeof *sl);
-            CUresult r = sl ? be->api.cuMemHostAlloc(&sl->p, pool->slab_size,
-                                                     HWCU_MEMHOSTALLOC_PORTABLE)
-                            : HWCU_ERROR_OUT_OF_MEMORY;
+            CUresult r =
+                sl ? be->api.cuMemHostAlloc(&sl->p, pool->slab_size, HWCU_MEMHOSTALLOC_PORTABLE)
+                   : HWCU_ERROR_OUT_OF_MEMORY;
             if (r != HWCU_SUCCESS) {
                 free(sl);
                 pthread_mutex_lock(&be->lock);
@@ -218,11 +218,11 @@ static int cuda_open(const struct hw_backend_config *cfg, struct hw_backend **ou
                 HWCU_SUCCESS)
             goto cu_fail;
         for (int q = 0; q < HWCU_EVQ_STREAMS; q++)
-            if ((r = be->api.cuStreamCreateWithPriority(&d->evq[q], HWCU_STREAM_NON_BLOCKING,
-                                                        0)) != HWCU_SUCCESS)
+            if ((r = be->api.cuStreamCreateWithPriority(&d->evq[q], HWCU_STREAM_NON_BLOCKING, 0)) !=
+                HWCU_SUCCESS)
                 goto cu_fail;
         continue;
-cu_fail:
+    cu_fail:
         hw_warn("cuda: device %d: %s (%d)", i, hwcu_err_name(be, r), (int)r);
         rc = hwcu_status(r);
         goto fail;
@@ -517,8 +517,8 @@ static int cuda_stream_create(struct hw_backend *be, int dev, uint32_t flags, in
     if (!s)
         return HW_ENOMEM;
     /* hipStreamNonBlocking and CU_STREAM_NON_BLOCKING are both 0x1. */
-    rc = hwcu_check(be, be->api.cuStreamCreateWithPriority(
-                            &s->s, flags & HWCU_STREAM_NON_BLOCKING, priority));
+    rc = hwcu_check(
+        be, be->api.cuStreamCreateWithPriority(&s->s, flags & HWCU_STREAM_NON_BLOCKING, priority));
     if (rc != HW_OK) {
         free(s);
         return rc;
@@ -648,8 +648,8 @@ static int cuda_memcpy_d2d(struct hw_backend *be, struct hw_bstream *s, uint64_t
     int rc;
     if ((rc = HWCU_DEAD(be)) != 0 || (rc = hwcu_use(be, s->d)) != HW_OK)
         return rc;
-    return hwcu_check(be, be->api.cuMemcpyDtoDAsync((CUdeviceptr)dst, (CUdeviceptr)src,
-                                                    (size_t)n, s->s));
+    return hwcu_check(
+        be, be->api.cuMemcpyDtoDAsync((CUdeviceptr)dst, (CUdeviceptr)src, (size_t)n, s->s));
 }
 
 static int cuda_memset(struct hw_backend *be, struct hw_bstream *s, uint64_t dst, uint32_t value,
@@ -725,8 +725,7 @@ static int cuda_stage_d2h(struct hw_backend *be, struct hw_bstream *s, struct hw
         if ((rc = hwcu_use(be, s->d)) != HW_OK)
             return rc;
     }
-    if ((rc = hwcu_check(be, be->api.cuMemcpyDtoHAsync(st->p, (CUdeviceptr)src, n, s->s))) !=
-        HW_OK)
+    if ((rc = hwcu_check(be, be->api.cuMemcpyDtoHAsync(st->p, (CUdeviceptr)src, n, s->s))) != HW_OK)
         return rc;
     return hwcu_check(be, be->api.cuEventRecord(st->ev, s->s));
 }
@@ -741,8 +740,7 @@ static int cuda_stage_wait(struct hw_backend *be, struct hw_bstage *st)
 
 /* ---- events -------------------------------------------------------------------- */
 
-static int cuda_event_create(struct hw_backend *be, int dev, uint32_t flags,
-                             struct hw_bevent **out)
+static int cuda_event_create(struct hw_backend *be, int dev, uint32_t flags, struct hw_bevent **out)
 {
     int rc;
     if (dev < 0 || dev >= be->ndev)
@@ -790,8 +788,7 @@ static int cuda_event_query(struct hw_backend *be, struct hw_bevent *e)
 
 /* The completion waits on an internal stream for the event, so the
  * dispatch thread never waits and the event's own stream is not touched. */
-static int cuda_event_callback(struct hw_backend *be, struct hw_bevent *e, hw_done_fn fn,
-                               void *arg)
+static int cuda_event_callback(struct hw_backend *be, struct hw_bevent *e, hw_done_fn fn, void *arg)
 {
     int rc;
     struct cu_dev *d = e->d;
@@ -824,8 +821,7 @@ static int cuda_event_elapsed(struct hw_backend *be, struct hw_bevent *start,
     return HW_OK;
 }
 
-static int cuda_stream_wait_event(struct hw_backend *be, struct hw_bstream *s,
-                                  struct hw_bevent *e)
+static int cuda_stream_wait_event(struct hw_backend *be, struct hw_bstream *s, struct hw_bevent *e)
 {
     int rc;
     if ((rc = HWCU_DEAD(be)) != 0 || (rc = hwcu_use(be, s->d)) != HW_OK)

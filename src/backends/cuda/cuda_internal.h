@@ -42,8 +42,8 @@ struct hw_bmodule {
 struct cu_dev {
     int index;
     CUdevice dev;
-    CUcontext ctx;             /* the primary context, retained at open */
-    struct hw_bstream def;     /* the legacy null stream */
+    CUcontext ctx;         /* the primary context, retained at open */
+    struct hw_bstream def; /* the legacy null stream */
     CUstream evq[HWCU_EVQ_STREAMS];
     unsigned evq_next;
     int prio_least, prio_greatest;
@@ -80,9 +80,9 @@ struct cb_rec {
     void *arg;
     struct hw_bstage *slab;
     struct slab_pool *pool;
-    void *d2h_dst;   /* D2H chunk: copy slab -> d2h_dst on success */
+    void *d2h_dst; /* D2H chunk: copy slab -> d2h_dst on success */
     size_t d2h_len;
-    int fired;       /* fn/slab already handed out (under be->lock) */
+    int fired; /* fn/slab already handed out (under be->lock) */
     /* polled completions (cuda_poll.c) */
     struct cb_rec *pnext;
     CUevent ev;

@@ -8,7 +8,7 @@
 
 #include "cuda_internal.h"
 
-#define FATBIN_MAGIC 0xBA55ED50u
+#define FATBIN_MAGIC      0xBA55ED50u
 #define FATBIN_HEADER_MIN 16u
 
 /*
@@ -248,8 +248,7 @@ int hwcu_launch(struct hw_backend *be, struct hw_bstream *s, struct hw_bfunction
         kp[i] = (uint8_t *)(uintptr_t)args + f->params[i].offset;
     if (flags & HIPR_LAUNCH_COOPERATIVE)
         r = be->api.cuLaunchCooperativeKernel(f->f, grid[0], grid[1], grid[2], block[0], block[1],
-                                              block[2], shared_mem, s->s,
-                                              f->nparams ? kp : NULL);
+                                              block[2], shared_mem, s->s, f->nparams ? kp : NULL);
     else
         r = be->api.cuLaunchKernel(f->f, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                                    shared_mem, s->s, f->nparams ? kp : NULL, NULL);

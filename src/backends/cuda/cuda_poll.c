@@ -22,9 +22,9 @@
 #include "cuda_internal.h"
 #include "hw_time.h"
 
-#define SPIN_NS (1000u * 1000u) /* poll without pause this long after progress */
-#define NAP_NS (50u * 1000u)    /* then pause this long between passes */
-#define MAX_BLOCKED 64          /* streams with an unfinished completion, per pass */
+#define SPIN_NS     (1000u * 1000u) /* poll without pause this long after progress */
+#define NAP_NS      (50u * 1000u)   /* then pause this long between passes */
+#define MAX_BLOCKED 64              /* streams with an unfinished completion, per pass */
 
 /* An event of d's context; the caller has that context current. */
 static int ev_get(struct hw_backend *be, struct cu_dev *d, CUevent *out)

@@ -26,7 +26,7 @@
 #include "cuda_internal.h"
 #include "hw_log.h"
 
-#define NAP_NS (50u * 1000u)
+#define NAP_NS         (50u * 1000u)
 #define WORDS_PER_SLAB 1024u
 
 struct cu_vwait {
@@ -43,20 +43,20 @@ struct cu_vwait {
 };
 
 struct cu_vdev {
-    CUstream s;            /* private, non-blocking: reads and releases */
+    CUstream s; /* private, non-blocking: reads and releases */
     CUdeviceptr *slabs;
     unsigned nslabs;
-    CUdeviceptr *free;     /* release words not in use */
+    CUdeviceptr *free; /* release words not in use */
     unsigned nfree, cap;
 };
 
 struct cu_values {
-    pthread_mutex_t lock;  /* the list, the free lists, stop */
+    pthread_mutex_t lock; /* the list, the free lists, stop */
     pthread_cond_t cond;
     struct cu_vwait *list;
     int stop;
     pthread_t thread;
-    struct cu_vdev *dev;   /* be->ndev */
+    struct cu_vdev *dev; /* be->ndev */
 };
 
 static void host_armed(void *arg)
@@ -176,13 +176,13 @@ static int values_start(struct hw_backend *be, struct cu_values **out)
 
 /* A release word of d set to 0; d's context is current (the dispatch
  * thread: the only one that takes words). */
-static int word_get(struct hw_backend *be, struct cu_values *v, struct cu_dev *d,
-                    CUdeviceptr *out)
+static int word_get(struct hw_backend *be, struct cu_values *v, struct cu_dev *d, CUdeviceptr *out)
 {
     struct cu_vdev *vd = &v->dev[d->index];
     int rc;
-    if (!vd->s && (rc = hwcu_check(be, be->api.cuStreamCreateWithPriority(
-                       &vd->s, HWCU_STREAM_NON_BLOCKING, d->prio_greatest))) != HW_OK)
+    if (!vd->s &&
+        (rc = hwcu_check(be, be->api.cuStreamCreateWithPriority(&vd->s, HWCU_STREAM_NON_BLOCKING,
+                                                                d->prio_greatest))) != HW_OK)
         return rc;
     pthread_mutex_lock(&v->lock);
     if (vd->nfree == 0) {
@@ -239,8 +239,7 @@ int hwcu_stream_wait_value(struct hw_backend *be, struct hw_bstream *s, uint64_t
         return HW_EINVAL;
     if (op > HIPR_WAIT_VALUE_NOR)
         return HW_EINVAL;
-    if (!be->api.cuStreamWaitValue32 || !be->api.cuStreamWriteValue32 ||
-        !be->api.cuLaunchHostFunc)
+    if (!be->api.cuStreamWaitValue32 || !be->api.cuStreamWriteValue32 || !be->api.cuLaunchHostFunc)
         return HW_ENOTSUP;
     if ((rc = HWCU_DEAD(be)) != 0 || (rc = hwcu_use(be, s->d)) != HW_OK)
         return rc;
@@ -249,8 +248,13 @@ int hwcu_stream_wait_value(struct hw_backend *be, struct hw_bstream *s, uint64_t
     struct cu_vwait *w = calloc(1, sizeof *w);
     if (!w)
         return HW_ENOMEM;
-    *w = (struct cu_vwait){ .d = s->d, .word = dptr, .value = value, .mask = mask,
-                            .width = width, .op = op, .cancel = cancel };
+    *w = (struct cu_vwait){ .d = s->d,
+                            .word = dptr,
+                            .value = value,
+                            .mask = mask,
+                            .width = width,
+                            .op = op,
+                            .cancel = cancel };
     if ((rc = word_get(be, v, s->d, &w->rel)) != HW_OK) {
         free(w);
         return rc;

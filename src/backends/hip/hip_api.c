@@ -7,8 +7,8 @@
 
 int hw_hip_api_load(struct hw_hip_api *api, char *why, size_t why_len)
 {
-    static const char *const names[] = { "libamdhip64.so.7", "libamdhip64.so.6",
-                                         "libamdhip64.so.5", "libamdhip64.so" };
+    static const char *const names[] = { "libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5",
+                                         "libamdhip64.so" };
     const char *forced = getenv("HIPWIRE_HIP_LIBRARY");
     memset(api, 0, sizeof *api);
     if (forced && *forced) {
@@ -25,18 +25,17 @@ int hw_hip_api_load(struct hw_hip_api *api, char *why, size_t why_len)
      * (hipGetDeviceProperties -> hipGetDevicePropertiesR0600), and the
      * symbol must be the one whose ABI this file was compiled against. */
 #define HW_HIP_STR_(x) #x
-#define HW_HIP_STR(x) HW_HIP_STR_(x)
-#define HW_HIP_RESOLVE_(name)                                                  \
-    *(void **)&api->name = dlsym(api->dl, HW_HIP_STR(name));                   \
-    if (!api->name) {                                                          \
-        snprintf(why, why_len, "the HIP runtime lacks %s", HW_HIP_STR(name));  \
-        goto fail;                                                             \
+#define HW_HIP_STR(x)  HW_HIP_STR_(x)
+#define HW_HIP_RESOLVE_(name)                                                 \
+    *(void **)&api->name = dlsym(api->dl, HW_HIP_STR(name));                  \
+    if (!api->name) {                                                         \
+        snprintf(why, why_len, "the HIP runtime lacks %s", HW_HIP_STR(name)); \
+        goto fail;                                                            \
     }
     HW_HIP_FUNCS(HW_HIP_RESOLVE_)
 #undef HW_HIP_RESOLVE_
     *(void **)&api->hipwire_function_params = dlsym(api->dl, "hipwire_function_params");
-    *(void **)&api->hipwire_module_launch_kernel =
-        dlsym(api->dl, "hipwire_module_launch_kernel");
+    *(void **)&api->hipwire_module_launch_kernel = dlsym(api->dl, "hipwire_module_launch_kernel");
     return 0;
 fail:
     dlclose(api->dl);

@@ -15,19 +15,41 @@
 #include <hip/hip_runtime_api.h>
 
 /* X(name): every function the backend resolves; all are required. */
-#define HW_HIP_FUNCS(X)                                                         \
-    X(hipInit) X(hipGetDeviceCount) X(hipSetDevice) X(hipGetDeviceProperties)   \
-    X(hipDriverGetVersion) X(hipRuntimeGetVersion) X(hipMemGetInfo)             \
-    X(hipMalloc) X(hipFree)                                                     \
-    X(hipStreamCreateWithPriority) X(hipStreamDestroy) X(hipStreamQuery)        \
-    X(hipDeviceGetStreamPriorityRange) X(hipDeviceGetAttribute) X(hipDeviceGetUuid) \
-    X(hipMemcpyHtoDAsync) X(hipMemcpyDtoHAsync) X(hipMemcpyDtoDAsync)           \
-    X(hipMemsetD8Async) X(hipMemsetD16Async) X(hipMemsetD32Async)               \
-    X(hipEventCreateWithFlags) X(hipEventDestroy) X(hipEventRecord)             \
-    X(hipEventQuery) X(hipEventSynchronize) X(hipEventElapsedTime)              \
-    X(hipStreamWaitEvent)                                                       \
-    X(hipModuleLoadData) X(hipModuleUnload) X(hipModuleGetFunction)             \
-    X(hipModuleGetGlobal) X(hipModuleLaunchKernel) X(hipFuncGetAttribute)
+#define HW_HIP_FUNCS(X)                \
+    X(hipInit)                         \
+    X(hipGetDeviceCount)               \
+    X(hipSetDevice)                    \
+    X(hipGetDeviceProperties)          \
+    X(hipDriverGetVersion)             \
+    X(hipRuntimeGetVersion)            \
+    X(hipMemGetInfo)                   \
+    X(hipMalloc)                       \
+    X(hipFree)                         \
+    X(hipStreamCreateWithPriority)     \
+    X(hipStreamDestroy)                \
+    X(hipStreamQuery)                  \
+    X(hipDeviceGetStreamPriorityRange) \
+    X(hipDeviceGetAttribute)           \
+    X(hipDeviceGetUuid)                \
+    X(hipMemcpyHtoDAsync)              \
+    X(hipMemcpyDtoHAsync)              \
+    X(hipMemcpyDtoDAsync)              \
+    X(hipMemsetD8Async)                \
+    X(hipMemsetD16Async)               \
+    X(hipMemsetD32Async)               \
+    X(hipEventCreateWithFlags)         \
+    X(hipEventDestroy)                 \
+    X(hipEventRecord)                  \
+    X(hipEventQuery)                   \
+    X(hipEventSynchronize)             \
+    X(hipEventElapsedTime)             \
+    X(hipStreamWaitEvent)              \
+    X(hipModuleLoadData)               \
+    X(hipModuleUnload)                 \
+    X(hipModuleGetFunction)            \
+    X(hipModuleGetGlobal)              \
+    X(hipModuleLaunchKernel)           \
+    X(hipFuncGetAttribute)
 
 struct hw_hip_api {
     void *dl;
@@ -40,9 +62,9 @@ struct hw_hip_api {
                                    uint32_t *pairs, uint32_t cap);
     /* Same: a launch that carries the worker's LAUNCH flags to the next one. */
     hipError_t (*hipwire_module_launch_kernel)(hipFunction_t f, uint32_t gx, uint32_t gy,
-                                               uint32_t gz, uint32_t bx, uint32_t by,
-                                               uint32_t bz, uint32_t shared, hipStream_t stream,
-                                               void **extra, uint32_t flags);
+                                               uint32_t gz, uint32_t bx, uint32_t by, uint32_t bz,
+                                               uint32_t shared, hipStream_t stream, void **extra,
+                                               uint32_t flags);
 };
 
 /* Loads the runtime (HIPWIRE_HIP_LIBRARY, else libamdhip64.so.7/.6/.5).

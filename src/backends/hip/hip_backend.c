@@ -117,8 +117,8 @@ static void *completion_main(void *arg)
     return NULL;
 }
 
-static int enqueue_completion(struct hw_backend *be, struct hw_bevent *e, int owns,
-                              hw_done_fn fn, void *arg)
+static int enqueue_completion(struct hw_backend *be, struct hw_bevent *e, int owns, hw_done_fn fn,
+                              void *arg)
 {
     struct completion *c = calloc(1, sizeof *c);
     if (!c)
@@ -453,8 +453,8 @@ static int hip_memcpy_h2d(struct hw_backend *be, struct hw_bstream *s, uint64_t 
                           const void *src, uint64_t n, hw_done_fn release, void *release_arg)
 {
     use(be, s->dev);
-    int rc = st(be->api.hipMemcpyHtoDAsync((hipDeviceptr_t)(uintptr_t)dst, (void *)src,
-                                           (size_t)n, s->s));
+    int rc = st(
+        be->api.hipMemcpyHtoDAsync((hipDeviceptr_t)(uintptr_t)dst, (void *)src, (size_t)n, s->s));
     if (rc != HW_OK)
         return rc;
     return release ? hip_stream_callback(be, s, release, release_arg) : HW_OK;
@@ -626,8 +626,8 @@ static int layout_from_relay(struct hw_backend *be, hipFunction_t fn, struct hw_
     return HW_OK;
 }
 
-static int same_layout(const struct hw_param *a, uint32_t na, uint32_t sa,
-                       const struct hw_param *b, uint32_t nb, uint32_t sb)
+static int same_layout(const struct hw_param *a, uint32_t na, uint32_t sa, const struct hw_param *b,
+                       uint32_t nb, uint32_t sb)
 {
     if (na != nb || sa != sb)
         return 0;
@@ -657,7 +657,8 @@ static int hip_module_function(struct hw_backend *be, struct hw_bmodule *m, cons
             rc = layout_from_relay(be, fn, &relayed, &rcount, &rsize);
             if (rc == HW_OK && !same_layout(params, count, args_size, relayed, rcount, rsize)) {
                 hw_warn("hip backend: %s: code object says %u arguments in %u bytes, the next "
-                        "worker %u in %u", name, count, args_size, rcount, rsize);
+                        "worker %u in %u",
+                        name, count, args_size, rcount, rsize);
                 rc = HW_EIMAGE;
             }
             free(relayed);
@@ -671,8 +672,8 @@ static int hip_module_function(struct hw_backend *be, struct hw_bmodule *m, cons
         free(params);
         return rc;
     }
-    hw_debug("hip backend: %s: %u arguments in %u bytes (layout from %s)", name, count,
-             args_size, m->has_md ? "its code object" : "the next worker");
+    hw_debug("hip backend: %s: %u arguments in %u bytes (layout from %s)", name, count, args_size,
+             m->has_md ? "its code object" : "the next worker");
     struct hw_bfunction *f = calloc(1, sizeof *f);
     if (!f) {
         free(params);
@@ -688,8 +689,9 @@ static int hip_module_function(struct hw_backend *be, struct hw_bmodule *m, cons
     info->args_size = args_size;
     info->params = params;
     int v = 0;
-#define ATTR_(a, field) \
-    if (be->api.hipFuncGetAttribute(&v, a, fn) == hipSuccess) info->field = v;
+#define ATTR_(a, field)                                       \
+    if (be->api.hipFuncGetAttribute(&v, a, fn) == hipSuccess) \
+        info->field = v;
     ATTR_(HIP_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, max_threads_per_block)
     ATTR_(HIP_FUNC_ATTRIBUTE_NUM_REGS, num_regs)
     ATTR_(HIP_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, shared_size_bytes)
@@ -728,9 +730,9 @@ static int hip_launch(struct hw_backend *be, struct hw_bstream *s, struct hw_bfu
     use(be, s->dev);
     /* Relaying, the flags go on to the next worker, which decides. */
     if (be->api.hipwire_module_launch_kernel)
-        return st(be->api.hipwire_module_launch_kernel(f->fn, grid[0], grid[1], grid[2],
-                                                       block[0], block[1], block[2],
-                                                       shared_mem, s->s, extra, flags));
+        return st(be->api.hipwire_module_launch_kernel(f->fn, grid[0], grid[1], grid[2], block[0],
+                                                       block[1], block[2], shared_mem, s->s, extra,
+                                                       flags));
     /* ROCm 5.2 has no cooperative launch of module functions, and an
      * ordinary launch does not keep every block resident. */
     if (flags & HIPR_LAUNCH_COOPERATIVE)

@@ -18,10 +18,16 @@
 
 #include <hip/hiprtc.h>
 
-#define HW_RTC_FUNCS(X)                                                          \
-    X(hiprtcCreateProgram) X(hiprtcDestroyProgram) X(hiprtcAddNameExpression)     \
-    X(hiprtcCompileProgram) X(hiprtcGetProgramLogSize) X(hiprtcGetProgramLog)     \
-    X(hiprtcGetCodeSize) X(hiprtcGetCode) X(hiprtcGetLoweredName)
+#define HW_RTC_FUNCS(X)        \
+    X(hiprtcCreateProgram)     \
+    X(hiprtcDestroyProgram)    \
+    X(hiprtcAddNameExpression) \
+    X(hiprtcCompileProgram)    \
+    X(hiprtcGetProgramLogSize) \
+    X(hiprtcGetProgramLog)     \
+    X(hiprtcGetCodeSize)       \
+    X(hiprtcGetCode)           \
+    X(hiprtcGetLoweredName)
 
 static struct {
 #define HW_RTC_PTR_(name) __typeof__(&name) name;
@@ -34,8 +40,8 @@ static pthread_mutex_t rtc_lock = PTHREAD_MUTEX_INITIALIZER;
 static int resolve(void *dl)
 {
     int ok = 1;
-#define HW_RTC_SYM_(name)                                \
-    *(void **)&rtc.name = dl ? dlsym(dl, #name) : NULL;  \
+#define HW_RTC_SYM_(name)                               \
+    *(void **)&rtc.name = dl ? dlsym(dl, #name) : NULL; \
     ok = ok && rtc.name;
     HW_RTC_FUNCS(HW_RTC_SYM_)
 #undef HW_RTC_SYM_
@@ -75,15 +81,15 @@ int hw_hip_rtc_compile(struct hw_hip_api *api, int dev, const struct hw_rtc_inpu
     if (!load(api)) {
         out->result = HW_RTC_INTERNAL_ERROR;
         out->log = strdup("hipwire: the HIP runtime on this worker has no hiprtc (neither "
-                             "libamdhip64 nor libhiprtc.so exports it)\n");
+                          "libamdhip64 nor libhiprtc.so exports it)\n");
         out->log_size = out->log ? strlen(out->log) : 0;
         return HW_OK;
     }
     /* hiprtc compiles for the calling thread's current device. */
     api->hipSetDevice(dev);
-    hiprtcResult r = rtc.hiprtcCreateProgram(&prog, in->source, in->name, (int)in->header_count,
-                                             (const char **)in->headers,
-                                             (const char **)in->header_names);
+    hiprtcResult r =
+        rtc.hiprtcCreateProgram(&prog, in->source, in->name, (int)in->header_count,
+                                (const char **)in->headers, (const char **)in->header_names);
     for (uint32_t i = 0; r == HIPRTC_SUCCESS && i < in->name_count; i++)
         r = rtc.hiprtcAddNameExpression(prog, in->name_exprs[i]);
     if (r == HIPRTC_SUCCESS)

@@ -24,8 +24,7 @@
  * private directory under in->work_dir, contained by rtc_exec. HW_OK with
  * *out filled (out->result says how it went, out->log says why), or an
  * hw_status when nothing could be tried. */
-int rtc_hipcc_compile(const struct hw_rtc_input *in, const char *target,
-                      struct hw_rtc_output *out);
+int rtc_hipcc_compile(const struct hw_rtc_input *in, const char *target, struct hw_rtc_output *out);
 
 /* For name expression i (< count), the symbol its probe variable points to
  * in the ELF code object `image`; out[] must be all NULL on entry and gets

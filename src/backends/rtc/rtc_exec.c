@@ -32,9 +32,21 @@
  * the toolchain, the HIP headers and device libraries, and the loader's
  * cache. Not /etc as a whole, /home, /root, /proc or /tmp. */
 static const char *const system_read_dirs[] = {
-    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt",
-    "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
-    "/etc/perl", "/etc/localtime", NULL,
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/opt",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/alternatives",
+    "/etc/perl",
+    "/etc/localtime",
+    NULL,
 };
 
 static int ll_abi(void)
@@ -57,13 +69,12 @@ int rtc_exec_can_confine(void)
 
 static uint64_t handled_rights(void)
 {
-    uint64_t r = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE |
-                 LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |
-                 LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |
-                 LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR |
-                 LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |
-                 LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK |
-                 LANDLOCK_ACCESS_FS_MAKE_SYM;
+    uint64_t r =
+        LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_READ_FILE |
+        LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_REMOVE_DIR |
+        LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
+        LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |
+        LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
     if (ll_abi() >= 2)
         r |= LANDLOCK_ACCESS_FS_REFER;
     if (ll_abi() >= 3)
@@ -96,8 +107,8 @@ static int make_ruleset(const struct rtc_exec *x)
     int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
     if (rs < 0)
         return -1;
-    uint64_t ro = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR |
-                  LANDLOCK_ACCESS_FS_EXECUTE;
+    uint64_t ro =
+        LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_EXECUTE;
     for (size_t i = 0; system_read_dirs[i]; i++)
         allow(rs, system_read_dirs[i], ro);
     for (size_t i = 0; x->read_dirs && x->read_dirs[i]; i++)
@@ -232,16 +243,15 @@ int rtc_exec_run(struct rtc_exec *x)
         ;
     close(pipefd[0]);
     return 0;
-fail:
-    {
-        int e = errno;
-        close(pipefd[0]);
-        close(pipefd[1]);
-        if (null_fd >= 0)
-            close(null_fd);
-        if (ruleset >= 0)
-            close(ruleset);
-        errno = e;
-    }
+fail : {
+    int e = errno;
+    close(pipefd[0]);
+    close(pipefd[1]);
+    if (null_fd >= 0)
+        close(null_fd);
+    if (ruleset >= 0)
+        close(ruleset);
+    errno = e;
+}
     return -1;
 }

@@ -18,20 +18,20 @@
 
 struct rtc_exec {
     /* in */
-    char *const *argv;          /* argv[0]: an absolute path */
+    char *const *argv; /* argv[0]: an absolute path */
     char *const *envp;
-    const char *dir;            /* working directory; the only writable place */
+    const char *dir;              /* working directory; the only writable place */
     const char *const *read_dirs; /* extra read-only trees (NULL-terminated, may be NULL) */
     uint32_t timeout_ms;
     uint64_t max_file_size;
-    uint64_t max_memory;        /* 0: no limit */
+    uint64_t max_memory; /* 0: no limit */
     size_t max_log;
-    const int *cancel;          /* may be NULL */
+    const int *cancel; /* may be NULL */
     /* out */
-    char *log;                  /* malloc'ed, NUL-terminated */
+    char *log; /* malloc'ed, NUL-terminated */
     size_t log_len;
     int log_truncated;
-    int wait_status;            /* as from waitpid */
+    int wait_status; /* as from waitpid */
     int timed_out;
     int cancelled;
     int confined;

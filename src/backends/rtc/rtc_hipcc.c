@@ -28,7 +28,7 @@
 #include "rtc_exec.h"
 #include "rtc_util.h"
 
-#define LOG_CAP (HIPR_CAP_RTC_LOG - 4096) /* room for hipwire's own lines */
+#define LOG_CAP    (HIPR_CAP_RTC_LOG - 4096) /* room for hipwire's own lines */
 #define MAX_MEMORY (8ull << 30)
 
 /* ---- the command ------------------------------------------------------------- */
@@ -77,8 +77,8 @@ static int build_source(const struct hw_rtc_input *in, struct text *src)
 }
 
 static const char *const passed_env[] = {
-    "ROCM_PATH", "HIP_PATH", "HIP_CLANG_PATH", "HIP_DEVICE_LIB_PATH", "HSA_PATH",
-    "HIP_ROCCLR_HOME", "HIP_LIB_PATH", "DEVICE_LIB_PATH",
+    "ROCM_PATH", "HIP_PATH",        "HIP_CLANG_PATH", "HIP_DEVICE_LIB_PATH",
+    "HSA_PATH",  "HIP_ROCCLR_HOME", "HIP_LIB_PATH",   "DEVICE_LIB_PATH",
 };
 
 /* Options after the core's allowlist: hiprtc's spellings become hipcc's,
@@ -151,8 +151,7 @@ static int build_command(const struct hw_rtc_input *in, const char *compiler, co
     return 0;
 }
 
-int rtc_hipcc_compile(const struct hw_rtc_input *in, const char *target,
-                      struct hw_rtc_output *out)
+int rtc_hipcc_compile(const struct hw_rtc_input *in, const char *target, struct hw_rtc_output *out)
 {
     static int warned_unconfined;
     struct text log = { 0 }, src = { 0 };
@@ -166,8 +165,10 @@ int rtc_hipcc_compile(const struct hw_rtc_input *in, const char *target,
         return HW_ENOMEM;
 
     if (find_compiler(in->compiler, compiler, sizeof compiler) < 0) {
-        text_fmt(&log, "hipwire: no HIP compiler on the worker: %s %s (install hipcc, or start "
-                 "hip-worker with --hipcc PATH)\n", in->compiler ? in->compiler : "hipcc",
+        text_fmt(&log,
+                 "hipwire: no HIP compiler on the worker: %s %s (install hipcc, or start "
+                 "hip-worker with --hipcc PATH)\n",
+                 in->compiler ? in->compiler : "hipcc",
                  in->compiler ? "is not an executable absolute path" : "was not found in PATH");
         goto done;
     }
@@ -192,8 +193,10 @@ int rtc_hipcc_compile(const struct hw_rtc_input *in, const char *target,
         if (rtc_make_parents(path, in->header_names[i]) < 0 ||
             rtc_write_file(hp, in->headers[i], strlen(in->headers[i])) < 0) {
             if (errno == EEXIST || errno == ENOTDIR || errno == EISDIR) {
-                text_fmt(&log, "hipwire: header '%s' is given twice or clashes with a "
-                         "directory of another header\n", in->header_names[i]);
+                text_fmt(&log,
+                         "hipwire: header '%s' is given twice or clashes with a "
+                         "directory of another header\n",
+                         in->header_names[i]);
                 result = HW_RTC_INVALID_INPUT;
                 goto done;
             }
@@ -224,9 +227,14 @@ int rtc_hipcc_compile(const struct hw_rtc_input *in, const char *target,
         extra[0] = real; /* a toolchain outside the system directories */
     }
     struct rtc_exec x = {
-        .argv = cmd->argv, .envp = cmd->envp, .dir = dir, .read_dirs = extra,
-        .timeout_ms = in->timeout_ms, .max_file_size = in->max_output,
-        .max_memory = rtc_memory_limit(in->max_memory, MAX_MEMORY), .max_log = LOG_CAP,
+        .argv = cmd->argv,
+        .envp = cmd->envp,
+        .dir = dir,
+        .read_dirs = extra,
+        .timeout_ms = in->timeout_ms,
+        .max_file_size = in->max_output,
+        .max_memory = rtc_memory_limit(in->max_memory, MAX_MEMORY),
+        .max_log = LOG_CAP,
         .cancel = in->cancel,
     };
     if (rtc_exec_run(&x) < 0) {
@@ -245,8 +253,10 @@ int rtc_hipcc_compile(const struct hw_rtc_input *in, const char *target,
     if (x.cancelled) {
         text_str(&log, "hipwire: the compile was cancelled: the session is ending\n");
     } else if (x.timed_out) {
-        text_fmt(&log, "hipwire: the compile was stopped after %u s, the worker's limit "
-                 "(--rtc-timeout)\n", in->timeout_ms / 1000);
+        text_fmt(&log,
+                 "hipwire: the compile was stopped after %u s, the worker's limit "
+                 "(--rtc-timeout)\n",
+                 in->timeout_ms / 1000);
         result = HW_RTC_COMPILATION;
     } else if (WIFEXITED(x.wait_status) && WEXITSTATUS(x.wait_status) == 0 &&
                rtc_read_file(dir, "code.o", in->max_output, &code, &code_size) == 0) {
@@ -254,7 +264,8 @@ int rtc_hipcc_compile(const struct hw_rtc_input *in, const char *target,
         if (in->name_count)
             rtc_lowered_names(code, (size_t)code_size, in->name_count, lowered);
     } else if (oom) {
-        text_fmt(&log, "hipwire: the compiler ran out of its --rtc-max-memory of %llu bytes "
+        text_fmt(&log,
+                 "hipwire: the compiler ran out of its --rtc-max-memory of %llu bytes "
                  "(the worker's limit on one compile's address space)\n",
                  (unsigned long long)x.max_memory);
         result = HW_RTC_COMPILATION;
@@ -275,10 +286,13 @@ io_error:
 done:
     /* The limit shows as a file at the limit, or as a tool killed by SIGXFSZ
      * (whose partial output the compiler already removed). */
-    if (made_dir && (rtc_remove_tree(dir) >= in->max_output ||
-                     (log.p && strstr(log.p, strsignal(SIGXFSZ)))) && result != HW_RTC_SUCCESS)
-        text_fmt(&log, "hipwire: a file the compiler wrote reached the worker's limit of %llu "
-                 "bytes (--rtc-max-output)\n", (unsigned long long)in->max_output);
+    if (made_dir &&
+        (rtc_remove_tree(dir) >= in->max_output || (log.p && strstr(log.p, strsignal(SIGXFSZ)))) &&
+        result != HW_RTC_SUCCESS)
+        text_fmt(&log,
+                 "hipwire: a file the compiler wrote reached the worker's limit of %llu "
+                 "bytes (--rtc-max-output)\n",
+                 (unsigned long long)in->max_output);
     command_free(cmd);
     free(src.p);
     if (log.failed) {

@@ -33,8 +33,8 @@
 #include "rtc_prelude.h"
 #include "rtc_util.h"
 
-#define LOG_CAP (HIPR_CAP_RTC_LOG - 4096)
-#define MAX_MEMORY (8ull << 30)
+#define LOG_CAP        (HIPR_CAP_RTC_LOG - 4096)
+#define MAX_MEMORY     (8ull << 30)
 #define KERNEL_SECTION "hipwire_kernels"
 
 static const char *const compilers[] = { "clang++", "g++", "c++" };
@@ -166,8 +166,10 @@ static int build_source(const struct hw_rtc_input *in, struct text *src)
 static int describe_kernel(struct text *t, uint32_t i, const char *sym, const char *demangled)
 {
     if (!demangled) {
-        text_fmt(t, "extern \"C\" __attribute__((visibility(\"default\"))) const hipwire_cpu_kernel "
-                 "hipwire_kernel_%s = __hipwire::entry<&%s>::describe(\"%s\");\n", sym, sym, sym);
+        text_fmt(t,
+                 "extern \"C\" __attribute__((visibility(\"default\"))) const hipwire_cpu_kernel "
+                 "hipwire_kernel_%s = __hipwire::entry<&%s>::describe(\"%s\");\n",
+                 sym, sym, sym);
         return 0;
     }
     if (strstr(demangled, "(anonymous namespace)") || strstr(demangled, "lambda") ||
@@ -196,8 +198,10 @@ static int describe_kernel(struct text *t, uint32_t i, const char *sym, const ch
     text_add(t, demangled + open + 1, n - open - 2);
     text_str(t, ") = &");
     text_add(t, fn, (size_t)(demangled + open - fn));
-    text_fmt(t, ";\nextern \"C\" __attribute__((visibility(\"default\"))) const hipwire_cpu_kernel "
-             "hipwire_kernel_%s = __hipwire::entry<__hipwire_k%u>::describe(\"%s\");\n", sym, i, sym);
+    text_fmt(t,
+             ";\nextern \"C\" __attribute__((visibility(\"default\"))) const hipwire_cpu_kernel "
+             "hipwire_kernel_%s = __hipwire::entry<__hipwire_k%u>::describe(\"%s\");\n",
+             sym, i, sym);
     return 0;
 }
 
@@ -214,10 +218,10 @@ static int plain_symbol(const char *s)
 struct job {
     const struct hw_rtc_input *in;
     const char *dir;
-    const char *extra[2];       /* the compiler's real directory, read-only */
+    const char *extra[2]; /* the compiler's real directory, read-only */
     uint64_t deadline_ns;
     struct text *log;
-    int result;                 /* set when a run fails */
+    int result; /* set when a run fails */
     int warned;
 };
 
@@ -228,9 +232,14 @@ static int run(struct job *j, struct command *c, struct text *out)
     uint64_t now = hw_now_ns();
     uint32_t left = now < j->deadline_ns ? (uint32_t)((j->deadline_ns - now) / 1000000) : 1;
     struct rtc_exec x = {
-        .argv = c->argv, .envp = c->envp, .dir = j->dir, .read_dirs = j->extra,
-        .timeout_ms = left ? left : 1, .max_file_size = j->in->max_output,
-        .max_memory = rtc_memory_limit(j->in->max_memory, MAX_MEMORY), .max_log = LOG_CAP,
+        .argv = c->argv,
+        .envp = c->envp,
+        .dir = j->dir,
+        .read_dirs = j->extra,
+        .timeout_ms = left ? left : 1,
+        .max_file_size = j->in->max_output,
+        .max_memory = rtc_memory_limit(j->in->max_memory, MAX_MEMORY),
+        .max_log = LOG_CAP,
         .cancel = j->in->cancel,
     };
     if (rtc_exec_run(&x) < 0) {
@@ -250,7 +259,8 @@ static int run(struct job *j, struct command *c, struct text *out)
               rtc_out_of_memory(x.log);
     free(x.log);
     if (oom) {
-        text_fmt(j->log, "hipwire: the compiler ran out of its --rtc-max-memory of %llu bytes "
+        text_fmt(j->log,
+                 "hipwire: the compiler ran out of its --rtc-max-memory of %llu bytes "
                  "(the worker's limit on one compile's address space)\n",
                  (unsigned long long)x.max_memory);
         j->result = HW_RTC_COMPILATION;
@@ -262,8 +272,10 @@ static int run(struct job *j, struct command *c, struct text *out)
         return -1;
     }
     if (x.timed_out) {
-        text_fmt(j->log, "hipwire: the compile was stopped after %u s, the worker's limit "
-                 "(--rtc-timeout)\n", j->in->timeout_ms / 1000);
+        text_fmt(j->log,
+                 "hipwire: the compile was stopped after %u s, the worker's limit "
+                 "(--rtc-timeout)\n",
+                 j->in->timeout_ms / 1000);
         j->result = HW_RTC_COMPILATION;
         return -1;
     }
@@ -290,9 +302,16 @@ static void base_env(struct command *c, const char *dir)
 
 /* GPU code-generation options mean nothing to a host compile. */
 static const char *const dropped[] = {
-    "-fno-gpu-rdc", "-mcumode", "-mno-cumode", "-mwavefrontsize64", "-munsafe-fp-atomics",
-    "-mno-unsafe-fp-atomics", "-fgpu-flush-denormals-to-zero", "-fno-gpu-flush-denormals-to-zero",
-    "-fhip-fp32-correctly-rounded-divide-sqrt", "-fno-hip-fp32-correctly-rounded-divide-sqrt",
+    "-fno-gpu-rdc",
+    "-mcumode",
+    "-mno-cumode",
+    "-mwavefrontsize64",
+    "-munsafe-fp-atomics",
+    "-mno-unsafe-fp-atomics",
+    "-fgpu-flush-denormals-to-zero",
+    "-fno-gpu-flush-denormals-to-zero",
+    "-fhip-fp32-correctly-rounded-divide-sqrt",
+    "-fno-hip-fp32-correctly-rounded-divide-sqrt",
 };
 
 /* The compiler's command: pass 1 makes pass1.o, pass 2 code.so. */
@@ -438,7 +457,8 @@ static int add_descriptors(struct job *j, char **syms, uint32_t n, uint32_t list
             continue;
         if (!plain_symbol(syms[i]) || (!strncmp(syms[i], "_Z", 2) && !dem[i]) ||
             describe_kernel(src, i, syms[i], strncmp(syms[i], "_Z", 2) ? NULL : dem[i]) < 0)
-            text_fmt(j->log, "hipwire: kernel %s has no name the CPU device can describe (a "
+            text_fmt(j->log,
+                     "hipwire: kernel %s has no name the CPU device can describe (a "
                      "kernel in an anonymous namespace or a lambda): it cannot be launched\n",
                      dem[i] ? dem[i] : syms[i]);
     }
@@ -473,11 +493,14 @@ int rtc_host_compile(const struct hw_rtc_input *in, struct hw_rtc_output *out)
     char **lowered = calloc(in->name_count ? in->name_count : 1, sizeof *lowered);
     if (!lowered)
         return HW_ENOMEM;
-    struct job j = { .in = in, .log = &log, .result = HW_RTC_COMPILATION,
+    struct job j = { .in = in,
+                     .log = &log,
+                     .result = HW_RTC_COMPILATION,
                      .deadline_ns = hw_now_ns() + (uint64_t)in->timeout_ms * 1000000 };
 
     size_t k = 0;
-    while (k < sizeof compilers / sizeof compilers[0] && find_tool(compilers[k], cxx, sizeof cxx) < 0)
+    while (k < sizeof compilers / sizeof compilers[0] &&
+           find_tool(compilers[k], cxx, sizeof cxx) < 0)
         k++;
     if (k == sizeof compilers / sizeof compilers[0]) {
         text_str(&log, "hipwire: no C++ compiler on the worker for the CPU device: none of "
@@ -515,8 +538,10 @@ int rtc_host_compile(const struct hw_rtc_input *in, struct hw_rtc_output *out)
         if (write_tree(dir, "include", in->header_names[i], in->headers[i],
                        strlen(in->headers[i])) < 0) {
             if (errno == EEXIST || errno == ENOTDIR || errno == EISDIR) {
-                text_fmt(&log, "hipwire: header '%s' is given twice or clashes with a "
-                         "directory of another header\n", in->header_names[i]);
+                text_fmt(&log,
+                         "hipwire: header '%s' is given twice or clashes with a "
+                         "directory of another header\n",
+                         in->header_names[i]);
                 result = HW_RTC_INVALID_INPUT;
                 goto done;
             }
@@ -587,11 +612,14 @@ io_error:
 done:
     /* The limit shows as a file at the limit, or as a tool killed by SIGXFSZ
      * (whose partial output it already removed). */
-    if (made_dir && (rtc_remove_tree(dir) >= in->max_output ||
-                     (log.p && (strstr(log.p, strsignal(SIGXFSZ)) || strstr(log.p, "SIGXFSZ")))) &&
+    if (made_dir &&
+        (rtc_remove_tree(dir) >= in->max_output ||
+         (log.p && (strstr(log.p, strsignal(SIGXFSZ)) || strstr(log.p, "SIGXFSZ")))) &&
         result != HW_RTC_SUCCESS)
-        text_fmt(&log, "hipwire: a file the compiler wrote reached the worker's limit of %llu "
-                 "bytes (--rtc-max-output)\n", (unsigned long long)in->max_output);
+        text_fmt(&log,
+                 "hipwire: a file the compiler wrote reached the worker's limit of %llu "
+                 "bytes (--rtc-max-output)\n",
+                 (unsigned long long)in->max_output);
     for (uint32_t i = 0; i < nsyms; i++)
         free(syms[i]);
     free(syms);

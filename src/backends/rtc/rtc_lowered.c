@@ -18,14 +18,14 @@
 #include "rtc_compile.h"
 
 #define SHT_SYMTAB 2
-#define SHT_RELA 4
+#define SHT_RELA   4
 #define SHT_DYNSYM 11
 #define STT_OBJECT 1
-#define STT_FUNC 2
-#define STB_LOCAL 0
-#define EM_X86_64 62
+#define STT_FUNC   2
+#define STB_LOCAL  0
+#define EM_X86_64  62
 #define EM_AARCH64 183
-#define EM_AMDGPU 224
+#define EM_AMDGPU  224
 
 struct elf {
     const uint8_t *p;
@@ -46,9 +46,18 @@ struct sym {
     uint64_t value;
 };
 
-static uint16_t u16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static uint32_t u32(const uint8_t *p) { return (uint32_t)u16(p) | (uint32_t)u16(p + 2) << 16; }
-static uint64_t u64(const uint8_t *p) { return (uint64_t)u32(p) | (uint64_t)u32(p + 4) << 32; }
+static uint16_t u16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+static uint32_t u32(const uint8_t *p)
+{
+    return (uint32_t)u16(p) | (uint32_t)u16(p + 2) << 16;
+}
+static uint64_t u64(const uint8_t *p)
+{
+    return (uint64_t)u32(p) | (uint64_t)u32(p + 4) << 32;
+}
 
 /* A range of the file, checked without overflow. */
 static int in_file(const struct elf *e, uint64_t off, uint64_t n)
@@ -143,7 +152,12 @@ static const char *symbol_at(const struct elf *e, const struct sect *st, uint64_
 static int open_elf(struct elf *e, const uint8_t *image, size_t len)
 {
     *e = (struct elf){ image, len, 0, 0 };
-    if (len < 64 || memcmp(image, "\x7f" "ELF", 4) != 0 || image[4] != 2 || image[5] != 1)
+    if (len < 64 ||
+        memcmp(image,
+               "\x7f"
+               "ELF",
+               4) != 0 ||
+        image[4] != 2 || image[5] != 1)
         return -1;
     e->shoff = u64(image + 40);
     e->shnum = u16(image + 60);
@@ -156,9 +170,18 @@ static int open_elf(struct elf *e, const uint8_t *image, size_t len)
 static int reloc_types(const uint8_t *image, uint32_t *abs64, uint32_t *rel64)
 {
     switch (u16(image + 18)) {
-    case EM_AMDGPU: *abs64 = 3; *rel64 = 13; return 0;
-    case EM_X86_64: *abs64 = 1; *rel64 = 8; return 0;
-    case EM_AARCH64: *abs64 = 257; *rel64 = 1027; return 0;
+    case EM_AMDGPU:
+        *abs64 = 3;
+        *rel64 = 13;
+        return 0;
+    case EM_X86_64:
+        *abs64 = 1;
+        *rel64 = 8;
+        return 0;
+    case EM_AARCH64:
+        *abs64 = 257;
+        *rel64 = 1027;
+        return 0;
     default: return -1;
     }
 }
@@ -173,7 +196,8 @@ int rtc_lowered_names(const uint8_t *image, size_t len, uint32_t count, char **o
         return -1;
     /* The full symbol table when there is one, else the dynamic one. */
     for (uint32_t i = 0; i < e.shnum; i++)
-        if (section(&e, i, &st) == 0 && (st.type == SHT_SYMTAB || (st.type == SHT_DYNSYM && !have))) {
+        if (section(&e, i, &st) == 0 &&
+            (st.type == SHT_SYMTAB || (st.type == SHT_DYNSYM && !have))) {
             symtab = st;
             have = 1;
         }
@@ -195,8 +219,7 @@ int rtc_lowered_names(const uint8_t *image, size_t len, uint32_t count, char **o
         uint32_t in_section = u16(image + 16) == 1 /* ET_REL */ ? s.shndx : 0;
         if (relocation_at(&e, s.value, in_section, &type, &symidx, &addend, &rsyms) < 0)
             continue;
-        if (type == abs64 && symidx && addend == 0 &&
-            symbol(&e, &rsyms, symidx, &t) == 0)
+        if (type == abs64 && symidx && addend == 0 && symbol(&e, &rsyms, symidx, &t) == 0)
             target = t.name;
         else if (type == rel64 && !symidx)
             target = symbol_at(&e, &symtab, (uint64_t)addend);

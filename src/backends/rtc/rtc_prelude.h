@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 struct rtc_prelude_file {
-    const char *path;           /* relative, under the prelude directory */
+    const char *path; /* relative, under the prelude directory */
     const unsigned char *data;
     size_t size;
 };

@@ -18,8 +18,6 @@
 
 #include "rtc_util.h"
 
-
-
 void text_add(struct text *t, const char *s, size_t n)
 {
     if (t->failed)
@@ -125,12 +123,12 @@ void rtc_line_name(const char *name, char *out, size_t cap)
     if (!name || !*name)
         name = "default_program";
     for (; *name && k + 1 < cap; name++)
-        out[k++] = (strchr("\"\\", *name) || (unsigned char)*name < 0x20 ||
-                    (unsigned char)*name > 0x7e) ? '_' : *name;
+        out[k++] =
+            (strchr("\"\\", *name) || (unsigned char)*name < 0x20 || (unsigned char)*name > 0x7e)
+                ? '_'
+                : *name;
     out[k] = '\0';
 }
-
-
 
 /* A string made for the command; on allocation failure "" and c->failed. */
 char *own(struct command *c, const char *fmt, ...)
@@ -196,14 +194,13 @@ int rtc_read_file(const char *dir, const char *name, uint64_t cap, uint8_t **cod
     return 0;
 }
 
-
 int rtc_out_of_memory(const char *log)
 {
     static const char *const signs[] = {
-        "out of memory",                  /* clang: LLVM ERROR: out of memory */
-        "Allocation failed",              /* clang */
-        "memory exhausted",               /* gcc: virtual memory exhausted */
-        "Cannot allocate memory",         /* ENOMEM from anything */
+        "out of memory",          /* clang: LLVM ERROR: out of memory */
+        "Allocation failed",      /* clang */
+        "memory exhausted",       /* gcc: virtual memory exhausted */
+        "Cannot allocate memory", /* ENOMEM from anything */
         "std::bad_alloc",
     };
     for (size_t i = 0; log && i < sizeof signs / sizeof signs[0]; i++)

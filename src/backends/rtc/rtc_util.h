@@ -44,9 +44,9 @@ static inline uint64_t rtc_memory_limit(uint64_t configured, uint64_t def)
 struct command {
     char *argv[MAX_ARGS + 1];
     char *envp[24];
-    char *owned[MAX_ARGS + 24];  /* strings built here, freed with the command */
+    char *owned[MAX_ARGS + 24]; /* strings built here, freed with the command */
     int nargv, nenv, nowned;
-    int failed;                  /* a string could not be built */
+    int failed; /* a string could not be built */
 };
 
 /* A string made for the command; on allocation failure "" and c->failed. */

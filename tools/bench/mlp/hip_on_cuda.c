@@ -18,7 +18,7 @@
 #include "hw_status.h"
 
 static struct hwcu_api cu;
-static int ready;           /* 1 once the context is current, -1 when it failed */
+static int ready; /* 1 once the context is current, -1 when it failed */
 static CUdevice cu_dev;
 static CUcontext cu_ctx;
 static _Thread_local hipError_t last_error;
@@ -52,11 +52,11 @@ static hipError_t init(void)
     return ret(r);
 }
 
-#define INIT()                          \
-    do {                                \
-        hipError_t e_ = init();         \
-        if (e_ != hipSuccess)           \
-            return e_;                  \
+#define INIT()                  \
+    do {                        \
+        hipError_t e_ = init(); \
+        if (e_ != hipSuccess)   \
+            return e_;          \
     } while (0)
 
 hipError_t hipSetDevice(int device)
@@ -155,8 +155,7 @@ hipError_t hipMemcpy(void *dst, const void *src, size_t n, hipMemcpyKind kind)
     case hipMemcpyDeviceToHost:
         r = cu.cuMemcpyDtoHAsync(dst, (CUdeviceptr)(uintptr_t)src, n, HWCU_STREAM_LEGACY);
         break;
-    default:
-        return last_error = hipErrorInvalidMemcpyDirection;
+    default: return last_error = hipErrorInvalidMemcpyDirection;
     }
     return ret(r != HWCU_SUCCESS ? r : cu.cuStreamSynchronize(HWCU_STREAM_LEGACY));
 }
@@ -212,16 +211,16 @@ hipError_t hipModuleGetFunction(hipFunction_t *function, hipModule_t module, con
     return ret(r);
 }
 
-hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gx, unsigned int gy,
-                                 unsigned int gz, unsigned int bx, unsigned int by,
-                                 unsigned int bz, unsigned int shared, hipStream_t stream,
-                                 void **params, void **extra)
+hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gx, unsigned int gy, unsigned int gz,
+                                 unsigned int bx, unsigned int by, unsigned int bz,
+                                 unsigned int shared, hipStream_t stream, void **params,
+                                 void **extra)
 {
     INIT();
     if (stream != NULL || extra != NULL)
         return last_error = hipErrorNotSupported; /* mlp.c uses neither */
-    return ret(cu.cuLaunchKernel((CUfunction)f, gx, gy, gz, bx, by, bz, shared,
-                                 HWCU_STREAM_LEGACY, params, NULL));
+    return ret(cu.cuLaunchKernel((CUfunction)f, gx, gy, gz, bx, by, bz, shared, HWCU_STREAM_LEGACY,
+                                 params, NULL));
 }
 
 /* No worker, no requests: the native run makes no round trips. */

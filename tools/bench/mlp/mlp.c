@@ -35,20 +35,30 @@
  * the worker and how many waited for a reply; the native shim has none. */
 void hipwire_client_stats(unsigned long long *round_trips, unsigned long long *posted);
 
-#define CHECK_HIP(call)                                                                   \
-    do {                                                                                  \
-        hipError_t e_ = (call);                                                           \
-        if (e_ != hipSuccess) {                                                           \
-            fprintf(stderr, "mlp: %s:%d: %s: %s (%d)\n", __FILE__, __LINE__, #call,       \
-                    hipGetErrorName(e_), (int)e_);                                        \
-            exit(1);                                                                      \
-        }                                                                                 \
+#define CHECK_HIP(call)                                                             \
+    do {                                                                            \
+        hipError_t e_ = (call);                                                     \
+        if (e_ != hipSuccess) {                                                     \
+            fprintf(stderr, "mlp: %s:%d: %s: %s (%d)\n", __FILE__, __LINE__, #call, \
+                    hipGetErrorName(e_), (int)e_);                                  \
+            exit(1);                                                                \
+        }                                                                           \
     } while (0)
 
 static unsigned long long hip_calls; /* every HIP call the step loop makes */
 
-enum { K_GEMM_NN, K_GEMM_NT, K_GEMM_TN, K_BIAS_ACT, K_XENT, K_REDUCE, K_COLSUM, K_RELU_GRAD,
-       K_SGD, K_COUNT };
+enum {
+    K_GEMM_NN,
+    K_GEMM_NT,
+    K_GEMM_TN,
+    K_BIAS_ACT,
+    K_XENT,
+    K_REDUCE,
+    K_COLSUM,
+    K_RELU_GRAD,
+    K_SGD,
+    K_COUNT
+};
 static const char *const kernel_names[K_COUNT] = { "gemm_nn",  "gemm_nt",      "gemm_tn",
                                                    "bias_act", "softmax_xent", "sum_reduce",
                                                    "colsum",   "relu_grad",    "sgd" };
@@ -149,8 +159,10 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--kernels")) {
             kernels = argv[++i];
         } else {
-            fprintf(stderr, "usage: %s [--kernels PATH] [--steps N] [--warmup N] [--batch B] "
-                            "[--in D] [--hidden H] [--classes C]\n", argv[0]);
+            fprintf(stderr,
+                    "usage: %s [--kernels PATH] [--steps N] [--warmup N] [--batch B] "
+                    "[--in D] [--hidden H] [--classes C]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -173,7 +185,8 @@ int main(int argc, char **argv)
     /* Synthetic, learnable data: labels from a random linear teacher. */
     float *hX = malloc((size_t)B * D * sizeof(float)), *hT = malloc((size_t)D * C * sizeof(float));
     int *hy = malloc((size_t)B * sizeof(int));
-    float *hW1 = malloc((size_t)D * H * sizeof(float)), *hW2 = malloc((size_t)H * C * sizeof(float));
+    float *hW1 = malloc((size_t)D * H * sizeof(float)),
+          *hW2 = malloc((size_t)H * C * sizeof(float));
     if (!hX || !hT || !hy || !hW1 || !hW2) {
         fprintf(stderr, "mlp: out of host memory\n");
         return 1;

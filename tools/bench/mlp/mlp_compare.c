@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include "hw_cli.h"
 
-#define MAX_ROUNDS 9
+#define MAX_ROUNDS        9
 #define TARGET_STEP_RATIO 1.05
 
 struct mlp_run {

@@ -40,12 +40,12 @@ static void gemm_thread(const struct hipwire_cpu_ctx *ctx, const struct gemm_arg
         }
 }
 
-#define GEMM_PARAMS                                                                          \
-    HIPWIRE_PARAM(struct gemm_args, M), HIPWIRE_PARAM(struct gemm_args, N),                  \
-        HIPWIRE_PARAM(struct gemm_args, K), HIPWIRE_PARAM(struct gemm_args, A),              \
-        HIPWIRE_PARAM(struct gemm_args, lda), HIPWIRE_PARAM(struct gemm_args, B),            \
-        HIPWIRE_PARAM(struct gemm_args, ldb), HIPWIRE_PARAM(struct gemm_args, C),            \
-        HIPWIRE_PARAM(struct gemm_args, ldc), HIPWIRE_PARAM(struct gemm_args, alpha),        \
+#define GEMM_PARAMS                                                                   \
+    HIPWIRE_PARAM(struct gemm_args, M), HIPWIRE_PARAM(struct gemm_args, N),           \
+        HIPWIRE_PARAM(struct gemm_args, K), HIPWIRE_PARAM(struct gemm_args, A),       \
+        HIPWIRE_PARAM(struct gemm_args, lda), HIPWIRE_PARAM(struct gemm_args, B),     \
+        HIPWIRE_PARAM(struct gemm_args, ldb), HIPWIRE_PARAM(struct gemm_args, C),     \
+        HIPWIRE_PARAM(struct gemm_args, ldc), HIPWIRE_PARAM(struct gemm_args, alpha), \
         HIPWIRE_PARAM(struct gemm_args, beta)
 
 static void gemm_nn(const struct hipwire_cpu_ctx *ctx, const struct gemm_args *p)
@@ -91,7 +91,8 @@ static void bias_act(const struct hipwire_cpu_ctx *ctx, const struct bias_act_ar
     }
 }
 HIPWIRE_CPU_KERNEL(bias_act, struct bias_act_args, HIPWIRE_PARAM(struct bias_act_args, Z),
-                   HIPWIRE_PARAM(struct bias_act_args, b), HIPWIRE_PARAM(struct bias_act_args, rows),
+                   HIPWIRE_PARAM(struct bias_act_args, b),
+                   HIPWIRE_PARAM(struct bias_act_args, rows),
                    HIPWIRE_PARAM(struct bias_act_args, cols),
                    HIPWIRE_PARAM(struct bias_act_args, relu));
 
@@ -178,7 +179,8 @@ static void relu_grad(const struct hipwire_cpu_ctx *ctx, const struct relu_grad_
             p->dH[i] = 0.0f;
 }
 HIPWIRE_CPU_KERNEL(relu_grad, struct relu_grad_args, HIPWIRE_PARAM(struct relu_grad_args, dH),
-                   HIPWIRE_PARAM(struct relu_grad_args, H), HIPWIRE_PARAM(struct relu_grad_args, n));
+                   HIPWIRE_PARAM(struct relu_grad_args, H),
+                   HIPWIRE_PARAM(struct relu_grad_args, n));
 
 struct sgd_args {
     float *W;

@@ -5,7 +5,8 @@ Inputs: the HIP headers (declarations and exact signatures), the real
 libamdhip64 (export names, version nodes, SONAME) and the hand-written
 sources (functions marked HW_EXPORT).  Outputs, written deterministically
 into --out: exports.c (stubs + lookup table), exports.map (ld version
-script) and symbols.txt (the record that lets later runs without the real
+script), STATUS.md (implemented and stub functions by family) and
+symbols.txt (the record that lets later runs without the real
 library keep the same version nodes).  See docs/exports.md.
 """
 
@@ -943,8 +944,11 @@ def generate(args):
         node, origin = exports[name]
         syms.append("%s %s %s %s" % (name, node, kinds[name], origin))
 
+    status = status_page(exports, kinds, version, soname)
+
     os.makedirs(args.out, exist_ok=True)
-    for fn, body in (("exports.c", lines), ("exports.map", vmap), ("symbols.txt", syms)):
+    for fn, body in (("exports.c", lines), ("exports.map", vmap), ("symbols.txt", syms),
+                     ("STATUS.md", status)):
         tmp = os.path.join(args.out, fn + ".tmp")
         with open(tmp, "w", newline="\n") as f:
             f.write("\n".join(body) + "\n")
@@ -952,6 +956,95 @@ def generate(args):
     n_impl = sum(1 for k in kinds.values() if k == "impl")
     sys.stderr.write("gen_hip_exports: %d exports (%d impl, %d stub) in %s\n"
                      % (len(kinds), n_impl, len(kinds) - n_impl, args.out))
+
+
+# Families for the status page, first match wins (prefixes of C names;
+# hipGraphics before hipGraph).
+STATUS_FAMILIES = [
+    ("IPC and interop", ("hipIpc", "hipImportExternal", "hipDestroyExternal",
+                         "hipExternalMemory", "hipSignalExternal", "hipWaitExternal",
+                         "hipGraphics", "hipGL")),
+    ("Graphs and capture", ("hipGraph", "hipStreamBeginCapture", "hipStreamEndCapture",
+                            "hipStreamIsCapturing", "hipStreamGetCaptureInfo",
+                            "hipStreamUpdateCapture", "hipThreadExchangeStreamCaptureMode",
+                            "hipUserObject")),
+    ("Textures and surfaces", ("hipTex", "hipBindTexture", "hipUnbindTexture",
+                               "hipCreateTextureObject", "hipDestroyTextureObject",
+                               "hipGetTexture", "hipCreateSurfaceObject",
+                               "hipDestroySurfaceObject", "hipModuleGetTexRef",
+                               "hipBindTextureToMipmappedArray", "__hipRegisterSurface",
+                               "__hipRegisterTexture")),
+    ("Arrays", ("hipArray", "hipMallocArray", "hipMalloc3DArray", "hipFreeArray",
+                "hipMipmapped", "hipMallocMipmapped", "hipFreeMipmapped",
+                "hipGetMipmapped", "hipCreateChannelDesc", "hipGetChannelDesc")),
+    ("Memory pools", ("hipMemPool", "hipMallocFromPool", "hipMallocAsync", "hipFreeAsync",
+                      "hipDeviceGetDefaultMemPool", "hipDeviceGetMemPool",
+                      "hipDeviceSetMemPool")),
+    ("Virtual memory", ("hipMemAddress", "hipMemCreate", "hipMemRelease", "hipMemMap",
+                        "hipMemUnmap", "hipMemSetAccess", "hipMemGetAccess",
+                        "hipMemGetAllocation", "hipMemRetainAllocationHandle",
+                        "hipMemExportToShareableHandle", "hipMemImportFromShareableHandle")),
+    ("Managed memory", ("hipMallocManaged", "hipMemAdvise", "hipMemPrefetch", "hipMemRange",
+                        "hipStreamAttachMemAsync", "__hipRegisterManagedVar")),
+    ("Contexts", ("hipCtx", "hipDevicePrimaryCtx")),
+    ("Run-time compilation", ("hiprtc",)),
+    ("Tools and callbacks", ("hipRegisterActivity", "hipRemoveActivity", "hipEnableActivity",
+                             "hipInitActivity", "hipRegisterApi", "hipRemoveApi",
+                             "hipProfiler", "hipApiName", "hipGetCmdName", "hipKernelNameRef",
+                             "amd_dbgapi", "__hipGetPCH")),
+    ("Memory and copies", ("hipMem", "hipMalloc", "hipFree", "hipHost", "hipExtMalloc",
+                           "hipPointer", "hipDrvPointer", "hipDrvMemcpy")),
+    ("Modules and launches", ("hipModule", "hipLaunch", "hipExtLaunch", "hipFunc",
+                              "hipConfigureCall", "hipSetupArgument", "hipOccupancy",
+                              "hipExtModule", "__hip", "hipGetSymbol", "hipHccModule")),
+    ("Streams and events", ("hipStream", "hipEvent", "hipExtStream", "hipGetStreamDeviceId")),
+    ("Devices and errors", ("hipDevice", "hipGetDevice", "hipSetDevice", "hipChooseDevice",
+                            "hipInit", "hipDriver", "hipRuntime", "hipGetError",
+                            "hipGetLastError", "hipPeekAtLastError", "hipExtGetLink",
+                            "hipGetProcAddress")),
+    ("hipwire extensions", ("hipwire_",)),
+    ("Half-float helpers", ("__gnu_",)),
+]
+
+
+def status_page(exports, kinds, version, soname):
+    """STATUS.md: which exports are implemented and which are stubs, by
+    family, so what is real is visible without reading the sources."""
+    def family(name):
+        base = name
+        if name.startswith("_Z"):  # C++ overloads: the name inside the mangling
+            m = re.match(r"_Z(?:N\d+\w+?)?(\d+)(\w+)", name)
+            if m:
+                base = m.group(2)[:int(m.group(1))]
+        for fam, prefixes in STATUS_FAMILIES:
+            if base.startswith(prefixes):
+                return fam
+        return "Other"
+    groups = {}
+    for name in sorted(exports):
+        groups.setdefault(family(name), []).append(name)
+    n_impl = sum(1 for k in kinds.values() if k == "impl")
+    out = ["<!-- Generated by tools/gen_hip_exports.py; do not edit. -->",
+           "# HIP API status: %s (HIP headers %s)" % (soname, version),
+           "",
+           "%d exports: %d implemented, %d stubs. A stub returns `hipErrorNotSupported` (or"
+           % (len(kinds), n_impl, len(kinds) - n_impl),
+           "its type's failure value) and says so once on stderr (docs/client.md).",
+           "",
+           "| family | implemented | stubs |",
+           "|---|---|---|"]
+    order = [f for f, _ in STATUS_FAMILIES] + ["Other"]
+    for fam in order:
+        names = groups.get(fam, [])
+        if names:
+            impl = sum(1 for n in names if kinds[n] == "impl")
+            out.append("| %s | %d | %d |" % (fam, impl, len(names) - impl))
+    for fam in order:
+        stubs = [n for n in groups.get(fam, []) if kinds[n] != "impl"]
+        if stubs:
+            out += ["", "## Stubs: %s" % fam, ""]
+            out += ["- `%s`" % n for n in stubs]
+    return out
 
 
 def main():

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "cuda_internal.h"
+#include "cuda_rtc.h"
 #include "hw_log.h"
 
 #define SMALL_SLAB  (64u * 1024)  /* copies up to this size use one small slab */
@@ -829,6 +830,18 @@ static int cuda_stream_wait_event(struct hw_backend *be, struct hw_bstream *s, s
     return hwcu_check(be, be->api.cuStreamWaitEvent(s->s, e->e, 0));
 }
 
+/* HIP source to PTX for this device's compute capability, by NVRTC
+ * (cuda_rtc.c); needs no context. */
+static int cuda_rtc_compile(struct hw_backend *be, int dev, const struct hw_rtc_input *in,
+                            struct hw_rtc_output *out)
+{
+    if (dev < 0 || dev >= be->ndev)
+        return HW_EDEVICE;
+    struct cu_dev *d = &be->devs[dev];
+    return hw_cuda_rtc_compile(attr(be, d, HWCU_DA_COMPUTE_CAPABILITY_MAJOR),
+                               attr(be, d, HWCU_DA_COMPUTE_CAPABILITY_MINOR), in, out);
+}
+
 const struct hw_backend_ops hw_cuda_backend_ops = {
     .size = sizeof(struct hw_backend_ops),
     .abi_version = HW_BACKEND_ABI_VERSION,
@@ -871,4 +884,5 @@ const struct hw_backend_ops hw_cuda_backend_ops = {
     .stream_write_value = hwcu_stream_write_value,
     .stream_wait_value = hwcu_stream_wait_value,
     .device_attributes = cuda_device_attributes,
+    .rtc_compile = cuda_rtc_compile,
 };

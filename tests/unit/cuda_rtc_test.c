@@ -136,8 +136,9 @@ int main(void)
     struct hw_rtc_output o;
 
     /* Options map: -O3, -ffast-math, a standard, a macro. */
-    static const char *const vadd_opts[] = { "-O3", "-ffast-math", "-std=c++17", "-DSCALE=2.0f" };
-    struct compile vadd = { "vadd.hip", vadd_src, vadd_opts, 4, NULL, 0, NULL, NULL, 0 };
+    static const char *const vadd_opts[] = { "-O3", "-ffast-math", "-std=c++17", "-DSCALE=2.0f",
+                                             "-Wall" };
+    struct compile vadd = { "vadd.hip", vadd_src, vadd_opts, 5, NULL, 0, NULL, NULL, 0 };
     o = run(&vadd);
     expect_ptx(&o, "vadd");
     release(&o, 0);

@@ -138,6 +138,8 @@ static int map_options(const struct hw_rtc_input *in, int major, int minor, stru
             o->has_std = 1;
         } else if (!strncmp(opt, "-I", 2)) {
             continue; /* the program's headers are found through it below */
+        } else if (!strncmp(opt, "-W", 2)) {
+            continue; /* clang's warning names are not NVRTC's */
         } else if ((v = !strncmp(opt, "--offload-arch=", 15)       ? opt + 15
                         : !strncmp(opt, "--gpu-architecture=", 19) ? opt + 19
                                                                    : NULL)) {

@@ -23,7 +23,7 @@ cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DHIPWIRE_INSTALL_DEPS=OF
 cmake --build "$build" -j "$jobs" --target hip-worker hipwire-bench with_worker gpu_check \
   test_vadd test_copies test_peer test_handles test_stream_value test_sync_order test_memory_api \
   test_attributes hipwire-bench-cpu-device test_gpu_basic test_gpu_overlap test_gpu_events test_gpu_copy1g \
-  test_gpu_fault hipwire_gpu_kernels hipwire-mlp hipwire-mlp-native hipwire-mlp-compare \
+  test_gpu_fault test_gpu_hiprtc hipwire_gpu_kernels hipwire-mlp hipwire-mlp-native hipwire-mlp-compare \
   hipwire_mlp_kernels hipwire_test_kernels >"$out/build.log" 2>&1 ||
   { tail -40 "$out/build.log"; exit 1; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.draw,temperature.gpu \

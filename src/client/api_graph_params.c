@@ -20,49 +20,6 @@ static int dev_range(const void *p, size_t n)
     return hw_mem_find(a, &r) == 0 && r.kind == HW_MEM_DEVICE && n <= r.base + r.size - a;
 }
 
-/* Packs the arguments as hipModuleLaunchKernel takes them. */
-static hipError_t pack_args(const struct hw_function *f, void **kp, void **extra, uint8_t *out,
-                            size_t *len)
-{
-    if (kp) {
-        if (f->info.args_size > HIPR_CAP_KERNEL_ARGS)
-            return hipErrorInvalidValue;
-        memset(out, 0, f->info.args_size);
-        for (uint32_t i = 0; i < f->info.param_count; i++) {
-            if (!kp[i])
-                return hipErrorInvalidValue;
-            memcpy(out + f->params[i].offset, kp[i], f->params[i].size);
-        }
-        *len = f->info.args_size;
-        return hipSuccess;
-    }
-    if (extra) {
-        void *buf = NULL;
-        size_t size = 0;
-        int have_size = 0;
-        for (size_t i = 0; extra[i] != HIP_LAUNCH_PARAM_END; i += 2) {
-            if (i > 64)
-                return hipErrorInvalidValue;
-            if (extra[i] == HIP_LAUNCH_PARAM_BUFFER_POINTER)
-                buf = extra[i + 1];
-            else if (extra[i] == HIP_LAUNCH_PARAM_BUFFER_SIZE && extra[i + 1]) {
-                size = *(size_t *)extra[i + 1];
-                have_size = 1;
-            } else
-                return hipErrorInvalidValue;
-        }
-        if (!have_size || (size && !buf) || size > HIPR_CAP_KERNEL_ARGS || size < f->info.args_size)
-            return hipErrorInvalidValue;
-        memcpy(out, buf, size);
-        *len = size;
-        return hipSuccess;
-    }
-    if (f->info.args_size != 0)
-        return hipErrorInvalidValue;
-    *len = 0;
-    return hipSuccess;
-}
-
 hipError_t hw_kernel_payload(const hipKernelNodeParams *p, struct hipGraphNode *t, uint8_t *args)
 {
     const struct hw_function *f = NULL;
@@ -77,7 +34,9 @@ hipError_t hw_kernel_payload(const hipKernelNodeParams *p, struct hipGraphNode *
         !p->blockDim.z)
         return hipErrorInvalidValue;
     size_t len = 0;
-    if ((err = pack_args(f, p->kernelParams, p->extra, args, &len)) != hipSuccess)
+    /* kernelParams win over extra when a node names both. */
+    if ((err = hw_pack_kernel_args(f, p->kernelParams, p->extra, args, HIPR_CAP_KERNEL_ARGS,
+                                   &len)) != hipSuccess)
         return err;
     memset(t, 0, sizeof *t);
     t->kind = HW_NODE_KERNEL;

@@ -315,12 +315,9 @@ HW_EXPORT hipError_t hipModuleGetGlobal(hipDeviceptr_t *dptr, size_t *bytes, hip
     return hipSuccess;
 }
 
-/* Packs kernelParams (or takes the extra buffer) into one argument blob. */
-static hipError_t marshal(const struct hw_function *f, void **kernelParams, void **extra,
-                          uint8_t *out, size_t cap, size_t *len)
+hipError_t hw_pack_kernel_args(const struct hw_function *f, void **kernelParams, void **extra,
+                               uint8_t *out, size_t cap, size_t *len)
 {
-    if (kernelParams && extra)
-        return hipErrorInvalidValue; /* AMD takes one or the other */
     if (kernelParams) {
         if (f->info.args_size > cap)
             return hipErrorInvalidValue;
@@ -358,6 +355,15 @@ static hipError_t marshal(const struct hw_function *f, void **kernelParams, void
         return hipErrorInvalidValue;
     *len = 0;
     return hipSuccess;
+}
+
+/* A launch names kernelParams or extra, never both (AMD's rule). */
+static hipError_t marshal(const struct hw_function *f, void **kernelParams, void **extra,
+                          uint8_t *out, size_t cap, size_t *len)
+{
+    if (kernelParams && extra)
+        return hipErrorInvalidValue;
+    return hw_pack_kernel_args(f, kernelParams, extra, out, cap, len);
 }
 
 hipError_t hw_launch(const struct hw_function *f, const uint32_t grid[3], const uint32_t block[3],

@@ -269,6 +269,11 @@ hipError_t hw_module_function(struct hw_conn *c, struct hw_module *m, const char
                               struct hw_function **out);
 hipError_t hw_module_global(struct hw_conn *c, struct hw_module *m, const char *name, uint64_t *ptr,
                             uint64_t *size);
+/* kernelParams (laid out by f's parameter table) or the extra buffer as one
+ * argument blob of at most cap bytes, as hipModuleLaunchKernel takes them;
+ * kernelParams are used when both are given. */
+hipError_t hw_pack_kernel_args(const struct hw_function *f, void **kernelParams, void **extra,
+                               uint8_t *out, size_t cap, size_t *len);
 /* Packs the arguments and queues the launch; records errors (hw_ret).
  * An invalid stream is hipErrorContextIsDestroyed, an invalid event
  * hipErrorInvalidHandle. */

@@ -50,6 +50,18 @@ static int valid_device(const struct hw_conn *c, int dev)
     return dev >= 0 && dev < c->device_count;
 }
 
+/* enter() for a call naming a device: hipErrorInvalidDevice when it does
+ * not exist. */
+static struct hw_conn *enter_device(int dev, hipError_t *err)
+{
+    struct hw_conn *c = enter(err);
+    if (c && !valid_device(c, dev)) {
+        *err = hipErrorInvalidDevice;
+        return NULL;
+    }
+    return c;
+}
+
 /* The device of ctx, or -1 when ctx is not a context of this process. */
 static int ctx_device(const struct hw_conn *c, hipCtx_t ctx)
 {
@@ -67,11 +79,8 @@ static int primary_ctx_active(int dev)
 HW_EXPORT hipError_t hipDevicePrimaryCtxRetain(hipCtx_t *pctx, hipDevice_t dev)
 {
     hipError_t err;
-    struct hw_conn *c = enter(&err);
-    if (!c)
+    if (!enter_device(dev, &err))
         return hw_ret(err);
-    if (!valid_device(c, dev))
-        return hw_ret(hipErrorInvalidDevice);
     if (!pctx)
         return hw_ret(hipErrorInvalidValue);
     atomic_fetch_add(&primary_refs[dev], 1);
@@ -90,11 +99,8 @@ static void primary_release(int dev)
 HW_EXPORT hipError_t hipDevicePrimaryCtxRelease(hipDevice_t dev)
 {
     hipError_t err;
-    struct hw_conn *c = enter(&err);
-    if (!c)
+    if (!enter_device(dev, &err))
         return hw_ret(err);
-    if (!valid_device(c, dev))
-        return hw_ret(hipErrorInvalidDevice);
     primary_release(dev);
     return hipSuccess;
 }
@@ -102,11 +108,8 @@ HW_EXPORT hipError_t hipDevicePrimaryCtxRelease(hipDevice_t dev)
 HW_EXPORT hipError_t hipDevicePrimaryCtxGetState(hipDevice_t dev, unsigned int *flags, int *active)
 {
     hipError_t err;
-    struct hw_conn *c = enter(&err);
-    if (!c)
+    if (!enter_device(dev, &err))
         return hw_ret(err);
-    if (!valid_device(c, dev))
-        return hw_ret(hipErrorInvalidDevice);
     /* The primary context's flags cannot be changed (SetFlags below), so
      * they are 0, as AMD reports. */
     if (flags)
@@ -121,11 +124,8 @@ HW_EXPORT hipError_t hipDevicePrimaryCtxGetState(hipDevice_t dev, unsigned int *
 HW_EXPORT hipError_t hipDevicePrimaryCtxReset(hipDevice_t dev)
 {
     hipError_t err;
-    struct hw_conn *c = enter(&err);
-    if (!c)
+    if (!enter_device(dev, &err))
         return hw_ret(err);
-    if (!valid_device(c, dev))
-        return hw_ret(hipErrorInvalidDevice);
     return hipSuccess;
 }
 
@@ -133,11 +133,8 @@ HW_EXPORT hipError_t hipDevicePrimaryCtxSetFlags(hipDevice_t dev, unsigned int f
 {
     (void)flags;
     hipError_t err;
-    struct hw_conn *c = enter(&err);
-    if (!c)
+    if (!enter_device(dev, &err))
         return hw_ret(err);
-    if (!valid_device(c, dev))
-        return hw_ret(hipErrorInvalidDevice);
     return hw_ret(hipErrorContextAlreadyInUse); /* AMD: the primary context is always in use */
 }
 

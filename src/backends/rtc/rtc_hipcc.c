@@ -54,26 +54,9 @@ static int find_compiler(const char *configured, char *out, size_t cap)
 
 static int build_source(const struct hw_rtc_input *in, struct text *src)
 {
-    char name[256];
-    rtc_line_name(in->name, name, sizeof name);
-    text_str(src, "#include <hip/hip_runtime.h>\n#line 1 \"");
-    text_str(src, name);
-    text_str(src, "\"\n");
+    rtc_source_head(in, src);
     text_str(src, in->source);
-    text_str(src, "\n");
-    if (in->name_count)
-        text_str(src, "#line 1 \"hipwire-name-expressions\"\n");
-    for (uint32_t i = 0; i < in->name_count; i++) {
-        const char *e = in->name_exprs[i];
-        while (*e == ' ' || *e == '\t')
-            e++;
-        /* "&f<int>" is an address already; "f<int>" and "var" are not. */
-        text_fmt(src, "__device__ void *%s%u = (void *)", RTC_NAME_PROBE, i);
-        text_str(src, *e == '&' ? "(" : "&(");
-        text_str(src, e);
-        text_str(src, ");\n");
-    }
-    return src->failed ? -1 : 0;
+    return rtc_source_tail(in, "__device__", src);
 }
 
 static const char *const passed_env[] = {
@@ -187,21 +170,12 @@ int rtc_hipcc_compile(const struct hw_rtc_input *in, const char *target, struct 
     snprintf(path, sizeof path, "%s/include", dir);
     if (mkdir(path, 0700) < 0)
         goto io_error;
-    for (uint32_t i = 0; i < in->header_count; i++) {
-        char hp[PATH_MAX + 300];
-        snprintf(hp, sizeof hp, "%s/include/%s", dir, in->header_names[i]);
-        if (rtc_make_parents(path, in->header_names[i]) < 0 ||
-            rtc_write_file(hp, in->headers[i], strlen(in->headers[i])) < 0) {
-            if (errno == EEXIST || errno == ENOTDIR || errno == EISDIR) {
-                text_fmt(&log,
-                         "hipwire: header '%s' is given twice or clashes with a "
-                         "directory of another header\n",
-                         in->header_names[i]);
-                result = HW_RTC_INVALID_INPUT;
-                goto done;
-            }
-            goto io_error;
-        }
+    int hdr = rtc_write_headers(dir, in, &log);
+    if (hdr < 0)
+        goto io_error;
+    if (hdr > 0) {
+        result = HW_RTC_INVALID_INPUT;
+        goto done;
     }
     if (build_source(in, &src) < 0) {
         result = HW_RTC_OUT_OF_MEMORY;

@@ -139,25 +139,9 @@ static void rewrite_dynamic_shared(const char *src, struct text *out)
 
 static int build_source(const struct hw_rtc_input *in, struct text *src)
 {
-    char name[256];
-    rtc_line_name(in->name, name, sizeof name);
-    text_str(src, "#include <hip/hip_runtime.h>\n#line 1 \"");
-    text_str(src, name);
-    text_str(src, "\"\n");
+    rtc_source_head(in, src);
     rewrite_dynamic_shared(in->source, src);
-    text_str(src, "\n");
-    if (in->name_count)
-        text_str(src, "#line 1 \"hipwire-name-expressions\"\n");
-    for (uint32_t i = 0; i < in->name_count; i++) {
-        const char *e = in->name_exprs[i];
-        while (*e == ' ' || *e == '\t')
-            e++;
-        text_fmt(src, "__attribute__((used)) void *%s%u = (void *)", RTC_NAME_PROBE, i);
-        text_str(src, *e == '&' ? "(" : "&(");
-        text_str(src, e);
-        text_str(src, ");\n");
-    }
-    return src->failed ? -1 : 0;
+    return rtc_source_tail(in, "__attribute__((used))", src);
 }
 
 /* One kernel's descriptor. `demangled` is c++filt's spelling of a C++
@@ -534,19 +518,12 @@ int rtc_host_compile(const struct hw_rtc_input *in, struct hw_rtc_output *out)
         if (write_tree(dir, "prelude", rtc_prelude_files[i].path,
                        (const char *)rtc_prelude_files[i].data, rtc_prelude_files[i].size) < 0)
             goto io_error;
-    for (uint32_t i = 0; i < in->header_count; i++) {
-        if (write_tree(dir, "include", in->header_names[i], in->headers[i],
-                       strlen(in->headers[i])) < 0) {
-            if (errno == EEXIST || errno == ENOTDIR || errno == EISDIR) {
-                text_fmt(&log,
-                         "hipwire: header '%s' is given twice or clashes with a "
-                         "directory of another header\n",
-                         in->header_names[i]);
-                result = HW_RTC_INVALID_INPUT;
-                goto done;
-            }
-            goto io_error;
-        }
+    int hdr = rtc_write_headers(dir, in, &log);
+    if (hdr < 0)
+        goto io_error;
+    if (hdr > 0) {
+        result = HW_RTC_INVALID_INPUT;
+        goto done;
     }
     if (build_source(in, &src) < 0) {
         result = HW_RTC_OUT_OF_MEMORY;

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rtc_compile.h"
 #include "rtc_util.h"
 
 void text_add(struct text *t, const char *s, size_t n)
@@ -207,4 +208,51 @@ int rtc_out_of_memory(const char *log)
         if (strstr(log, signs[i]))
             return 1;
     return 0;
+}
+
+int rtc_write_headers(const char *dir, const struct hw_rtc_input *in, struct text *log)
+{
+    char root[PATH_MAX], path[PATH_MAX + 300];
+    snprintf(root, sizeof root, "%s/include", dir);
+    for (uint32_t i = 0; i < in->header_count; i++) {
+        snprintf(path, sizeof path, "%s/%s", root, in->header_names[i]);
+        if (rtc_make_parents(root, in->header_names[i]) == 0 &&
+            rtc_write_file(path, in->headers[i], strlen(in->headers[i])) == 0)
+            continue;
+        if (errno != EEXIST && errno != ENOTDIR && errno != EISDIR)
+            return -1;
+        text_fmt(log,
+                 "hipwire: header '%s' is given twice or clashes with a directory of another "
+                 "header\n",
+                 in->header_names[i]);
+        return 1;
+    }
+    return 0;
+}
+
+void rtc_source_head(const struct hw_rtc_input *in, struct text *src)
+{
+    char name[256];
+    rtc_line_name(in->name, name, sizeof name);
+    text_str(src, "#include <hip/hip_runtime.h>\n#line 1 \"");
+    text_str(src, name);
+    text_str(src, "\"\n");
+}
+
+int rtc_source_tail(const struct hw_rtc_input *in, const char *probe_decl, struct text *src)
+{
+    text_str(src, "\n");
+    if (in->name_count)
+        text_str(src, "#line 1 \"hipwire-name-expressions\"\n");
+    for (uint32_t i = 0; i < in->name_count; i++) {
+        const char *e = in->name_exprs[i];
+        while (*e == ' ' || *e == '\t')
+            e++;
+        /* "&f<int>" is an address already; "f<int>" and "var" are not. */
+        text_fmt(src, "%s void *%s%u = (void *)", probe_decl, RTC_NAME_PROBE, i);
+        text_str(src, *e == '&' ? "(" : "&(");
+        text_str(src, e);
+        text_str(src, ");\n");
+    }
+    return src->failed ? -1 : 0;
 }

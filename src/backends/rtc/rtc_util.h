@@ -40,6 +40,19 @@ static inline uint64_t rtc_memory_limit(uint64_t configured, uint64_t def)
     return configured ? configured : def;
 }
 
+struct hw_rtc_input;
+/* The program's headers as files under dir/include (which exists). 0; 1
+ * when two names clash (said in log: the caller answers
+ * HW_RTC_INVALID_INPUT); -1 on an I/O error (errno set). */
+int rtc_write_headers(const char *dir, const struct hw_rtc_input *in, struct text *log);
+/* The program file around the user's source: what precedes it (the HIP
+ * runtime header, a #line directive that keeps the user's line numbers)... */
+void rtc_source_head(const struct hw_rtc_input *in, struct text *src);
+/* ...and what follows it: one probe variable per name expression, declared
+ * with probe_decl ("__device__", or a host attribute), whose relocation
+ * gives the lowered name. 0, or -1 when src ran out of memory. */
+int rtc_source_tail(const struct hw_rtc_input *in, const char *probe_decl, struct text *src);
+
 /* A compiler's command line and environment. */
 struct command {
     char *argv[MAX_ARGS + 1];

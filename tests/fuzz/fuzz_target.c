@@ -13,21 +13,14 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "fuzz_session.h"
+#include "hw_time.h"
 
 #define INPUT_LIMIT_S 30
 
-static _Atomic long long input_started; /* CLOCK_MONOTONIC seconds; 0 between inputs */
-
-static long long mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec;
-}
+static _Atomic long long input_started; /* hw_now_ms() at its start; 0 between inputs */
 
 static void *watchdog(void *arg)
 {
@@ -35,7 +28,7 @@ static void *watchdog(void *arg)
     for (;;) {
         sleep(1);
         long long t = input_started;
-        if (t != 0 && mono_s() - t > INPUT_LIMIT_S) {
+        if (t != 0 && (long long)hw_now_ms() - t > INPUT_LIMIT_S * 1000LL) {
             fprintf(stderr,
                     "fuzz_target: one input has run for over %d s: aborting so that "
                     "libFuzzer keeps it as a crash\n",
@@ -59,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, start_watchdog);
-    input_started = mono_s();
+    input_started = (long long)hw_now_ms();
     int rc = fuzz_session_run(data, size);
     input_started = 0;
     return rc;

@@ -5,14 +5,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hw_time.h"
 #include "rtc_slots.h"
 #include "testutil.h"
 
 static double now_s(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    return (double)hw_now_ns() / 1e9;
 }
 
 int main(void)

@@ -65,9 +65,9 @@ static hipError_t launch_stub(const void *stub, dim3 grid, dim3 block, void **ar
         return hw_ret(err);
     /* The configuration is judged before the kernel's code object is sent:
      * a bad one fails the same way whatever the device can run. */
-    if (hw_fatbin_is_kernel(stub) &&
-        (!grid.x || !grid.y || !grid.z || !block.x || !block.y || !block.z))
-        return hw_ret(hipErrorInvalidConfiguration);
+    if (!grid.x || !grid.y || !grid.z || !block.x || !block.y || !block.z)
+        return hw_ret(hw_fatbin_is_kernel(stub) ? hipErrorInvalidConfiguration
+                                                : hipErrorInvalidDeviceFunction);
     if ((err = hw_fatbin_function(stub, dev, &f)) != hipSuccess)
         return hw_ret(err);
     const uint32_t g[3] = { grid.x, grid.y, grid.z };

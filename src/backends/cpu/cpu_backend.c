@@ -25,6 +25,8 @@ static int cpu_open(const struct hw_backend_config *cfg, struct hw_backend **out
     be->no_host_ptr = nhp && nhp[0] == '1';
     pthread_mutex_init(&be->stage_lock, NULL);
     pthread_cond_init(&be->stage_cond, NULL);
+    pthread_mutex_init(&be->sync.lock, NULL);
+    pthread_cond_init(&be->sync.changed, NULL);
     be->devs = calloc((size_t)ndev, sizeof *be->devs);
     if (!be->devs)
         goto fail;
@@ -32,8 +34,9 @@ static int cpu_open(const struct hw_backend_config *cfg, struct hw_backend **out
         struct cpu_device *d = &be->devs[i];
         d->index = i;
         d->total = cfg->mem_limit ? cfg->mem_limit : CPU_DEFAULT_MEMORY;
-        pthread_mutex_init(&d->lock, NULL);
-        pthread_cond_init(&d->changed, NULL);
+        d->lock = &be->sync.lock;
+        d->changed = &be->sync.changed;
+        d->waiters = &be->sync.waiters;
         struct hw_bstream *s = calloc(1, sizeof *s);
         if (!s)
             goto fail;
@@ -69,9 +72,9 @@ static void cpu_close(struct hw_backend *be)
                 pthread_cond_destroy(&s->work);
             free(s);
         }
-        pthread_mutex_destroy(&d->lock);
-        pthread_cond_destroy(&d->changed);
     }
+    pthread_mutex_destroy(&be->sync.lock);
+    pthread_cond_destroy(&be->sync.changed);
     pthread_mutex_destroy(&be->stage_lock);
     pthread_cond_destroy(&be->stage_cond);
     free(be->devs);
@@ -200,10 +203,10 @@ static int cpu_mem_info(struct hw_backend *be, int dev, uint64_t *free_out, uint
     if (dev < 0 || dev >= be->ndev)
         return HW_EDEVICE;
     struct cpu_device *d = &be->devs[dev];
-    pthread_mutex_lock(&d->lock);
+    pthread_mutex_lock(d->lock);
     *total_out = d->total;
     *free_out = d->total > d->allocated ? d->total - d->allocated : 0;
-    pthread_mutex_unlock(&d->lock);
+    pthread_mutex_unlock(d->lock);
     return HW_OK;
 }
 
@@ -220,18 +223,18 @@ static int cpu_mem_alloc(struct hw_backend *be, int dev, uint64_t size, uint64_t
     uint64_t rounded = round_up(size);
     if (rounded < size)
         return HW_ENOMEM;
-    pthread_mutex_lock(&d->lock);
+    pthread_mutex_lock(d->lock);
     int fits = rounded <= d->total - d->allocated;
     if (fits)
         d->allocated += rounded;
-    pthread_mutex_unlock(&d->lock);
+    pthread_mutex_unlock(d->lock);
     if (!fits)
         return HW_ENOMEM;
     void *p = aligned_alloc(CPU_ALIGN, rounded);
     if (!p) {
-        pthread_mutex_lock(&d->lock);
+        pthread_mutex_lock(d->lock);
         d->allocated -= rounded;
-        pthread_mutex_unlock(&d->lock);
+        pthread_mutex_unlock(d->lock);
         return HW_ENOMEM;
     }
     *dptr_out = (uint64_t)(uintptr_t)p;
@@ -244,9 +247,9 @@ static int cpu_mem_free(struct hw_backend *be, int dev, uint64_t dptr, uint64_t 
         return HW_EDEVICE;
     struct cpu_device *d = &be->devs[dev];
     free((void *)(uintptr_t)dptr);
-    pthread_mutex_lock(&d->lock);
+    pthread_mutex_lock(d->lock);
     d->allocated -= round_up(size);
-    pthread_mutex_unlock(&d->lock);
+    pthread_mutex_unlock(d->lock);
     return HW_OK;
 }
 
@@ -273,13 +276,13 @@ static int cpu_stream_create(struct hw_backend *be, int dev, uint32_t flags, int
 
     /* Reuse a destroyed stream whose thread has finished: dependencies on its
      * old sequence numbers stay satisfied because seq only grows. */
-    pthread_mutex_lock(&d->lock);
+    pthread_mutex_lock(d->lock);
     for (struct hw_bstream *t = d->streams->next_in_dev; t; t = t->next_in_dev)
         if (!t->live && !t->head) {
             s = t;
             break;
         }
-    pthread_mutex_unlock(&d->lock);
+    pthread_mutex_unlock(d->lock);
     if (s && s->thread_running) {
         pthread_join(s->thread, NULL);
         s->thread_running = 0;
@@ -289,10 +292,10 @@ static int cpu_stream_create(struct hw_backend *be, int dev, uint32_t flags, int
         if (!s)
             return HW_ENOMEM;
         s->dev = d;
-        pthread_mutex_lock(&d->lock);
+        pthread_mutex_lock(d->lock);
         s->next_in_dev = d->streams->next_in_dev;
         d->streams->next_in_dev = s;
-        pthread_mutex_unlock(&d->lock);
+        pthread_mutex_unlock(d->lock);
     }
     s->blocking = !(flags & 0x1); /* hipStreamNonBlocking */
     s->priority = priority;
@@ -308,18 +311,18 @@ static void cpu_stream_destroy(struct hw_backend *be, struct hw_bstream *s)
     (void)be;
     /* The thread drains what is queued and then exits; the struct stays on
      * the device list for reuse. */
-    pthread_mutex_lock(&s->dev->lock);
+    pthread_mutex_lock(s->dev->lock);
     s->live = 0;
     pthread_cond_signal(&s->work);
-    pthread_mutex_unlock(&s->dev->lock);
+    pthread_mutex_unlock(s->dev->lock);
 }
 
 static int cpu_stream_query(struct hw_backend *be, struct hw_bstream *s)
 {
     (void)be;
-    pthread_mutex_lock(&s->dev->lock);
+    pthread_mutex_lock(s->dev->lock);
     int idle = s->completed >= s->submitted;
-    pthread_mutex_unlock(&s->dev->lock);
+    pthread_mutex_unlock(s->dev->lock);
     return idle ? HW_OK : HW_ENOTREADY;
 }
 
@@ -404,11 +407,11 @@ static void cpu_event_destroy(struct hw_backend *be, struct hw_bevent *e)
     (void)be;
     /* A record still queued points at e: wait for it, as HIP lets the
      * application destroy an event whose record is pending. */
-    pthread_mutex_lock(&e->dev->lock);
+    pthread_mutex_lock(e->dev->lock);
     while (e->done_gen < e->record_gen)
         cpu_wait_completion(e->dev);
     struct cb_node *cbs = e->callbacks;
-    pthread_mutex_unlock(&e->dev->lock);
+    pthread_mutex_unlock(e->dev->lock);
     while (cbs) {
         struct cb_node *n = cbs;
         cbs = n->next;
@@ -426,19 +429,19 @@ static int cpu_event_record(struct hw_backend *be, struct hw_bevent *e, struct h
     struct cpu_op *op = cpu_op_new(CPU_OP_RECORD, 0);
     if (!op)
         return HW_ENOMEM;
-    pthread_mutex_lock(&e->dev->lock);
+    pthread_mutex_lock(e->dev->lock);
     op->u.record.event = e;
     op->u.record.gen = ++e->record_gen;
-    pthread_mutex_unlock(&e->dev->lock);
+    pthread_mutex_unlock(e->dev->lock);
     return cpu_stream_submit(s, op);
 }
 
 static int cpu_event_query(struct hw_backend *be, struct hw_bevent *e)
 {
     (void)be;
-    pthread_mutex_lock(&e->dev->lock);
+    pthread_mutex_lock(e->dev->lock);
     int done = e->done_gen >= e->record_gen;
-    pthread_mutex_unlock(&e->dev->lock);
+    pthread_mutex_unlock(e->dev->lock);
     return done ? HW_OK : HW_ENOTREADY;
 }
 
@@ -448,9 +451,9 @@ static int cpu_event_callback(struct hw_backend *be, struct hw_bevent *e, hw_don
     struct cb_node *n = malloc(sizeof *n);
     if (!n)
         return HW_ENOMEM;
-    pthread_mutex_lock(&e->dev->lock);
+    pthread_mutex_lock(e->dev->lock);
     if (e->done_gen >= e->record_gen) {
-        pthread_mutex_unlock(&e->dev->lock);
+        pthread_mutex_unlock(e->dev->lock);
         free(n);
         fn(arg, HW_OK);
         return HW_OK;
@@ -460,7 +463,7 @@ static int cpu_event_callback(struct hw_backend *be, struct hw_bevent *e, hw_don
     n->arg = arg;
     n->next = e->callbacks;
     e->callbacks = n;
-    pthread_mutex_unlock(&e->dev->lock);
+    pthread_mutex_unlock(e->dev->lock);
     return HW_OK;
 }
 
@@ -474,9 +477,9 @@ static int cpu_event_elapsed(struct hw_backend *be, struct hw_bevent *start, str
         return HW_EHANDLE;
     if (cpu_event_query(be, start) != HW_OK || cpu_event_query(be, stop) != HW_OK)
         return HW_ENOTREADY;
-    pthread_mutex_lock(&start->dev->lock);
+    pthread_mutex_lock(start->dev->lock);
     double ms = ((double)stop->time_ns - (double)start->time_ns) / 1e6;
-    pthread_mutex_unlock(&start->dev->lock);
+    pthread_mutex_unlock(start->dev->lock);
     *ms_out = (float)ms;
     return HW_OK;
 }
@@ -487,13 +490,13 @@ static int cpu_stream_wait_event(struct hw_backend *be, struct hw_bstream *s, st
     struct cpu_op *op = cpu_op_new(CPU_OP_WAIT, 1);
     if (!op)
         return HW_ENOMEM;
-    pthread_mutex_lock(&e->dev->lock);
+    pthread_mutex_lock(e->dev->lock);
     if (e->stream) {
         op->deps[0].stream = e->stream;
         op->deps[0].seq = e->seq;
         op->ndeps = 1;
     }
-    pthread_mutex_unlock(&e->dev->lock);
+    pthread_mutex_unlock(e->dev->lock);
     return cpu_stream_submit(s, op);
 }
 

@@ -105,19 +105,27 @@ struct hw_bevent {
 
 struct cpu_device {
     int index;
-    /* One lock and condition per device: every queue change and every
-     * completion on the device goes through them, which keeps the
-     * cross-stream dependency waits simple. */
-    pthread_mutex_t lock;
-    pthread_cond_t changed;     /* broadcast on completions, if anyone waits */
-    int waiters;                /* threads waiting on `changed` */
+    /* The backend's one lock and condition (struct cpu_sync), shared by all
+     * its devices: every queue change and every completion goes through
+     * them, so a stream waiting for another stream's work, on this device
+     * or another (hipStreamWaitEvent across devices), is woken by it. */
+    pthread_mutex_t *lock;
+    pthread_cond_t *changed;    /* broadcast on completions, if anyone waits */
+    int *waiters;               /* threads waiting on `changed` */
     struct hw_bstream *streams; /* default stream first */
     uint64_t allocated;
     uint64_t total;
 };
 
+struct cpu_sync {
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    int waiters;
+};
+
 struct hw_backend {
     struct hw_backend_config cfg;
+    struct cpu_sync sync; /* what every device's lock, changed and waiters point to */
     int ndev;
     struct cpu_device *devs;
     int no_host_ptr; /* HIPWIRE_CPU_NO_HOST_PTR: behave like a GPU (cpu_stage.c) */

@@ -109,9 +109,9 @@ static void execute(struct cpu_device *d, struct cpu_op *op)
         break;
     case CPU_OP_CALLBACK: op->u.callback.fn(op->u.callback.arg, HW_OK); break;
     case CPU_OP_RECORD:
-        pthread_mutex_lock(&d->lock);
+        pthread_mutex_lock(d->lock);
         ready = record_done(op->u.record.event, op->u.record.gen);
-        pthread_mutex_unlock(&d->lock);
+        pthread_mutex_unlock(d->lock);
         while (ready) {
             struct cb_node *n = ready;
             ready = n->next;
@@ -135,9 +135,9 @@ static int deps_done(const struct cpu_op *op)
 
 void cpu_wait_completion(struct cpu_device *d)
 {
-    d->waiters++;
-    pthread_cond_wait(&d->changed, &d->lock);
-    d->waiters--;
+    (*d->waiters)++;
+    pthread_cond_wait(d->changed, d->lock);
+    (*d->waiters)--;
 }
 
 static void *stream_main(void *arg)
@@ -145,10 +145,10 @@ static void *stream_main(void *arg)
     struct hw_bstream *s = arg;
     struct cpu_device *d = s->dev;
 
-    pthread_mutex_lock(&d->lock);
+    pthread_mutex_lock(d->lock);
     for (;;) {
         while (!s->head && s->live)
-            pthread_cond_wait(&s->work, &d->lock);
+            pthread_cond_wait(&s->work, d->lock);
         if (!s->head)
             break; /* destroyed and drained */
         struct cpu_op *op = s->head;
@@ -161,9 +161,9 @@ static void *stream_main(void *arg)
         int done_first = op->kind == CPU_OP_CALLBACK;
         if (done_first)
             s->completed = op->seq;
-        pthread_mutex_unlock(&d->lock);
+        pthread_mutex_unlock(d->lock);
         execute(d, op);
-        pthread_mutex_lock(&d->lock);
+        pthread_mutex_lock(d->lock);
         s->head = op->next;
         if (!s->head)
             s->tail = NULL;
@@ -171,13 +171,13 @@ static void *stream_main(void *arg)
             s->completed = op->seq;
         /* A wake-up per op costs more than the op for small work: only when
          * someone waits for a completion. */
-        if (d->waiters)
-            pthread_cond_broadcast(&d->changed);
-        pthread_mutex_unlock(&d->lock);
+        if (*d->waiters)
+            pthread_cond_broadcast(d->changed);
+        pthread_mutex_unlock(d->lock);
         free(op);
-        pthread_mutex_lock(&d->lock);
+        pthread_mutex_lock(d->lock);
     }
-    pthread_mutex_unlock(&d->lock);
+    pthread_mutex_unlock(d->lock);
     return NULL;
 }
 
@@ -198,12 +198,12 @@ int cpu_stream_start(struct hw_bstream *s)
 
 void cpu_stream_stop_all(struct cpu_device *d)
 {
-    pthread_mutex_lock(&d->lock);
+    pthread_mutex_lock(d->lock);
     for (struct hw_bstream *s = d->streams; s; s = s->next_in_dev) {
         s->live = 0;
         pthread_cond_signal(&s->work);
     }
-    pthread_mutex_unlock(&d->lock);
+    pthread_mutex_unlock(d->lock);
     for (struct hw_bstream *s = d->streams; s; s = s->next_in_dev)
         if (s->thread_running) {
             pthread_join(s->thread, NULL);
@@ -220,9 +220,9 @@ int cpu_stream_submit(struct hw_bstream *s, struct cpu_op *op)
 {
     struct cpu_device *d = s->dev;
 
-    pthread_mutex_lock(&d->lock);
+    pthread_mutex_lock(d->lock);
     if (!s->live) {
-        pthread_mutex_unlock(&d->lock);
+        pthread_mutex_unlock(d->lock);
         free(op);
         return HW_EHANDLE;
     }
@@ -234,7 +234,7 @@ int cpu_stream_submit(struct hw_bstream *s, struct cpu_op *op)
         if (op->cap_deps < need) {
             struct cpu_op *grown = realloc(op, sizeof *op + need * sizeof(struct cpu_dep));
             if (!grown) {
-                pthread_mutex_unlock(&d->lock);
+                pthread_mutex_unlock(d->lock);
                 free(op);
                 return HW_ENOMEM;
             }
@@ -266,6 +266,6 @@ int cpu_stream_submit(struct hw_bstream *s, struct cpu_op *op)
     }
     if (was_idle)
         pthread_cond_signal(&s->work);
-    pthread_mutex_unlock(&d->lock);
+    pthread_mutex_unlock(d->lock);
     return HW_OK;
 }

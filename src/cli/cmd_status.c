@@ -106,7 +106,7 @@ static int status_authenticate(struct hw_transport *t, const struct status_secur
     if (!sec->token.len)
         return 0;
     uint32_t hb = 0;
-    return hw_link_authenticate(t, &sec->token, 0, &hb, err, errlen);
+    return hw_link_authenticate(t, &sec->token, 0, &hb, NULL, err, errlen);
 }
 
 /* One request on a fresh connection; its reply body (after the reply

@@ -23,6 +23,7 @@
 #include "export.h"
 #include "handle_registry.h"
 #include "hipr.h"
+#include "hw_auth.h"
 #include "hw_transport.h"
 #include "hw_worker_list.h"
 #include "replay_ring.h"
@@ -152,9 +153,10 @@ void hw_link_lost(struct hw_conn *c, unsigned gen, const char *why);
 void hw_conn_fail(struct hw_conn *c, const char *line);
 /* Sets up TLS (when asked for) and authentication on t, connected to w,
  * for `session` (0: a new one). 0, or -1 with why; *fatal set when trying
- * again cannot help (the token is refused). */
+ * again cannot help (the token is refused). tr: as hw_link_authenticate's. */
 int hw_link_secure(struct hw_transport *t, const struct hw_worker_addr *w, uint64_t session,
-                   int timeout_ms, uint32_t *heartbeat_ms, char *why, size_t why_len, int *fatal);
+                   int timeout_ms, uint32_t *heartbeat_ms, struct hw_auth_transcript *tr, char *why,
+                   size_t why_len, int *fatal);
 /* Waits until the worker says it executed request seq (reading replies
  * meanwhile if nobody else does). 0, or -1 when the connection is gone. */
 int hw_wait_worker(struct hw_conn *c, uint64_t seq);

@@ -100,13 +100,14 @@ static int security_from_env(struct conn_security *sec, char *why, size_t why_le
 }
 
 int hw_link_secure(struct hw_transport *t, const struct hw_worker_addr *w, uint64_t session,
-                   int timeout_ms, uint32_t *heartbeat_ms, char *why, size_t why_len, int *fatal)
+                   int timeout_ms, uint32_t *heartbeat_ms, struct hw_auth_transcript *tr, char *why,
+                   size_t why_len, int *fatal)
 {
     const struct conn_security *sec = &the_security;
     *fatal = 0;
     if (sec->tls && hw_tls_connect(t, sec->tls_ctx, w->host, timeout_ms, why, why_len) < 0)
         return -1;
-    if (hw_link_authenticate(t, &sec->token, session, heartbeat_ms, why, why_len) < 0) {
+    if (hw_link_authenticate(t, &sec->token, session, heartbeat_ms, tr, why, why_len) < 0) {
         *fatal = strstr(why, "authentication") != NULL || strstr(why, "requires") != NULL ||
                  strstr(why, "token is set") != NULL;
         return -1;
@@ -210,7 +211,7 @@ static hipError_t open_link(struct hw_conn *c, const struct hw_worker_addr *w, i
 {
     uint32_t hb = (uint32_t)hw_env_int("TF_WORKER_HEARTBEAT", HEARTBEAT_MS, 0, 600000);
     int fatal;
-    if (hw_link_secure(&c->tx, w, 0, timeout_ms, &hb, why, why_len, &fatal) < 0)
+    if (hw_link_secure(&c->tx, w, 0, timeout_ms, &hb, NULL, why, why_len, &fatal) < 0)
         return hipErrorNotInitialized;
     c->heartbeat_ms = (int)hb;
     hipError_t err = hello(c, c->resume_token, why, why_len);

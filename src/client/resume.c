@@ -28,6 +28,7 @@
 #include "hw_link.h"
 #include "hw_log.h"
 #include "hw_net.h"
+#include "hw_sha256.h"
 #include "hw_time.h"
 
 #define BACKOFF_FIRST_MS   20
@@ -83,14 +84,19 @@ static enum attempt reconnect(struct hw_conn *c, struct hw_transport *t, uint64_
         return status == hipErrorNotFound ? ATTEMPT_FATAL : ATTEMPT_RETRY;
     }
     uint32_t hb = (uint32_t)c->heartbeat_ms;
-    if (hw_link_secure(t, &c->worker, c->session_id, timeout_ms, &hb, why, why_len, &fatal) < 0) {
+    struct hw_auth_transcript tr;
+    if (hw_link_secure(t, &c->worker, c->session_id, timeout_ms, &hb, &tr, why, why_len, &fatal) <
+        0) {
         hw_tx_close(t);
         return fatal ? ATTEMPT_FATAL : ATTEMPT_RETRY;
     }
+    /* The resume token itself never leaves this process: only a proof bound
+     * to this connection's nonces, useless to whoever reads it. */
     struct hipr_session_resume_req req = { .session_id = c->session_id,
-                                           .resume_token = c->resume_token,
                                            .replies_received = replies_read,
                                            .requests_sent = requests_sent };
+    hw_resume_proof(c->resume_token, HW_PROOF_RESUME_CLIENT, tr.cnonce, tr.wnonce, c->session_id,
+                    tr.binding, req.proof);
     uint8_t qb[HIPR_session_resume_req_SIZE], ab[HIPR_session_resume_rep_SIZE];
     hipr_session_resume_req_encode(qb, &req);
     if (hw_link_call(t, HIPR_OP_SESSION_RESUME, 3, qb, sizeof qb, NULL, 0, ab, sizeof ab, NULL, 0,
@@ -104,7 +110,20 @@ static enum attempt reconnect(struct hw_conn *c, struct hw_transport *t, uint64_
         hw_tx_close(t);
         return ATTEMPT_FATAL;
     }
-    hipr_session_resume_rep_decode(ab, sizeof ab, rep);
+    struct hipr_session_resume_rep got;
+    uint8_t want[HW_AUTH_PROOF_LEN];
+    hipr_session_resume_rep_decode(ab, sizeof ab, &got);
+    hw_resume_proof(c->resume_token, HW_PROOF_RESUME_WORKER, tr.cnonce, tr.wnonce, c->session_id,
+                    tr.binding, want);
+    if (!hw_ct_equal(want, got.proof, sizeof want)) {
+        /* Whatever answered is not the session's process: nothing it sent
+         * (counts, replies) is trusted; the real one may still answer. */
+        snprintf(why, why_len,
+                 "the peer that answered SESSION_RESUME could not prove it holds the "
+                 "session; not trusting it");
+        goto retry;
+    }
+    *rep = got;
     hw_tx_set_recv_timeout(t, 0);
     return ATTEMPT_OK;
 retry:

@@ -99,10 +99,14 @@ void hw_auth_proof(const struct hw_token *t, enum hw_proof_role role,
                    const uint8_t cnonce[HW_AUTH_NONCE_LEN], const uint8_t wnonce[HW_AUTH_NONCE_LEN],
                    uint64_t session, const uint8_t binding[32], uint8_t out[HW_AUTH_PROOF_LEN])
 {
-    /* Distinct labels: a worker's proof can never pass as a client's. */
-    static const char client_label[] = "hipwire-auth-v1 client";
-    static const char worker_label[] = "hipwire-auth-v1 worker";
-    const char *label = role == HW_PROOF_CLIENT ? client_label : worker_label;
+    /* Distinct labels: no proof passes as another role's. */
+    static const char *const labels[] = {
+        [HW_PROOF_CLIENT] = "hipwire-auth-v1 client",
+        [HW_PROOF_WORKER] = "hipwire-auth-v1 worker",
+        [HW_PROOF_RESUME_CLIENT] = "hipwire-resume-v1 client",
+        [HW_PROOF_RESUME_WORKER] = "hipwire-resume-v1 worker",
+    };
+    const char *label = labels[role];
     uint8_t s[8];
     for (int i = 0; i < 8; i++)
         s[i] = (uint8_t)(session >> (8 * i));
@@ -114,4 +118,17 @@ void hw_auth_proof(const struct hw_token *t, enum hw_proof_role role,
     hw_hmac_update(&m, s, sizeof s);
     hw_hmac_update(&m, binding, 32);
     hw_hmac_final(&m, out);
+}
+
+void hw_resume_proof(uint64_t resume_token, enum hw_proof_role role,
+                     const uint8_t cnonce[HW_AUTH_NONCE_LEN],
+                     const uint8_t wnonce[HW_AUTH_NONCE_LEN], uint64_t session,
+                     const uint8_t binding[32], uint8_t out[HW_AUTH_PROOF_LEN])
+{
+    struct hw_token key;
+    key.len = 8;
+    for (int i = 0; i < 8; i++)
+        key.key[i] = (uint8_t)(resume_token >> (8 * i));
+    hw_auth_proof(&key, role, cnonce, wnonce, session, binding, out);
+    hw_token_clear(&key);
 }

@@ -33,7 +33,20 @@ void hw_token_clear(struct hw_token *t);
 /* Fills buf from the kernel's random source. 0 or -1. */
 int hw_random_bytes(void *buf, size_t n);
 
-enum hw_proof_role { HW_PROOF_CLIENT, HW_PROOF_WORKER };
+/* What both proofs of one connection cover, kept to prove more on it
+ * (SESSION_RESUME). */
+struct hw_auth_transcript {
+    uint8_t cnonce[HW_AUTH_NONCE_LEN];
+    uint8_t wnonce[HW_AUTH_NONCE_LEN];
+    uint8_t binding[32];
+};
+
+enum hw_proof_role {
+    HW_PROOF_CLIENT,
+    HW_PROOF_WORKER,
+    HW_PROOF_RESUME_CLIENT,
+    HW_PROOF_RESUME_WORKER
+};
 
 /* HMAC-SHA256(token, label(role) | cnonce | wnonce | u64le session | binding).
  * session: 0 for a new session, else the one being resumed. binding: the TLS
@@ -41,5 +54,14 @@ enum hw_proof_role { HW_PROOF_CLIENT, HW_PROOF_WORKER };
 void hw_auth_proof(const struct hw_token *t, enum hw_proof_role role,
                    const uint8_t cnonce[HW_AUTH_NONCE_LEN], const uint8_t wnonce[HW_AUTH_NONCE_LEN],
                    uint64_t session, const uint8_t binding[32], uint8_t out[HW_AUTH_PROOF_LEN]);
+
+/* The proofs of SESSION_RESUME: hw_auth_proof keyed by the session's 64-bit
+ * resume token (little-endian) with the resume roles, over the routed
+ * connection's AUTH_BEGIN nonces. Whoever cannot answer with the worker's
+ * proof is not the session, and learns nothing that resumes it later. */
+void hw_resume_proof(uint64_t resume_token, enum hw_proof_role role,
+                     const uint8_t cnonce[HW_AUTH_NONCE_LEN],
+                     const uint8_t wnonce[HW_AUTH_NONCE_LEN], uint64_t session,
+                     const uint8_t binding[32], uint8_t out[HW_AUTH_PROOF_LEN]);
 
 #endif

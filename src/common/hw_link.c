@@ -71,7 +71,8 @@ int hw_link_call(struct hw_transport *t, uint16_t opcode, uint32_t request_id, c
 }
 
 int hw_link_authenticate(struct hw_transport *t, const struct hw_token *token, uint64_t session,
-                         uint32_t *heartbeat_ms, char *why, size_t why_len)
+                         uint32_t *heartbeat_ms, struct hw_auth_transcript *tr, char *why,
+                         size_t why_len)
 {
     struct hipr_auth_begin_req req;
     struct hipr_auth_begin_rep rep;
@@ -99,6 +100,7 @@ int hw_link_authenticate(struct hw_transport *t, const struct hw_token *token, u
         return -1;
     }
     hipr_auth_begin_rep_decode(body, sizeof body, &rep);
+    hw_tx_channel_binding(t, binding);
     *heartbeat_ms = req.heartbeat_ms ? rep.heartbeat_ms : 0;
     if ((rep.requires & HIPR_AUTH_REQUIRES_TLS) && !(rep.link & HIPR_AUTH_LINK_TLS)) {
         snprintf(why, why_len, "the worker requires TLS (set TF_WORKER_TLS=1 and TF_WORKER_CA)");
@@ -111,7 +113,7 @@ int hw_link_authenticate(struct hw_transport *t, const struct hw_token *token, u
                      "it is the worker you meant; refusing it");
             return -1;
         }
-        return 0;
+        goto done;
     }
     if (!token->len) {
         snprintf(why, why_len,
@@ -119,7 +121,6 @@ int hw_link_authenticate(struct hw_transport *t, const struct hw_token *token, u
                  "TF_WORKER_TOKEN_FILE)");
         return -1;
     }
-    hw_tx_channel_binding(t, binding);
     hw_auth_proof(token, HW_PROOF_CLIENT, req.client_nonce, rep.worker_nonce, session, binding,
                   proof.proof);
     hipr_auth_proof_encode(pbuf, &proof);
@@ -137,6 +138,12 @@ int hw_link_authenticate(struct hw_transport *t, const struct hw_token *token, u
                  "authentication failed (the worker could not prove it holds "
                  "the token)");
         return -1;
+    }
+done:
+    if (tr) {
+        memcpy(tr->cnonce, req.client_nonce, sizeof tr->cnonce);
+        memcpy(tr->wnonce, rep.worker_nonce, sizeof tr->wnonce);
+        memcpy(tr->binding, binding, sizeof tr->binding);
     }
     return 0;
 }

@@ -32,9 +32,12 @@ int hw_link_call(struct hw_transport *t, uint16_t opcode, uint32_t request_id, c
  * client with a token refuses a worker that cannot prove it holds it too.
  * session: 0 for a new session, else the one being resumed.
  * *heartbeat_ms: in, the interval proposed; out, the one agreed. Request
- * ids 1 and 2 are used. 0, or -1 with the reason in why.
+ * ids 1 and 2 are used. 0, or -1 with the reason in why. On success, tr
+ * (may be NULL) gets the nonces and channel binding, so that more can be
+ * proven on this connection.
  */
 int hw_link_authenticate(struct hw_transport *t, const struct hw_token *token, uint64_t session,
-                         uint32_t *heartbeat_ms, char *why, size_t why_len);
+                         uint32_t *heartbeat_ms, struct hw_auth_transcript *tr, char *why,
+                         size_t why_len);
 
 #endif

@@ -308,7 +308,9 @@ ssize_t hw_tls_recv(struct hw_transport *t, void *buf, size_t n)
         if (r > 0)
             return r;
         if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
-            if (wait_fd(t->fd, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, t->timeout_ms) < 0)
+            int budget = hw_tx_wait_budget(t);
+            if (budget < 0 ||
+                wait_fd(t->fd, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, budget) < 0)
                 return -1;
             continue;
         }

@@ -2,6 +2,7 @@
 #include "hw_transport.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "hw_net.h"
+#include "hw_time.h"
 
 void hw_tx_init_plain(struct hw_transport *t, int fd)
 {
@@ -21,11 +23,38 @@ int hw_tx_is_tls(const struct hw_transport *t)
     return t->ssl != NULL;
 }
 
+int hw_tx_wait_budget(const struct hw_transport *t)
+{
+    if (!t->deadline_ms)
+        return t->timeout_ms;
+    uint64_t now = hw_now_ms();
+    if (now >= t->deadline_ms) {
+        errno = ETIMEDOUT;
+        return -1;
+    }
+    uint64_t left = t->deadline_ms - now;
+    if (t->timeout_ms > 0 && (uint64_t)t->timeout_ms < left)
+        return t->timeout_ms;
+    return left > INT_MAX ? INT_MAX : (int)left;
+}
+
+static void set_rcvtimeo(int fd, int ms)
+{
+    struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+}
+
 ssize_t hw_tx_recv(struct hw_transport *t, void *buf, size_t n)
 {
     if (t->ssl)
         return hw_tls_recv(t, buf, n);
     for (;;) {
+        if (t->deadline_ms) {
+            int budget = hw_tx_wait_budget(t);
+            if (budget < 0)
+                return -1;
+            set_rcvtimeo(t->fd, budget);
+        }
         ssize_t r = recv(t->fd, buf, n, 0);
         if (r >= 0) {
             if (r == 0)
@@ -93,10 +122,16 @@ int hw_tx_poll_readable(struct hw_transport *t, int timeout_ms)
 void hw_tx_set_recv_timeout(struct hw_transport *t, int ms)
 {
     t->timeout_ms = ms;
-    if (!t->ssl) {
-        struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
-        setsockopt(t->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    }
+    if (!t->ssl)
+        set_rcvtimeo(t->fd, ms);
+}
+
+void hw_tx_set_deadline(struct hw_transport *t, int ms)
+{
+    t->deadline_ms = ms > 0 ? hw_now_ms() + (uint64_t)ms : 0;
+    /* Reads outside hw_tx_recv (a peek at the first byte) are bounded too. */
+    if (!t->ssl)
+        set_rcvtimeo(t->fd, ms > 0 ? ms : t->timeout_ms);
 }
 
 int hw_tx_channel_binding(struct hw_transport *t, uint8_t out[HW_TLS_CHANNEL_BINDING_LEN])

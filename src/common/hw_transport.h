@@ -27,6 +27,7 @@ struct hw_transport {
     void *ssl;            /* SSL *; NULL on a plain link */
     pthread_mutex_t lock; /* TLS: one OpenSSL call at a time */
     int timeout_ms;       /* receive timeout; 0 = wait forever */
+    uint64_t deadline_ms; /* hw_now_ms() after which reads fail; 0 = none */
     uint8_t *wscratch;    /* TLS: small pieces of a writev become one record */
 };
 
@@ -50,6 +51,12 @@ int hw_tx_write_full(struct hw_transport *t, const void *buf, size_t n);
 int hw_tx_poll_readable(struct hw_transport *t, int timeout_ms);
 /* Receive timeout for later reads; 0 removes it. */
 void hw_tx_set_recv_timeout(struct hw_transport *t, int ms);
+/* One deadline for every read from now on (a handshake: a peer that sends a
+ * byte at a time cannot stretch it); 0 removes it. */
+void hw_tx_set_deadline(struct hw_transport *t, int ms);
+/* How long the next wait for input may take, in ms (0: forever), or -1 with
+ * errno ETIMEDOUT when the deadline has passed. */
+int hw_tx_wait_budget(const struct hw_transport *t);
 /* The TLS channel binding (exported keying material): 0, or -1 on a plain
  * link (out is then all zeros). */
 int hw_tx_channel_binding(struct hw_transport *t, uint8_t out[HW_TLS_CHANNEL_BINDING_LEN]);

@@ -187,19 +187,23 @@
  * session process the connection is handed to. */
 #define HIPR_MSG_SESSION_ROUTE(F) F(u64, session_id)
 
-/* After authentication on a routed connection (AUTH_BEGIN.session =
- * session_id): resume_token is HELLO's; the counts say what each side has. */
+/* After AUTH_BEGIN on a routed connection (AUTH_BEGIN.session =
+ * session_id): the counts say what each side has; proof is an HMAC keyed by
+ * HELLO's resume_token over that connection's nonces (hw_auth.h), the
+ * client's in the request and the worker's in the reply, so the token never
+ * crosses the wire and a peer that is not the session cannot answer. */
 #define HIPR_MSG_SESSION_RESUME_REQ(F) \
     F(u64, session_id)                 \
-    F(u64, resume_token)               \
     F(u64, replies_received)           \
-    F(u64, requests_sent)
+    F(u64, requests_sent)              \
+    F(b32, proof)
 
 #define HIPR_MSG_SESSION_RESUME_REP(F) \
     F(u64, requests_done)              \
     F(u64, replies_sent)               \
     F(u32, grace_ms)                   \
-    F(u32, reserved)
+    F(u32, reserved)                   \
+    F(b32, proof)
 
 /* HMAC-SHA256 proof: the client's in the request, the worker's in the reply. */
 #define HIPR_MSG_AUTH_PROOF(F) F(b32, proof)
@@ -478,6 +482,9 @@
  *                 request tail cap, reply tail cap, kind).
  * kind: SYNC - the client waits for a reply;
  *       ASYNC - sent with NO_REPLY, failures surface later as async_status.
+ *
+ * Retired: 0x000D, the first SESSION_RESUME, which sent the resume token in
+ * clear text to whichever process answered the routed connection.
  */
 #define HIPR_OPS(X)                                                                                \
     X(HELLO, 0x0001, hello_req, hello_rep, 256, HIPR_CAP_DEVICES * 1024, SYNC)                     \
@@ -492,7 +499,7 @@
     X(ACK, 0x000A, ack, ack, 0, 0, ASYNC)                                                          \
     X(SESSION_ROUTE, 0x000B, session_route, empty, 0, 0, SYNC)                                     \
     X(WORKER_INFO, 0x000C, empty, worker_info_rep, 0, HIPR_CAP_DEVICES * 1024, SYNC)               \
-    X(SESSION_RESUME, 0x000D, session_resume_req, session_resume_rep, 0, 0, SYNC)                  \
+    X(SESSION_RESUME, 0x000E, session_resume_req, session_resume_rep, 0, 0, SYNC)                  \
     X(DEVICE_SYNCHRONIZE, 0x0101, device, empty, 0, 0, SYNC)                                       \
     X(DEVICE_RESET, 0x0102, device, empty, 0, 0, SYNC)                                             \
     X(MEM_GET_INFO, 0x0103, device, mem_info_rep, 0, 0, SYNC)                                      \

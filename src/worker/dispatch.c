@@ -740,7 +740,7 @@ HANDLER(STREAM_CREATE)
         return HW_EHANDLE;
     if (m.device < 0 || m.device >= s->device_count)
         return HW_EDEVICE;
-    int rc = quota_handle(s, &s->streams, "streams");
+    int rc = quota_stream(s);
     if (rc != HW_OK)
         return rc;
     struct s_stream *st = calloc(1, sizeof *st);
@@ -757,6 +757,7 @@ HANDLER(STREAM_CREATE)
         free(st);
         return HW_ENOMEM;
     }
+    quota_streams_changed(s);
     return HW_OK;
 }
 
@@ -771,6 +772,7 @@ HANDLER(STREAM_DESTROY)
     inflight_checkpoint(s, st->bs, &st->uncovered); /* runs before the stream goes */
     s->ops->stream_destroy(s->be, st->bs);
     free(st);
+    quota_streams_changed(s);
     return HW_OK;
 }
 
@@ -1291,6 +1293,7 @@ void session_release_all(struct session *s)
         free(ev);
     }
     handle_map_free(&s->streams);
+    quota_streams_changed(s); /* its share of the budget, before the process is reaped */
     handle_map_free(&s->events);
     for (pos = 0; handle_map_next(&s->modules, &pos, &key, &v);)
         unload_module(s, key, v);

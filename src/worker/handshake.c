@@ -24,7 +24,12 @@
 #include "worker_info.h"
 
 /* The largest request read before authentication, header included. */
-#define PRE_AUTH_BUF (HIPR_HEADER_SIZE + HIPR_auth_begin_req_SIZE)
+#define PRE_AUTH_BUF (HIPR_HEADER_SIZE + LINK_FIXED_MAX)
+_Static_assert(HIPR_auth_begin_req_SIZE <= LINK_FIXED_MAX, "AUTH_BEGIN outgrew LINK_FIXED_MAX");
+_Static_assert(HIPR_auth_proof_SIZE <= LINK_FIXED_MAX, "AUTH_PROOF outgrew LINK_FIXED_MAX");
+_Static_assert(HIPR_hello_req_SIZE <= LINK_FIXED_MAX, "HELLO outgrew LINK_FIXED_MAX");
+_Static_assert(HIPR_session_resume_req_SIZE <= LINK_FIXED_MAX,
+               "SESSION_RESUME outgrew LINK_FIXED_MAX");
 
 struct pre_auth {
     uint8_t cnonce[HW_AUTH_NONCE_LEN];
@@ -69,7 +74,8 @@ int link_accept(struct link_setup *l)
         return -1;
     }
     char why[256];
-    if (hw_tls_accept(l->tx, l->cfg->tls, l->cfg->handshake_timeout_ms, why, sizeof why) < 0) {
+    int ms = l->tx->deadline_ms ? hw_tx_wait_budget(l->tx) : l->cfg->handshake_timeout_ms;
+    if (ms < 0 || hw_tls_accept(l->tx, l->cfg->tls, ms, why, sizeof why) < 0) {
         hw_warn("refusing connection from %s: %s", l->peer, why);
         return -1;
     }
@@ -227,6 +233,14 @@ int link_handshake(struct link_setup *l, struct session *s, const uint8_t *first
         }
         if ((why = not_allowed(l, &a)) != NULL)
             return refuse(l, &h, why);
+        if (h.opcode == HIPR_OP_SESSION_RESUME) {
+            /* Its proofs are bound to this connection's nonces. */
+            if (!a.began)
+                return refuse(l, &h, "SESSION_RESUME without AUTH_BEGIN");
+            memcpy(l->tr.cnonce, a.cnonce, sizeof l->tr.cnonce);
+            memcpy(l->tr.wnonce, a.wnonce, sizeof l->tr.wnonce);
+            hw_tx_channel_binding(l->tx, l->tr.binding);
+        }
         struct hipr_hello_req hello = { 0 };
         if (h.opcode == HIPR_OP_HELLO)
             hipr_hello_req_decode(fixed, HIPR_hello_req_SIZE, &hello);

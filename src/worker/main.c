@@ -50,6 +50,8 @@ static void usage(FILE *f)
         "  --require-tls         refuse plain-text connections\n"
         "  --max-handles N       streams, events, modules, functions per session, each\n"
         "                        (default %u)\n"
+        "  --max-streams N       streams per session (default %u)\n"
+        "  --max-streams-total N streams of all sessions together (default %u)\n"
         "  --max-module-size SIZE  largest code object a session may load (default 256M)\n"
         "  --max-inflight SIZE   queued work per session not yet finished (default 256M);\n"
         "                        beyond it the session stops reading (backpressure)\n"
@@ -70,7 +72,8 @@ static void usage(FILE *f)
         "  --rtc-max-memory SIZE address space of one compiler process (default 4G)\n"
         "  --help, --version\n"
         "Environment: TF_DEBUG=1 for debug logs.\n",
-        HIPR_DEFAULT_PORT, WORKER_DEFAULT_MAX_HANDLES);
+        HIPR_DEFAULT_PORT, WORKER_DEFAULT_MAX_HANDLES, WORKER_DEFAULT_MAX_STREAMS,
+        WORKER_DEFAULT_MAX_STREAMS_TOTAL);
 }
 
 /* "512M" -> bytes; -1 on garbage or overflow. */
@@ -278,6 +281,8 @@ int main(int argc, char **argv)
         .cpu_devices = 1,
         .handshake_timeout_ms = 5000,
         .max_handles = WORKER_DEFAULT_MAX_HANDLES,
+        .max_streams = WORKER_DEFAULT_MAX_STREAMS,
+        .max_streams_total = WORKER_DEFAULT_MAX_STREAMS_TOTAL,
         .max_module_size = HIPR_CAP_MODULE,
         .max_inflight = WORKER_DEFAULT_MAX_INFLIGHT,
         .resume_grace_ms = WORKER_DEFAULT_RESUME_GRACE_MS,
@@ -298,6 +303,8 @@ int main(int argc, char **argv)
         O_CPUDEV,
         O_HS,
         O_HANDLES,
+        O_STREAMS,
+        O_STREAMS_TOTAL,
         O_MODSIZE,
         O_INFLIGHT,
         O_IDLE,
@@ -330,6 +337,8 @@ int main(int argc, char **argv)
         { "cpu-devices", required_argument, NULL, O_CPUDEV },
         { "handshake-timeout", required_argument, NULL, O_HS },
         { "max-handles", required_argument, NULL, O_HANDLES },
+        { "max-streams", required_argument, NULL, O_STREAMS },
+        { "max-streams-total", required_argument, NULL, O_STREAMS_TOTAL },
         { "max-module-size", required_argument, NULL, O_MODSIZE },
         { "max-inflight", required_argument, NULL, O_INFLIGHT },
         { "idle-timeout", required_argument, NULL, O_IDLE },
@@ -393,6 +402,14 @@ int main(int argc, char **argv)
             if (parse_int(optarg, 1, 1 << 24, &n) < 0)
                 goto bad;
             cfg.max_handles = (uint32_t)n;
+            break;
+        }
+        case O_STREAMS:
+        case O_STREAMS_TOTAL: {
+            int n;
+            if (parse_int(optarg, 1, 1 << 20, &n) < 0)
+                goto bad;
+            *(c == O_STREAMS ? &cfg.max_streams : &cfg.max_streams_total) = (uint32_t)n;
             break;
         }
         case O_MODSIZE:
@@ -485,12 +502,13 @@ int main(int argc, char **argv)
         rc = 1;
         goto out;
     }
-    hw_info("per session: --mem-limit %llu, --max-handles %u, --max-module-size %llu, "
-            "--max-inflight %llu, --idle-timeout %llu ms (0: none), --resume-grace %llu ms "
-            "(0: no resume)",
-            (unsigned long long)cfg.mem_limit, cfg.max_handles,
-            (unsigned long long)cfg.max_module_size, (unsigned long long)cfg.max_inflight,
-            (unsigned long long)cfg.idle_timeout_ms, (unsigned long long)cfg.resume_grace_ms);
+    hw_info("per session: --mem-limit %llu, --max-handles %u, --max-streams %u (worker-wide "
+            "%u), --max-module-size %llu, --max-inflight %llu, --idle-timeout %llu ms (0: "
+            "none), --resume-grace %llu ms (0: no resume)",
+            (unsigned long long)cfg.mem_limit, cfg.max_handles, cfg.max_streams,
+            cfg.max_streams_total, (unsigned long long)cfg.max_module_size,
+            (unsigned long long)cfg.max_inflight, (unsigned long long)cfg.idle_timeout_ms,
+            (unsigned long long)cfg.resume_grace_ms);
     /* Mapped before any session is forked, so every session shares it. */
     rtc_slots = rtc_slots_create((uint32_t)rtc_max_concurrent);
     if (!rtc_slots) {

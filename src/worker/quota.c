@@ -9,6 +9,8 @@ static const char *const option_of[] = {
     [QUOTA_MEMORY] = "--mem-limit",
     [QUOTA_HANDLES] = "--max-handles",
     [QUOTA_MODULE_SIZE] = "--max-module-size",
+    [QUOTA_STREAMS] = "--max-streams",
+    [QUOTA_STREAMS_TOTAL] = "--max-streams-total",
 };
 
 int quota_refuse(struct session *s, enum quota_kind q, const char *fmt, ...)
@@ -35,4 +37,20 @@ int quota_handle(struct session *s, const struct handle_map *map, const char *wh
     if (map->len < s->cfg->max_handles)
         return HW_OK;
     return quota_refuse(s, QUOTA_HANDLES, "one more of %zu %s", map->len, what);
+}
+
+int quota_stream(struct session *s)
+{
+    if (s->streams.len >= s->cfg->max_streams)
+        return quota_refuse(s, QUOTA_STREAMS, "stream %zu", s->streams.len + 1);
+    uint32_t total = s->table ? status_table_streams(s->table) : 0;
+    if (total >= s->cfg->max_streams_total)
+        return quota_refuse(s, QUOTA_STREAMS_TOTAL, "a stream (%u in the worker)", total);
+    return quota_handle(s, &s->streams, "streams");
+}
+
+void quota_streams_changed(struct session *s)
+{
+    if (s->slot)
+        __atomic_store_n(&s->slot->streams, (uint32_t)s->streams.len, __ATOMIC_RELAXED);
 }

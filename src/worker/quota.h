@@ -13,9 +13,11 @@
 #include "session.h"
 
 enum quota_kind {
-    QUOTA_MEMORY,      /* --mem-limit */
-    QUOTA_HANDLES,     /* --max-handles */
-    QUOTA_MODULE_SIZE, /* --max-module-size */
+    QUOTA_MEMORY,        /* --mem-limit */
+    QUOTA_HANDLES,       /* --max-handles */
+    QUOTA_MODULE_SIZE,   /* --max-module-size */
+    QUOTA_STREAMS,       /* --max-streams */
+    QUOTA_STREAMS_TOTAL, /* --max-streams-total */
 };
 
 /* Logs the refusal (fmt says what was asked) and returns HW_ENOMEM. */
@@ -25,5 +27,10 @@ int quota_refuse(struct session *s, enum quota_kind q, const char *fmt, ...)
 /* HW_OK when the session may add one more handle to `map` (what: "streams",
  * "events", ...); otherwise the refusal. */
 int quota_handle(struct session *s, const struct handle_map *map, const char *what);
+/* HW_OK when the session may create one more stream (its own limit and the
+ * worker's budget); otherwise the refusal. */
+int quota_stream(struct session *s);
+/* Publishes the session's stream count for the worker-wide budget. */
+void quota_streams_changed(struct session *s);
 
 #endif

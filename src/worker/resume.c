@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <poll.h>
 #include <string.h>
 #include <time.h>
@@ -32,6 +33,10 @@
 #include "hw_time.h"
 
 #define ROUTE_POLL_MS 200 /* how often the route thread looks for a stop */
+/* Routed handshakes at once: each has its own thread and one deadline, so a
+ * peer that dawdles delays nobody else; past this many, new ones are
+ * closed at once (every one of them ends within --handshake-timeout). */
+#define ROUTE_MAX_BUSY 8
 
 static int route_stopping(struct session *s)
 {
@@ -44,16 +49,17 @@ static int route_stopping(struct session *s)
 /* One handed-over connection: plain SESSION_ROUTE's reply, TLS or plain,
  * authentication, SESSION_RESUME with the right token. On success it waits
  * in s->next_tx for the request loop's thread, and the old connection, if
- * it still looks alive to us, is shut down so that thread lets it go. */
+ * it still looks alive to us, is shut down first so that thread lets it go. */
 static void take_routed(struct session *s, int fd, uint32_t route_id)
 {
     struct hw_transport t;
     char peer[80];
     struct hipr_header h;
-    uint8_t fixed[64];
+    uint8_t fixed[LINK_FIXED_MAX];
     hw_tx_init_plain(&t, fd);
     hw_peer_name(fd, peer, sizeof peer);
-    hw_tx_set_recv_timeout(&t, s->cfg->handshake_timeout_ms);
+    /* One deadline for the whole handshake, not one per read. */
+    hw_tx_set_deadline(&t, s->cfg->handshake_timeout_ms);
     struct link_setup l = {
         .tx = &t, .cfg = s->cfg, .peer = peer, .session = s->id, .heartbeat_ms = s->heartbeat_ms
     };
@@ -61,17 +67,24 @@ static void take_routed(struct session *s, int fd, uint32_t route_id)
         link_accept(&l) < 0 || link_handshake(&l, s, NULL, &h, fixed) != 0)
         goto fail;
     struct hipr_session_resume_req req;
+    uint8_t want[HW_AUTH_PROOF_LEN], proof[HW_AUTH_PROOF_LEN];
     hipr_session_resume_req_decode(fixed, HIPR_session_resume_req_SIZE, &req);
-    uint8_t want[8], got[8];
-    hipr_put_u64(want, s->resume_token);
-    hipr_put_u64(got, req.resume_token);
-    if (req.session_id != s->id || !hw_ct_equal(want, got, sizeof want)) {
+    hw_resume_proof(s->resume_token, HW_PROOF_RESUME_CLIENT, l.tr.cnonce, l.tr.wnonce, s->id,
+                    l.tr.binding, want);
+    if (req.session_id != s->id || !hw_ct_equal(want, req.proof, sizeof want)) {
         hw_warn("session %016llx: refusing a resume from %s: %s", (unsigned long long)s->id, peer,
-                req.session_id != s->id ? "it names another session" : "wrong resume token");
+                req.session_id != s->id ? "it names another session" : "wrong resume proof");
         link_reply(&t, h.opcode, h.request_id, HW_ENOTINIT, NULL, 0);
         goto fail;
     }
+    hw_resume_proof(s->resume_token, HW_PROOF_RESUME_WORKER, l.tr.cnonce, l.tr.wnonce, s->id,
+                    l.tr.binding, proof);
+    hw_tx_set_deadline(&t, 0);
     hw_tx_set_recv_timeout(&t, 0);
+    /* The client gave up on the old connection even if we have not noticed.
+     * Said before the new one is published: said after, it could cut the new
+     * one, had the request loop already taken it. */
+    session_link_lost(s);
     pthread_mutex_lock(&s->resume_lock);
     if (s->next_ready) /* an earlier attempt nobody took yet: the newest wins */
         hw_tx_close(&s->next_tx);
@@ -82,15 +95,64 @@ static void take_routed(struct session *s, int fd, uint32_t route_id)
     }
     s->next_h = h;
     s->next_req = req;
+    memcpy(s->next_proof, proof, sizeof s->next_proof);
     snprintf(s->next_peer, sizeof s->next_peer, "%s", peer);
     s->next_ready = 1;
     pthread_cond_broadcast(&s->resume_cond);
     pthread_mutex_unlock(&s->resume_lock);
-    /* The client gave up on the old connection even if we have not noticed. */
-    session_link_lost(s);
     return;
 fail:
     hw_tx_close(&t);
+}
+
+struct routed {
+    struct session *s;
+    int fd;
+    uint32_t route_id;
+};
+
+static void *routed_main(void *arg)
+{
+    struct routed r = *(struct routed *)arg;
+    free(arg);
+    take_routed(r.s, r.fd, r.route_id);
+    pthread_mutex_lock(&r.s->resume_lock);
+    r.s->route_busy--;
+    pthread_cond_broadcast(&r.s->resume_cond);
+    pthread_mutex_unlock(&r.s->resume_lock);
+    return NULL;
+}
+
+/* Starts the handshake of one handed-over connection in a thread of its
+ * own, or closes it when too many are under way. */
+static void start_routed(struct session *s, int fd, uint32_t route_id)
+{
+    struct routed *r = malloc(sizeof *r);
+    pthread_attr_t attr;
+    pthread_t th;
+    pthread_mutex_lock(&s->resume_lock);
+    int busy = s->route_busy;
+    if (r && busy < ROUTE_MAX_BUSY)
+        s->route_busy++;
+    pthread_mutex_unlock(&s->resume_lock);
+    if (!r || busy >= ROUTE_MAX_BUSY) {
+        hw_warn("session %016llx: %d resume handshakes under way; closing another",
+                (unsigned long long)s->id, busy);
+        goto refuse;
+    }
+    *r = (struct routed){ s, fd, route_id };
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int rc = pthread_create(&th, &attr, routed_main, r);
+    pthread_attr_destroy(&attr);
+    if (rc == 0)
+        return;
+    pthread_mutex_lock(&s->resume_lock);
+    s->route_busy--;
+    pthread_mutex_unlock(&s->resume_lock);
+refuse:
+    free(r);
+    close(fd);
 }
 
 static void *route_main(void *arg)
@@ -103,7 +165,7 @@ static void *route_main(void *arg)
         int fd;
         uint32_t route_id;
         if (route_accept(s->route_fd, s->id, &fd, &route_id) == 0)
-            take_routed(s, fd, route_id);
+            start_routed(s, fd, route_id);
     }
     return NULL;
 }
@@ -155,10 +217,11 @@ static int resend_one(void *ctx, const void *head, size_t head_len, const void *
  * must fit what was kept, then SESSION_RESUME's reply, the replies it has
  * not read, and the loop carries on. 0, or -1 when the session cannot go on. */
 static int rejoin(struct session *s, struct hw_transport *t, const struct hipr_header *h,
-                  const struct hipr_session_resume_req *req, const char *peer)
+                  const struct hipr_session_resume_req *req, const uint8_t *proof, const char *peer)
 {
     struct hipr_session_resume_rep rep = { .requests_done = s->requests_executed,
                                            .grace_ms = (uint32_t)s->cfg->resume_grace_ms };
+    memcpy(rep.proof, proof, sizeof rep.proof);
     uint8_t out[HIPR_session_resume_rep_SIZE];
     const char *why = NULL;
     pthread_mutex_lock(&s->send_lock);
@@ -240,6 +303,8 @@ int session_resume_wait(struct session *s)
     struct hw_transport t;
     struct hipr_header h = s->next_h;
     struct hipr_session_resume_req req = s->next_req;
+    uint8_t proof[HW_AUTH_PROOF_LEN];
+    memcpy(proof, s->next_proof, sizeof proof);
     char peer[80];
     snprintf(peer, sizeof peer, "%s", s->next_peer);
     int moved = hw_tx_move(&t, &s->next_tx);
@@ -247,7 +312,7 @@ int session_resume_wait(struct session *s)
     pthread_mutex_unlock(&s->resume_lock);
     if (moved < 0)
         return -1;
-    return rejoin(s, &t, &h, &req, peer);
+    return rejoin(s, &t, &h, &req, proof, peer);
 }
 
 void session_resume_end(struct session *s)
@@ -259,6 +324,11 @@ void session_resume_end(struct session *s)
         pthread_join(s->route_thread, NULL);
         s->route_running = 0;
     }
+    /* Handshakes still under way use s: each ends by its deadline. */
+    pthread_mutex_lock(&s->resume_lock);
+    while (s->route_busy > 0)
+        pthread_cond_wait(&s->resume_cond, &s->resume_lock);
+    pthread_mutex_unlock(&s->resume_lock);
     if (s->route_fd >= 0)
         close(s->route_fd);
     s->route_fd = -1;
@@ -273,25 +343,28 @@ void session_resume_end(struct session *s)
     pthread_mutex_unlock(&s->send_lock);
 }
 
-int session_route(struct hw_transport *t, const struct worker_config *cfg, const char *peer,
+int session_route(struct hw_transport *t, const struct status_table *table, const char *peer,
                   const struct hipr_header *h)
 {
     const struct hipr_op_info *info;
     uint8_t fixed[HIPR_session_route_SIZE];
     struct hipr_session_route m;
-    (void)cfg;
     if (hipr_check_request(h, &info) != HIPR_OK || hw_tx_read_full(t, fixed, sizeof fixed) < 0 ||
         hw_tx_discard(t, h->payload_length - sizeof fixed) < 0) {
         hw_warn("rejecting connection from %s: a malformed SESSION_ROUTE", peer);
         return 1;
     }
     hipr_session_route_decode(fixed, sizeof fixed, &m);
-    if (route_send(m.session_id, t->fd, h->request_id) < 0) {
+    pid_t owner = status_table_pid_of(table, m.session_id);
+    if (!owner)
+        errno = ENOENT;
+    if (!owner || route_send(m.session_id, owner, t->fd, h->request_id) < 0) {
         int e = errno;
         hw_info("connection from %s asks to resume session %016llx: %s", peer,
                 (unsigned long long)m.session_id,
                 e == ENOENT ? "no such session (ended, or never resumable)" : strerror(e));
-        link_reply(t, h->opcode, h->request_id, e == ENOENT ? HW_ENOTFOUND : HW_EUNKNOWN, NULL, 0);
+        link_reply(t, h->opcode, h->request_id,
+                   e == ENOENT || e == EPERM ? HW_ENOTFOUND : HW_EUNKNOWN, NULL, 0);
         return 1;
     }
     hw_debug("connection from %s handed to session %016llx", peer,

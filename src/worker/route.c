@@ -43,7 +43,7 @@ int route_listen(uint64_t session_id, int *fd_out)
     return 0;
 }
 
-int route_send(uint64_t session_id, int conn_fd, uint32_t request_id)
+int route_send(uint64_t session_id, pid_t session_pid, int conn_fd, uint32_t request_id)
 {
     struct sockaddr_un a;
     socklen_t len = route_addr(session_id, &a);
@@ -54,6 +54,21 @@ int route_send(uint64_t session_id, int conn_fd, uint32_t request_id)
         int e = errno == ECONNREFUSED ? ENOENT : errno;
         close(fd);
         errno = e;
+        return -1;
+    }
+    /* Abstract names have no permissions: anyone may have bound this one
+     * after the session's process died. The kernel's word on who listens is
+     * checked against the process the supervisor's table holds the session
+     * for, before the client's socket (and its data) goes anywhere. */
+    struct ucred cred;
+    socklen_t cl = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 || cred.uid != getuid() ||
+        cred.pid != session_pid) {
+        hw_warn("session %016llx: its route is held by pid %ld uid %ld, not the session's "
+                "process %ld; not handing the connection over",
+                (unsigned long long)session_id, (long)cred.pid, (long)cred.uid, (long)session_pid);
+        close(fd);
+        errno = EPERM;
         return -1;
     }
     uint8_t msg[ROUTE_MSG_LEN];

@@ -17,14 +17,16 @@
 #define ROUTE_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 /* The session's listening socket (non-blocking, close-on-exec). 0, or -1. */
 int route_listen(uint64_t session_id, int *fd_out);
 
 /* Called in the process that accepted the client's connection: hands
  * conn_fd, whose SESSION_ROUTE request had request_id, to the session's
- * process. 0, or -1 with errno (ENOENT: no such session). */
-int route_send(uint64_t session_id, int conn_fd, uint32_t request_id);
+ * process, session_pid, and to no other listener. 0, or -1 with errno
+ * (ENOENT: no such session; EPERM: another process holds the name). */
+int route_send(uint64_t session_id, pid_t session_pid, int conn_fd, uint32_t request_id);
 
 /* Takes one handed-over connection from the listening socket: the client's
  * socket and the request_id of its SESSION_ROUTE. 0, -1 (nothing valid

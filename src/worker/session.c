@@ -727,7 +727,7 @@ static void handshake_timer(int ms)
 static int accept_connection(struct session *s, struct link_setup *l, struct hipr_header *hello_h,
                              struct hipr_hello_req *hello, int *route_status)
 {
-    uint8_t first[HIPR_HEADER_SIZE], fixed[64];
+    uint8_t first[HIPR_HEADER_SIZE], fixed[LINK_FIXED_MAX];
     const uint8_t *pre = NULL;
     if (link_accept(l) < 0)
         return -1;
@@ -737,7 +737,7 @@ static int accept_connection(struct session *s, struct link_setup *l, struct hip
             return -1;
         hipr_header_decode(first, &fh);
         if (fh.magic == HIPR_MAGIC && fh.opcode == HIPR_OP_SESSION_ROUTE) {
-            *route_status = session_route(&s->tx, s->cfg, l->peer, &fh);
+            *route_status = session_route(&s->tx, s->table, l->peer, &fh);
             return 2;
         }
         pre = first;

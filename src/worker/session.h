@@ -15,6 +15,7 @@
 #include "alloc_table.h"
 #include "backend.h"
 #include "handle_map.h"
+#include "hw_auth.h"
 #include "hipr.h"
 #include "hw_transport.h"
 #include "reply_log.h"
@@ -126,10 +127,12 @@ struct session {
     pthread_mutex_t resume_lock;
     pthread_cond_t resume_cond;
     int route_stop; /* under resume_lock */
+    int route_busy; /* routed handshakes in progress; under resume_lock */
     int next_ready; /* under resume_lock: next_tx is authenticated */
     struct hw_transport next_tx;
     struct hipr_header next_h;
     struct hipr_session_resume_req next_req;
+    uint8_t next_proof[HW_AUTH_PROOF_LEN]; /* the worker's, for next_req's reply */
     char next_peer[80];
 };
 
@@ -137,12 +140,18 @@ struct session {
  * what the handshake agrees on. session: 0 on a new connection, else the
  * session a routed connection must name. heartbeat_ms: in, the session's
  * interval when resuming; out, the agreed one. */
+/* The largest fixed part of a request a connection may send before it is a
+ * session (AUTH_BEGIN, AUTH_PROOF, HELLO, SESSION_RESUME). */
+#define LINK_FIXED_MAX 64
+
 struct link_setup {
     struct hw_transport *tx;
     const struct worker_config *cfg;
     const char *peer;
     uint64_t session;
     int heartbeat_ms;
+    /* Out, on a routed connection's SESSION_RESUME: what its proof covers. */
+    struct hw_auth_transcript tr;
 };
 
 /* Runs a session on an accepted socket until the client leaves; frees
@@ -173,7 +182,7 @@ int session_resume_wait(struct session *s);
 void session_resume_end(struct session *s);
 /* The process that accepted a connection whose first frame is
  * SESSION_ROUTE hands it on. Returns the process exit status. */
-int session_route(struct hw_transport *t, const struct worker_config *cfg, const char *peer,
+int session_route(struct hw_transport *t, const struct status_table *table, const char *peer,
                   const struct hipr_header *h);
 /* The fd SIGTERM and the handshake timer shut down (the current connection). */
 void session_track_fd(int fd);

@@ -37,6 +37,7 @@ struct status_slot *status_table_claim(struct status_table *t, pid_t pid, uint64
                                         __ATOMIC_ACQUIRE)) {
             __atomic_store_n(&s->session_id, session_id, __ATOMIC_RELEASE);
             __atomic_store_n(&s->bytes_in_use, 0, __ATOMIC_RELEASE);
+            __atomic_store_n(&s->streams, 0, __ATOMIC_RELEASE);
             __atomic_add_fetch(&t->sessions_served, 1, __ATOMIC_RELAXED);
             return s;
         }
@@ -52,11 +53,32 @@ uint64_t status_table_release_pid(struct status_table *t, pid_t pid, uint64_t *s
             uint64_t bytes = __atomic_load_n(&s->bytes_in_use, __ATOMIC_ACQUIRE);
             *session_id = s->session_id;
             __atomic_store_n(&s->bytes_in_use, 0, __ATOMIC_RELEASE);
+            __atomic_store_n(&s->streams, 0, __ATOMIC_RELEASE);
             __atomic_store_n(&s->pid, 0, __ATOMIC_RELEASE);
             return bytes;
         }
     }
     *session_id = 0;
+    return 0;
+}
+
+uint32_t status_table_streams(const struct status_table *t)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < t->max_sessions; i++)
+        if (__atomic_load_n(&t->slots[i].pid, __ATOMIC_ACQUIRE))
+            n += __atomic_load_n(&t->slots[i].streams, __ATOMIC_RELAXED);
+    return n;
+}
+
+pid_t status_table_pid_of(const struct status_table *t, uint64_t session_id)
+{
+    for (uint32_t i = 0; i < t->max_sessions; i++) {
+        const struct status_slot *s = &t->slots[i];
+        uint32_t pid = __atomic_load_n(&s->pid, __ATOMIC_ACQUIRE);
+        if (pid && __atomic_load_n(&s->session_id, __ATOMIC_ACQUIRE) == session_id)
+            return (pid_t)pid;
+    }
     return 0;
 }
 

@@ -14,8 +14,8 @@
 #include <sys/types.h>
 
 struct status_slot {
-    uint32_t pid; /* 0 = free; claimed with a compare-and-swap */
-    uint32_t reserved;
+    uint32_t pid;     /* 0 = free; claimed with a compare-and-swap */
+    uint32_t streams; /* the session's streams, for --max-streams-total */
     uint64_t session_id;
     uint64_t bytes_in_use;
 };
@@ -36,6 +36,11 @@ void status_table_destroy(struct status_table *t);
 struct status_slot *status_table_claim(struct status_table *t, pid_t pid, uint64_t session_id);
 /* Frees the slot of a process that has exited; returns its bytes_in_use. */
 uint64_t status_table_release_pid(struct status_table *t, pid_t pid, uint64_t *session_id);
+/* Streams of every session together (a sum of racy snapshots: sessions
+ * creating streams at the same moment may overshoot the budget by one each). */
+uint32_t status_table_streams(const struct status_table *t);
+/* The process that holds session_id's slot, or 0. */
+pid_t status_table_pid_of(const struct status_table *t, uint64_t session_id);
 uint32_t status_table_count(const struct status_table *t, uint64_t *bytes_total);
 
 #endif

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hw_auth.h"
 #include "hw_log.h"
 #include "hw_net.h"
 #include "rtc_slots.h"
@@ -37,6 +39,11 @@ struct child {
 
 static uint64_t new_session_id(uint64_t *counter)
 {
+    /* Random, so nobody can name a session before it exists (its route
+     * name, its resume); the clock and a counter only if that fails. */
+    uint64_t r;
+    if (hw_random_bytes(&r, sizeof r) == 0 && r)
+        return r;
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     /* Unique per worker run and unlikely to repeat across restarts. */
@@ -143,6 +150,10 @@ int supervisor_run(const struct worker_config *cfg)
         if (pid == 0) {
             close(lfd);
             signal(SIGINT, SIG_IGN); /* a terminal ^C goes to the supervisor */
+            /* Sessions run one uid; kernels on the cpu backend are the
+             * client's code. Not dumpable: no sibling session may read this
+             * one's memory through /proc/<pid>/mem or attach to it. */
+            prctl(PR_SET_DUMPABLE, 0);
             _exit(session_main(cfd, cfg, table, sid));
         }
         close(cfd);

@@ -10,10 +10,15 @@
 struct worker_info;
 
 /* Defaults of the per-session limits (docs/worker.md). */
-#define WORKER_DEFAULT_MAX_HANDLES     16384u
-#define WORKER_DEFAULT_MAX_INFLIGHT    (UINT64_C(256) << 20)
-#define WORKER_DEFAULT_RESUME_GRACE_MS 60000u
-#define WORKER_DEFAULT_RESUME_BUFFER   (UINT64_C(256) << 20)
+#define WORKER_DEFAULT_MAX_HANDLES 16384u
+/* A stream costs a thread on the cpu backend and device queues elsewhere:
+ * far fewer than other handles, and a budget for the whole worker, so one
+ * session cannot exhaust the tasks every other session and new clients need. */
+#define WORKER_DEFAULT_MAX_STREAMS       256u
+#define WORKER_DEFAULT_MAX_STREAMS_TOTAL 4096u
+#define WORKER_DEFAULT_MAX_INFLIGHT      (UINT64_C(256) << 20)
+#define WORKER_DEFAULT_RESUME_GRACE_MS   60000u
+#define WORKER_DEFAULT_RESUME_BUFFER     (UINT64_C(256) << 20)
 
 struct rtc_slots;
 
@@ -31,6 +36,8 @@ struct worker_config {
     int require_tls;              /* refuse plain-text connections */
     /* Per-session limits (docs/worker.md, "Limits"); quota.c reports refusals. */
     uint32_t max_handles;           /* streams, events, modules, functions: each */
+    uint32_t max_streams;           /* streams of one session */
+    uint32_t max_streams_total;     /* streams of all sessions together */
     uint64_t max_module_size;       /* bytes of one code object image */
     uint64_t max_inflight;          /* bytes of queued work not yet finished */
     uint64_t idle_timeout_ms;       /* 0 = never end an idle session */

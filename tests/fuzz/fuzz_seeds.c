@@ -121,8 +121,8 @@ static void seed_resume(struct seed_writer *w)
     ENC(ack, .count = 1, .flags = HIPR_ACK_REQUEST);
     frame(w, HIPR_OP_ACK, HIPR_FLAG_NO_REPLY, ack_b, sizeof ack_b, NULL, 0);
     u64_frame(w, HIPR_OP_PING, 0, 3, NULL, 0);
-    ENC(session_resume_req, .session_id = 1, .resume_token = 0x1122334455667788ull,
-        .replies_received = 2, .requests_sent = 2);
+    ENC(session_resume_req, .session_id = 1, .replies_received = 2, .requests_sent = 2,
+        .proof = { 0x11, 0x22, 0x33, 0x44 });
     frame(w, HIPR_OP_SESSION_RESUME, 0, session_resume_req_b, sizeof session_resume_req_b, NULL, 0);
     u64_frame(w, HIPR_OP_SESSION_ROUTE, 0, 1, NULL, 0);
     frame(w, HIPR_OP_RESUME_ENABLE, 0, NULL, 0, NULL, 0); /* a second time: refused */

@@ -2,7 +2,7 @@
  * test_resume_auth - resuming a session takes what opening one takes and
  * more, spoken frame by frame against a worker with a token:
  * SESSION_ROUTE to a session that does not exist, a wrong token, a wrong
- * resume token, AUTH_BEGIN naming a session on a connection that was not
+ * resume proof, a recorded proof replayed, the retired clear-text resume, AUTH_BEGIN naming a session on a connection that was not
  * routed: each is refused, and the session goes on undisturbed. Then the
  * right client resumes it: the worker reports the requests it executed,
  * drops the old connection, and the session's memory is still there.
@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "hw_status.h"
+#include "hw_transport.h"
 #include "trust_client.h"
 
 #define RESUME_TOKEN UINT64_C(0x5eed5eed12345678)
@@ -50,24 +51,49 @@ static int route(struct raw_conn *c, uint64_t session)
     return raw_status(c, HIPR_OP_SESSION_ROUTE, fixed, sizeof fixed, NULL, 0);
 }
 
-static int resume(struct raw_conn *c, uint64_t session, uint64_t resume_token, uint64_t replies,
-                  uint64_t requests, struct hipr_session_resume_rep *rep)
+static const uint8_t plain_binding[HW_TLS_CHANNEL_BINDING_LEN];
+
+/* SESSION_RESUME with the proof a client holding resume_token makes on the
+ * connection whose AUTH_BEGIN was tb (or `proof` as given when not NULL);
+ * a successful reply must carry the worker's proof. */
+static int resume_with(struct raw_conn *c, const struct trust_begin *tb, uint64_t session,
+                       uint64_t resume_token, const uint8_t *proof, uint64_t replies,
+                       uint64_t requests, struct hipr_session_resume_rep *rep,
+                       uint8_t sent_proof[HW_AUTH_PROOF_LEN])
 {
     struct hipr_session_resume_req m = { .session_id = session,
-                                         .resume_token = resume_token,
                                          .replies_received = replies,
                                          .requests_sent = requests };
-    uint8_t fixed[HIPR_session_resume_req_SIZE];
+    uint8_t fixed[HIPR_session_resume_req_SIZE], want[HW_AUTH_PROOF_LEN];
     struct raw_reply r;
+    if (proof)
+        memcpy(m.proof, proof, sizeof m.proof);
+    else
+        hw_resume_proof(resume_token, HW_PROOF_RESUME_CLIENT, tb->cnonce, tb->wnonce, session,
+                        plain_binding, m.proof);
+    if (sent_proof)
+        memcpy(sent_proof, m.proof, HW_AUTH_PROOF_LEN);
     hipr_session_resume_req_encode(fixed, &m);
     int rc = raw_call(c, HIPR_OP_SESSION_RESUME, fixed, sizeof fixed, NULL, 0, &r);
     if (rc < 0)
         return rc;
     rc = r.rh.status;
-    if (rc == 0)
+    if (rc == 0) {
         EXPECT(hipr_session_resume_rep_decode(r.body, r.body_len, rep) == 0, "short reply");
+        hw_resume_proof(resume_token, HW_PROOF_RESUME_WORKER, tb->cnonce, tb->wnonce, session,
+                        plain_binding, want);
+        EXPECT(memcmp(want, rep->proof, sizeof want) == 0,
+               "the worker's resume proof is wrong: a client could not tell it from an impostor");
+    }
     raw_reply_free(&r);
     return rc;
+}
+
+static int resume(struct raw_conn *c, const struct trust_begin *tb, uint64_t session,
+                  uint64_t resume_token, uint64_t replies, uint64_t requests,
+                  struct hipr_session_resume_rep *rep)
+{
+    return resume_with(c, tb, session, resume_token, NULL, replies, requests, rep, NULL);
 }
 
 static void ping(struct raw_conn *c)
@@ -114,11 +140,49 @@ int main(int argc, char **argv)
     EXPECT(route(&b, a.session_id) == 0, "SESSION_ROUTE refused");
     trust_begin(&b, a.session_id, 0, &tb, NULL);
     EXPECT(trust_proof(&b, &token, &tb, a.session_id, NULL) == 0, "token refused");
-    EXPECT(resume(&b, a.session_id, RESUME_TOKEN + 1, 3, 3, &rep) == HW_ENOTINIT,
+    uint8_t seen[HW_AUTH_PROOF_LEN];
+    EXPECT(resume_with(&b, &tb, a.session_id, RESUME_TOKEN + 1, NULL, 3, 3, &rep, seen) ==
+               HW_ENOTINIT,
            "a wrong resume token was taken");
     EXPECT(raw_wait_closed(&b, 5000), "connection left open");
     raw_close(&b);
-    EXPECT(raw_log_has("refusing a resume", "wrong resume token"), "no log line");
+    EXPECT(raw_log_has("refusing a resume", "wrong resume proof"), "no log line");
+    ping(&a);
+    raw_pass();
+
+    /* What crosses the wire is a proof bound to one connection's nonces: a
+     * right one, recorded, is useless on the next connection. */
+    raw_begin("a recorded resume proof replayed on a new connection");
+    EXPECT(route(&b, a.session_id) == 0, "SESSION_ROUTE refused");
+    trust_begin(&b, a.session_id, 0, &tb, NULL);
+    EXPECT(trust_proof(&b, &token, &tb, a.session_id, NULL) == 0, "token refused");
+    hw_resume_proof(RESUME_TOKEN, HW_PROOF_RESUME_CLIENT, tb.cnonce, tb.wnonce, a.session_id,
+                    plain_binding, seen);
+    raw_close(&b); /* recorded, never used: the session stays put */
+    EXPECT(route(&b, a.session_id) == 0, "SESSION_ROUTE refused");
+    trust_begin(&b, a.session_id, 0, &tb, NULL);
+    EXPECT(trust_proof(&b, &token, &tb, a.session_id, NULL) == 0, "token refused");
+    EXPECT(resume_with(&b, &tb, a.session_id, RESUME_TOKEN, seen, 3, 3, &rep, NULL) == HW_ENOTINIT,
+           "a replayed resume proof was taken");
+    EXPECT(raw_wait_closed(&b, 5000), "connection left open");
+    raw_close(&b);
+    ping(&a);
+    raw_pass();
+
+    raw_begin("the retired SESSION_RESUME 0x000D (token in clear) is refused");
+    EXPECT(route(&b, a.session_id) == 0, "SESSION_ROUTE refused");
+    trust_begin(&b, a.session_id, 0, &tb, NULL);
+    EXPECT(trust_proof(&b, &token, &tb, a.session_id, NULL) == 0, "token refused");
+    {
+        uint8_t old[32] = { 0 };
+        struct raw_reply r0;
+        int rc0 = raw_call(&b, 0x000D, old, sizeof old, NULL, 0, &r0);
+        EXPECT(rc0 < 0 || r0.rh.status != 0, "0x000D was answered with success");
+        if (rc0 == 0)
+            raw_reply_free(&r0);
+    }
+    EXPECT(raw_wait_closed(&b, 5000), "connection left open");
+    raw_close(&b);
     ping(&a);
     raw_pass();
 
@@ -131,14 +195,14 @@ int main(int argc, char **argv)
     ping(&a);
     raw_pass();
 
-    /* MALLOC, 4 PINGs: 5 requests executed, 5 replies read. */
+    /* MALLOC, 6 PINGs: 7 requests executed, 7 replies read. */
     raw_begin("the right client resumes");
     EXPECT(route(&b, a.session_id) == 0, "SESSION_ROUTE refused");
     trust_begin(&b, a.session_id, 0, &tb, NULL);
     EXPECT(trust_proof(&b, &token, &tb, a.session_id, NULL) == 0, "token refused");
-    EXPECT(resume(&b, a.session_id, RESUME_TOKEN, 5, 5, &rep) == 0, "resume refused");
-    EXPECT(rep.requests_done == 5 && rep.replies_sent == 5,
-           "worker executed %llu, sent %llu; expected 5 and 5",
+    EXPECT(resume(&b, &tb, a.session_id, RESUME_TOKEN, 7, 7, &rep) == 0, "resume refused");
+    EXPECT(rep.requests_done == 7 && rep.replies_sent == 7,
+           "worker executed %llu, sent %llu; expected 7 and 7",
            (unsigned long long)rep.requests_done, (unsigned long long)rep.replies_sent);
     EXPECT(raw_wait_closed(&a, 5000), "the old connection was not dropped");
     struct raw_reply r;

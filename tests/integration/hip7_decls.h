@@ -1,12 +1,12 @@
 /* The HIP 7.1/7.2 calls a program sees in ROCm 7 headers, for test programs
- * built against older ones (the proxy exports them in every build). Built
- * against HIP 7.1+ headers, the headers' own declarations are used. */
+ * built against older ones (the proxy exports them in every build). Against
+ * headers that declare them (7.1; 7.2 for libraries) theirs are used. */
 #ifndef HIPWIRE_TEST_HIP7_DECLS_H
 #define HIPWIRE_TEST_HIP7_DECLS_H
 
 #include "hip7_types.h"
 
-#if HIP_VERSION_MAJOR < 7
+#if HIP_VERSION < 70100000
 hipError_t hipMemsetD2D8(hipDeviceptr_t dst, size_t dstPitch, unsigned char value, size_t width,
                          size_t height);
 hipError_t hipMemsetD2D8Async(hipDeviceptr_t dst, size_t dstPitch, unsigned char value,
@@ -27,6 +27,9 @@ hipError_t hipStreamGetAttribute(hipStream_t stream, hipStreamAttrID attr,
 hipError_t hipStreamSetAttribute(hipStream_t stream, hipStreamAttrID attr,
                                  const hipStreamAttrValue *value);
 hipError_t hipStreamCopyAttributes(hipStream_t dst, hipStream_t src);
+#endif
+
+#if HIP_VERSION < 70200000
 hipError_t hipLibraryLoadData(hipLibrary_t *library, const void *code, hipJitOption *jitOptions,
                               void **jitOptionsValues, unsigned int numJitOptions,
                               hipLibraryOption *libraryOptions, void **libraryOptionValues,

@@ -157,7 +157,7 @@ static void check_stream_attributes(void)
                hipErrorInvalidValue);
     v.priority = least;
     HIP_EXPECT(hipStreamSetAttribute(a, hipStreamAttributePriority, &v), hipErrorInvalidValue);
-    HIP_EXPECT(hipStreamGetAttribute(a, (hipStreamAttrID)hipLaunchAttributeCooperative, &v),
+    HIP_EXPECT(hipStreamGetAttribute(a, (hipStreamAttrID)2 /* cooperative: launches only */, &v),
                hipErrorInvalidValue);
     HIP_EXPECT(hipStreamGetAttribute(a, hipStreamAttributePriority, NULL), hipErrorInvalidValue);
     HIP_EXPECT(hipStreamSetAttribute(a, hipStreamAttributeSynchronizationPolicy, NULL),

@@ -1,6 +1,6 @@
 /* The HIP 7.1/7.2 calls that map onto operations the proxy already has:
  * pitched 2-D fills of 8/16/32-bit elements, batches of 1-D copies, stream
- * attributes, and libraries (a library is a module: its kernels are the
+ * attributes and ids, and libraries (a library is a module: its kernels are the
  * module's functions). Older headers lack their types, see hip7_types.h. */
 #include "client.h"
 #include "export.h"
@@ -168,6 +168,22 @@ HW_EXPORT hipError_t hipStreamCopyAttributes(hipStream_t dst, hipStream_t src)
         return hw_ret(err);
     __atomic_store_n(policy_of(dst), __atomic_load_n(policy_of(src), __ATOMIC_RELAXED),
                      __ATOMIC_RELAXED);
+    return hipSuccess;
+}
+
+/* A stream's unique id: its wire id, which is unique per stream (a null
+ * stream's is its device, below HIPR_FIRST_STREAM_ID, where no created
+ * stream's is). As AMD's: a NULL id is hipErrorInvalidValue, an unknown
+ * stream hipErrorInvalidResourceHandle. */
+HW_EXPORT hipError_t hipStreamGetId(hipStream_t stream, unsigned long long *streamId)
+{
+    if (!streamId)
+        return hw_ret(hipErrorInvalidValue);
+    uint64_t id;
+    int dev;
+    if (hw_stream_resolve(stream, &id, &dev) != hipSuccess)
+        return hw_ret(hipErrorInvalidResourceHandle);
+    *streamId = id;
     return hipSuccess;
 }
 

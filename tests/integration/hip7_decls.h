@@ -27,6 +27,7 @@ hipError_t hipStreamGetAttribute(hipStream_t stream, hipStreamAttrID attr,
 hipError_t hipStreamSetAttribute(hipStream_t stream, hipStreamAttrID attr,
                                  const hipStreamAttrValue *value);
 hipError_t hipStreamCopyAttributes(hipStream_t dst, hipStream_t src);
+hipError_t hipStreamGetId(hipStream_t stream, unsigned long long *streamId);
 #endif
 
 #if HIP_VERSION < 70200000

@@ -3,8 +3,8 @@
  * worker: 2-D fills of 8/16/32-bit elements (the padding past each row's
  * width must stay untouched), batched copies (in order, failIdx naming the
  * copy that failed), stream attributes (AMD's codes: only the
- * synchronization policy can be set, priority is read from the stream) and
- * libraries loaded as modules, whose kernels launch.
+ * synchronization policy can be set, priority is read from the stream),
+ * stream ids, and libraries loaded as modules, whose kernels launch.
  */
 #include <hip/hip_runtime_api.h>
 #include <stdint.h>
@@ -180,6 +180,29 @@ static void check_stream_attributes(void)
     HIP_CHECK(hipStreamDestroy(a));
 }
 
+/* Ids are stable per stream and distinct between streams, the null
+ * stream's and the thread's per-thread stream's included. */
+static void check_stream_ids(void)
+{
+    hipStream_t a, b;
+    HIP_CHECK(hipStreamCreate(&a));
+    HIP_CHECK(hipStreamCreate(&b));
+    unsigned long long ia = 0, ia2 = 0, ib = 0, in = 0, in2 = 0, ip = 0;
+    HIP_CHECK(hipStreamGetId(a, &ia));
+    HIP_CHECK(hipStreamGetId(a, &ia2));
+    HIP_CHECK(hipStreamGetId(b, &ib));
+    HIP_CHECK(hipStreamGetId(NULL, &in));
+    HIP_CHECK(hipStreamGetId(NULL, &in2));
+    HIP_CHECK(hipStreamGetId(hipStreamPerThread, &ip));
+    CHECK(ia == ia2 && in == in2);
+    CHECK(ia != ib && ia != in && ib != in && ip != in && ip != ia && ip != ib);
+    HIP_EXPECT(hipStreamGetId(a, NULL), hipErrorInvalidValue);
+    HIP_CHECK(hipStreamDestroy(b));
+    HIP_EXPECT(hipStreamGetId(b, &ib), hipErrorInvalidResourceHandle);
+    (void)hipGetLastError();
+    HIP_CHECK(hipStreamDestroy(a));
+}
+
 /* A library's kernel is a function that hipModuleLaunchKernel runs. */
 static void run_vadd(hipKernel_t k)
 {
@@ -253,6 +276,7 @@ int main(void)
     }
     check_batch();
     check_stream_attributes();
+    check_stream_ids();
     check_library();
     printf("hip7 api: ok\n");
     return 0;

@@ -72,6 +72,7 @@ void hipStreamEndCapture_spt(void);
 void hipStreamGetAttribute(void);
 void hipStreamGetCaptureInfo_spt(void);
 void hipStreamGetCaptureInfo_v2_spt(void);
+void hipStreamGetId(void);
 void hipStreamIsCapturing_spt(void);
 void hipStreamSetAttribute(void);
 void hipwire_client_stats(void);
@@ -991,6 +992,7 @@ const struct hw_export hw_export_table[] = {
     {"hipStreamGetCaptureInfo_v2_spt", "hip_5.2", (hw_export_fn)hipStreamGetCaptureInfo_v2_spt},
     {"hipStreamGetFlags", "hip_4.2", (hw_export_fn)hipStreamGetFlags},
     {"hipStreamGetFlags_spt", "hip_5.2", (hw_export_fn)hipStreamGetFlags_spt},
+    {"hipStreamGetId", "hip_5.2", (hw_export_fn)hipStreamGetId},
     {"hipStreamGetPriority", "hip_4.2", (hw_export_fn)hipStreamGetPriority},
     {"hipStreamGetPriority_spt", "hip_5.2", (hw_export_fn)hipStreamGetPriority_spt},
     {"hipStreamIsCapturing", "hip_4.3", (hw_export_fn)hipStreamIsCapturing},

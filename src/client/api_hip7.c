@@ -124,8 +124,11 @@ HW_EXPORT hipError_t hipStreamSetAttribute(hipStream_t stream, hipStreamAttrID a
     hipError_t err = attr_stream(stream, value);
     if (err != hipSuccess)
         return hw_ret(err);
+    /* The null stream is never the capturing one (asking about it while a
+     * blocking stream captures would record an error for the caller). */
     hipStreamCaptureStatus cs = hipStreamCaptureStatusNone;
-    if (hipStreamIsCapturing(stream, &cs) == hipSuccess && cs == hipStreamCaptureStatusActive)
+    if (stream && hw_capture_any() && hipStreamIsCapturing(stream, &cs) == hipSuccess &&
+        cs == hipStreamCaptureStatusActive)
         return hw_ret(hipErrorStreamCaptureUnsupported);
     if (attr != hipStreamAttributeSynchronizationPolicy)
         return hw_ret(hipErrorInvalidValue);

@@ -169,6 +169,12 @@ static void check_stream_attributes(void)
     v.syncPolicy = hipSyncPolicySpin;
     HIP_EXPECT(hipStreamSetAttribute(b, hipStreamAttributeSynchronizationPolicy, &v),
                hipErrorStreamCaptureUnsupported);
+    /* The null stream's policy is still settable, and no error is left
+     * behind for hipGetLastError (b captures in relaxed mode). */
+    (void)hipGetLastError();
+    v.syncPolicy = hipSyncPolicyAuto;
+    HIP_CHECK(hipStreamSetAttribute(NULL, hipStreamAttributeSynchronizationPolicy, &v));
+    HIP_CHECK(hipGetLastError());
     HIP_CHECK(hipStreamEndCapture(b, &g));
     HIP_CHECK(hipGraphDestroy(g));
 

@@ -8,6 +8,7 @@
  */
 #include <stdatomic.h>
 
+#include "abi_spelling.h"
 #include "client.h"
 #include "handle_registry.h"
 
@@ -253,7 +254,7 @@ HW_EXPORT hipError_t hipCtxGetDevice(hipDevice_t *device)
     return hipSuccess;
 }
 
-HW_EXPORT hipError_t hipCtxGetApiVersion(hipCtx_t ctx, int *apiVersion)
+HW_EXPORT hipError_t hipCtxGetApiVersion(hipCtx_t ctx, HW_API_VERSION_T *apiVersion)
 {
     hipError_t err;
     struct hw_conn *c = enter(&err);

@@ -14,6 +14,7 @@
 #include <hip/hiprtc.h>
 
 #include "api_unsupported.h"
+#include "abi_spelling.h"
 #include "client.h"
 
 struct rtc_name {
@@ -64,8 +65,8 @@ static void program_free(struct _hiprtcProgram *p)
 }
 
 HW_EXPORT hiprtcResult hiprtcCreateProgram(hiprtcProgram *prog, const char *src, const char *name,
-                                           int numHeaders, const char **headers,
-                                           const char **includeNames)
+                                           int numHeaders, HW_RTC_STRINGS headers,
+                                           HW_RTC_STRINGS includeNames)
 {
     if (!prog || !src || numHeaders < 0 || (numHeaders > 0 && (!headers || !includeNames)))
         return HIPRTC_ERROR_INVALID_INPUT;
@@ -205,7 +206,7 @@ static hiprtcResult take_reply(hiprtcProgram prog, const struct hipr_rtc_compile
 }
 
 HW_EXPORT hiprtcResult hiprtcCompileProgram(hiprtcProgram prog, int numOptions,
-                                            const char **options)
+                                            HW_RTC_STRINGS options)
 {
     if (!prog)
         return HIPRTC_ERROR_INVALID_PROGRAM;

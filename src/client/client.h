@@ -200,6 +200,7 @@ struct hw_stream {
     int device;
     unsigned flags;
     int priority;
+    int sync_policy; /* hipStreamSetAttribute's; 0 until set (hipSyncPolicyAuto) */
 };
 
 struct hw_event {

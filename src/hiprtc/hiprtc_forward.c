@@ -14,6 +14,8 @@
 #include <hip/hip_version.h>
 #include <hip/hiprtc.h>
 
+#include "abi_spelling.h"
+
 #define HWRTC_EXPORT __attribute__((visibility("default")))
 
 void *hipwire_hiprtc_function(const char *name);
@@ -46,11 +48,11 @@ static void *proxy_fn(void **cache, const char *name)
 FORWARD(hiprtcVersion, (int *major, int *minor), (major, minor))
 FORWARD(hiprtcAddNameExpression, (hiprtcProgram prog, const char *name_expression),
         (prog, name_expression))
-FORWARD(hiprtcCompileProgram, (hiprtcProgram prog, int numOptions, const char **options),
+FORWARD(hiprtcCompileProgram, (hiprtcProgram prog, int numOptions, HW_RTC_STRINGS options),
         (prog, numOptions, options))
 FORWARD(hiprtcCreateProgram,
         (hiprtcProgram * prog, const char *src, const char *name, int numHeaders,
-         const char **headers, const char **includeNames),
+         HW_RTC_STRINGS headers, HW_RTC_STRINGS includeNames),
         (prog, src, name, numHeaders, headers, includeNames))
 FORWARD(hiprtcDestroyProgram, (hiprtcProgram * prog), (prog))
 FORWARD(hiprtcGetLoweredName,

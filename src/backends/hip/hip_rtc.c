@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "hip_rtc.h" /* first: it selects the AMD platform */
+#include "hip_rtc_soname.h"
 
 #include <hip/hiprtc.h>
 
@@ -48,21 +49,21 @@ static int resolve(void *dl)
     return ok;
 }
 
-/* hiprtc lives in libamdhip64 up to ROCm 5.2 (and in hipwire's proxy), in
- * libhiprtc.so.<major> from 5.3 on. */
+/* hiprtc lives in libamdhip64 up to ROCm 6.x (and in hipwire's proxy), in
+ * libhiprtc.so.<major> from 5.3 on, and only there from ROCm 7.0. */
 static int load(struct hw_hip_api *api)
 {
     pthread_mutex_lock(&rtc_lock);
     if (rtc.state == 0) {
-        char soname[32];
-        snprintf(soname, sizeof soname, "libhiprtc.so.%d", HIP_VERSION_MAJOR);
-        if (resolve(api->dl))
-            rtc.state = 1;
-        else if (resolve(dlopen(soname, RTLD_NOW | RTLD_LOCAL)) ||
-                 resolve(dlopen("libhiprtc.so", RTLD_NOW | RTLD_LOCAL)))
-            rtc.state = 1;
-        else
-            rtc.state = -1;
+        char names[HW_HIPRTC_NAMES][HW_HIPRTC_NAME_SZ];
+        int version = 0;
+        if (api->hipRuntimeGetVersion(&version) != hipSuccess)
+            version = 0;
+        size_t n = hw_hiprtc_sonames(version, HIP_VERSION_MAJOR, names);
+        rtc.state = resolve(api->dl) ? 1 : -1;
+        for (size_t i = 0; i < n && rtc.state != 1; i++)
+            if (resolve(dlopen(names[i], RTLD_NOW | RTLD_LOCAL)))
+                rtc.state = 1;
     }
     int ok = rtc.state == 1;
     pthread_mutex_unlock(&rtc_lock);

@@ -38,6 +38,10 @@ void hipGetProcAddress(void);
 void hipGetProcAddress_spt(void);
 void hipGraphLaunch_spt(void);
 void hipLaunchHostFunc_spt(void);
+void hipLibraryGetKernel(void);
+void hipLibraryLoadData(void);
+void hipLibraryLoadFromFile(void);
+void hipLibraryUnload(void);
 void hipMemcpy2DArrayToArray(void);
 void hipMemcpy2DAsync_spt(void);
 void hipMemcpy2DFromArrayAsync_spt(void);
@@ -46,6 +50,7 @@ void hipMemcpy3DAsync_spt(void);
 void hipMemcpyAtoA(void);
 void hipMemcpyAtoD(void);
 void hipMemcpyAtoHAsync(void);
+void hipMemcpyBatchAsync(void);
 void hipMemcpyDtoA(void);
 void hipMemcpyFromArray_spt(void);
 void hipMemcpyFromSymbolAsync_spt(void);
@@ -54,12 +59,22 @@ void hipMemcpyToSymbolAsync_spt(void);
 void hipMemset2DAsync_spt(void);
 void hipMemset3DAsync_spt(void);
 void hipMemsetAsync_spt(void);
+void hipMemsetD2D16(void);
+void hipMemsetD2D16Async(void);
+void hipMemsetD2D32(void);
+void hipMemsetD2D32Async(void);
+void hipMemsetD2D8(void);
+void hipMemsetD2D8Async(void);
 void hipStreamAddCallback_spt(void);
 void hipStreamBeginCapture_spt(void);
+void hipStreamCopyAttributes(void);
 void hipStreamEndCapture_spt(void);
+void hipStreamGetAttribute(void);
 void hipStreamGetCaptureInfo_spt(void);
 void hipStreamGetCaptureInfo_v2_spt(void);
+void hipStreamGetId(void);
 void hipStreamIsCapturing_spt(void);
+void hipStreamSetAttribute(void);
 void hipwire_client_stats(void);
 void hipwire_function_params(void);
 void hipwire_get_proc_address(void);
@@ -803,6 +818,10 @@ const struct hw_export hw_export_table[] = {
     {"hipLaunchHostFunc_spt", "hip_5.2", (hw_export_fn)hipLaunchHostFunc_spt},
     {"hipLaunchKernel", "hip_4.2", (hw_export_fn)hipLaunchKernel},
     {"hipLaunchKernel_spt", "hip_5.2", (hw_export_fn)hipLaunchKernel_spt},
+    {"hipLibraryGetKernel", "hip_5.2", (hw_export_fn)hipLibraryGetKernel},
+    {"hipLibraryLoadData", "hip_5.2", (hw_export_fn)hipLibraryLoadData},
+    {"hipLibraryLoadFromFile", "hip_5.2", (hw_export_fn)hipLibraryLoadFromFile},
+    {"hipLibraryUnload", "hip_5.2", (hw_export_fn)hipLibraryUnload},
     {"hipMalloc", "hip_4.2", (hw_export_fn)hipMalloc},
     {"hipMalloc3D", "hip_4.2", (hw_export_fn)hipMalloc3D},
     {"hipMalloc3DArray", "hip_4.2", (hw_export_fn)hipMalloc3DArray},
@@ -871,6 +890,7 @@ const struct hw_export hw_export_table[] = {
     {"hipMemcpyAtoD", "hip_5.2", (hw_export_fn)hipMemcpyAtoD},
     {"hipMemcpyAtoH", "hip_4.2", (hw_export_fn)hipMemcpyAtoH},
     {"hipMemcpyAtoHAsync", "hip_5.2", (hw_export_fn)hipMemcpyAtoHAsync},
+    {"hipMemcpyBatchAsync", "hip_5.2", (hw_export_fn)hipMemcpyBatchAsync},
     {"hipMemcpyDtoA", "hip_5.2", (hw_export_fn)hipMemcpyDtoA},
     {"hipMemcpyDtoD", "hip_4.2", (hw_export_fn)hipMemcpyDtoD},
     {"hipMemcpyDtoDAsync", "hip_4.2", (hw_export_fn)hipMemcpyDtoDAsync},
@@ -910,6 +930,12 @@ const struct hw_export hw_export_table[] = {
     {"hipMemsetAsync_spt", "hip_5.2", (hw_export_fn)hipMemsetAsync_spt},
     {"hipMemsetD16", "hip_4.2", (hw_export_fn)hipMemsetD16},
     {"hipMemsetD16Async", "hip_4.2", (hw_export_fn)hipMemsetD16Async},
+    {"hipMemsetD2D16", "hip_5.2", (hw_export_fn)hipMemsetD2D16},
+    {"hipMemsetD2D16Async", "hip_5.2", (hw_export_fn)hipMemsetD2D16Async},
+    {"hipMemsetD2D32", "hip_5.2", (hw_export_fn)hipMemsetD2D32},
+    {"hipMemsetD2D32Async", "hip_5.2", (hw_export_fn)hipMemsetD2D32Async},
+    {"hipMemsetD2D8", "hip_5.2", (hw_export_fn)hipMemsetD2D8},
+    {"hipMemsetD2D8Async", "hip_5.2", (hw_export_fn)hipMemsetD2D8Async},
     {"hipMemsetD32", "hip_4.2", (hw_export_fn)hipMemsetD32},
     {"hipMemsetD32Async", "hip_4.2", (hw_export_fn)hipMemsetD32Async},
     {"hipMemsetD8", "hip_4.2", (hw_export_fn)hipMemsetD8},
@@ -952,24 +978,28 @@ const struct hw_export hw_export_table[] = {
     {"hipStreamAttachMemAsync", "hip_4.2", (hw_export_fn)hipStreamAttachMemAsync},
     {"hipStreamBeginCapture", "hip_4.3", (hw_export_fn)hipStreamBeginCapture},
     {"hipStreamBeginCapture_spt", "hip_5.2", (hw_export_fn)hipStreamBeginCapture_spt},
+    {"hipStreamCopyAttributes", "hip_5.2", (hw_export_fn)hipStreamCopyAttributes},
     {"hipStreamCreate", "hip_4.2", (hw_export_fn)hipStreamCreate},
     {"hipStreamCreateWithFlags", "hip_4.2", (hw_export_fn)hipStreamCreateWithFlags},
     {"hipStreamCreateWithPriority", "hip_4.2", (hw_export_fn)hipStreamCreateWithPriority},
     {"hipStreamDestroy", "hip_4.2", (hw_export_fn)hipStreamDestroy},
     {"hipStreamEndCapture", "hip_4.3", (hw_export_fn)hipStreamEndCapture},
     {"hipStreamEndCapture_spt", "hip_5.2", (hw_export_fn)hipStreamEndCapture_spt},
+    {"hipStreamGetAttribute", "hip_5.2", (hw_export_fn)hipStreamGetAttribute},
     {"hipStreamGetCaptureInfo", "hip_4.5", (hw_export_fn)hipStreamGetCaptureInfo},
     {"hipStreamGetCaptureInfo_spt", "hip_5.2", (hw_export_fn)hipStreamGetCaptureInfo_spt},
     {"hipStreamGetCaptureInfo_v2", "hip_4.5", (hw_export_fn)hipStreamGetCaptureInfo_v2},
     {"hipStreamGetCaptureInfo_v2_spt", "hip_5.2", (hw_export_fn)hipStreamGetCaptureInfo_v2_spt},
     {"hipStreamGetFlags", "hip_4.2", (hw_export_fn)hipStreamGetFlags},
     {"hipStreamGetFlags_spt", "hip_5.2", (hw_export_fn)hipStreamGetFlags_spt},
+    {"hipStreamGetId", "hip_5.2", (hw_export_fn)hipStreamGetId},
     {"hipStreamGetPriority", "hip_4.2", (hw_export_fn)hipStreamGetPriority},
     {"hipStreamGetPriority_spt", "hip_5.2", (hw_export_fn)hipStreamGetPriority_spt},
     {"hipStreamIsCapturing", "hip_4.3", (hw_export_fn)hipStreamIsCapturing},
     {"hipStreamIsCapturing_spt", "hip_5.2", (hw_export_fn)hipStreamIsCapturing_spt},
     {"hipStreamQuery", "hip_4.2", (hw_export_fn)hipStreamQuery},
     {"hipStreamQuery_spt", "hip_5.2", (hw_export_fn)hipStreamQuery_spt},
+    {"hipStreamSetAttribute", "hip_5.2", (hw_export_fn)hipStreamSetAttribute},
     {"hipStreamSynchronize", "hip_4.2", (hw_export_fn)hipStreamSynchronize},
     {"hipStreamSynchronize_spt", "hip_5.2", (hw_export_fn)hipStreamSynchronize_spt},
     {"hipStreamUpdateCaptureDependencies", "hip_4.5", (hw_export_fn)hipStreamUpdateCaptureDependencies},

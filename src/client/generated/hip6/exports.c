@@ -35,7 +35,22 @@ hipError_t hw_shadowed_hipChooseDevice(int *device, const hipDeviceProp_tR0000 *
 hipError_t hipExtModuleLaunchKernel(hipFunction_t f, uint32_t globalWorkSizeX, uint32_t globalWorkSizeY, uint32_t globalWorkSizeZ, uint32_t localWorkSizeX, uint32_t localWorkSizeY, uint32_t localWorkSizeZ, size_t sharedMemBytes, hipStream_t hStream, void **kernelParams, void **extra, hipEvent_t startEvent, hipEvent_t stopEvent, uint32_t flags);
 hipError_t hw_shadowed_hipGetDeviceProperties(hipDeviceProp_tR0000 *prop, int device) __asm__("hipGetDeviceProperties");
 void hipGetProcAddress_spt(void);
+void hipLibraryGetKernel(void);
+void hipLibraryLoadData(void);
+void hipLibraryLoadFromFile(void);
+void hipLibraryUnload(void);
+void hipMemcpyBatchAsync(void);
+void hipMemsetD2D16(void);
+void hipMemsetD2D16Async(void);
+void hipMemsetD2D32(void);
+void hipMemsetD2D32Async(void);
+void hipMemsetD2D8(void);
+void hipMemsetD2D8Async(void);
 void hipRegisterTracerCallback(const void *function);
+void hipStreamCopyAttributes(void);
+void hipStreamGetAttribute(void);
+void hipStreamGetId(void);
+void hipStreamSetAttribute(void);
 void hipwire_client_stats(void);
 void hipwire_function_params(void);
 void hipwire_get_proc_address(void);
@@ -1002,6 +1017,10 @@ const struct hw_export hw_export_table[] = {
     {"hipLaunchHostFunc_spt", "hip_5.3", (hw_export_fn)hipLaunchHostFunc_spt},
     {"hipLaunchKernel", "hip_4.2", (hw_export_fn)hipLaunchKernel},
     {"hipLaunchKernel_spt", "hip_5.2", (hw_export_fn)hipLaunchKernel_spt},
+    {"hipLibraryGetKernel", "hip_6.2", (hw_export_fn)hipLibraryGetKernel},
+    {"hipLibraryLoadData", "hip_6.2", (hw_export_fn)hipLibraryLoadData},
+    {"hipLibraryLoadFromFile", "hip_6.2", (hw_export_fn)hipLibraryLoadFromFile},
+    {"hipLibraryUnload", "hip_6.2", (hw_export_fn)hipLibraryUnload},
     {"hipMalloc", "hip_4.2", (hw_export_fn)hipMalloc},
     {"hipMalloc3D", "hip_4.2", (hw_export_fn)hipMalloc3D},
     {"hipMalloc3DArray", "hip_4.2", (hw_export_fn)hipMalloc3DArray},
@@ -1070,6 +1089,7 @@ const struct hw_export hw_export_table[] = {
     {"hipMemcpyAtoD", "hip_6.2", (hw_export_fn)hipMemcpyAtoD},
     {"hipMemcpyAtoH", "hip_4.2", (hw_export_fn)hipMemcpyAtoH},
     {"hipMemcpyAtoHAsync", "hip_6.2", (hw_export_fn)hipMemcpyAtoHAsync},
+    {"hipMemcpyBatchAsync", "hip_6.2", (hw_export_fn)hipMemcpyBatchAsync},
     {"hipMemcpyDtoA", "hip_6.2", (hw_export_fn)hipMemcpyDtoA},
     {"hipMemcpyDtoD", "hip_4.2", (hw_export_fn)hipMemcpyDtoD},
     {"hipMemcpyDtoDAsync", "hip_4.2", (hw_export_fn)hipMemcpyDtoDAsync},
@@ -1109,6 +1129,12 @@ const struct hw_export hw_export_table[] = {
     {"hipMemsetAsync_spt", "hip_5.3", (hw_export_fn)hipMemsetAsync_spt},
     {"hipMemsetD16", "hip_4.2", (hw_export_fn)hipMemsetD16},
     {"hipMemsetD16Async", "hip_4.2", (hw_export_fn)hipMemsetD16Async},
+    {"hipMemsetD2D16", "hip_6.2", (hw_export_fn)hipMemsetD2D16},
+    {"hipMemsetD2D16Async", "hip_6.2", (hw_export_fn)hipMemsetD2D16Async},
+    {"hipMemsetD2D32", "hip_6.2", (hw_export_fn)hipMemsetD2D32},
+    {"hipMemsetD2D32Async", "hip_6.2", (hw_export_fn)hipMemsetD2D32Async},
+    {"hipMemsetD2D8", "hip_6.2", (hw_export_fn)hipMemsetD2D8},
+    {"hipMemsetD2D8Async", "hip_6.2", (hw_export_fn)hipMemsetD2D8Async},
     {"hipMemsetD32", "hip_4.2", (hw_export_fn)hipMemsetD32},
     {"hipMemsetD32Async", "hip_4.2", (hw_export_fn)hipMemsetD32Async},
     {"hipMemsetD8", "hip_4.2", (hw_export_fn)hipMemsetD8},
@@ -1153,12 +1179,14 @@ const struct hw_export hw_export_table[] = {
     {"hipStreamBeginCapture", "hip_4.3", (hw_export_fn)hipStreamBeginCapture},
     {"hipStreamBeginCaptureToGraph", "hip_6.1", (hw_export_fn)hipStreamBeginCaptureToGraph},
     {"hipStreamBeginCapture_spt", "hip_5.3", (hw_export_fn)hipStreamBeginCapture_spt},
+    {"hipStreamCopyAttributes", "hip_6.2", (hw_export_fn)hipStreamCopyAttributes},
     {"hipStreamCreate", "hip_4.2", (hw_export_fn)hipStreamCreate},
     {"hipStreamCreateWithFlags", "hip_4.2", (hw_export_fn)hipStreamCreateWithFlags},
     {"hipStreamCreateWithPriority", "hip_4.2", (hw_export_fn)hipStreamCreateWithPriority},
     {"hipStreamDestroy", "hip_4.2", (hw_export_fn)hipStreamDestroy},
     {"hipStreamEndCapture", "hip_4.3", (hw_export_fn)hipStreamEndCapture},
     {"hipStreamEndCapture_spt", "hip_5.3", (hw_export_fn)hipStreamEndCapture_spt},
+    {"hipStreamGetAttribute", "hip_6.2", (hw_export_fn)hipStreamGetAttribute},
     {"hipStreamGetCaptureInfo", "hip_4.5", (hw_export_fn)hipStreamGetCaptureInfo},
     {"hipStreamGetCaptureInfo_spt", "hip_5.3", (hw_export_fn)hipStreamGetCaptureInfo_spt},
     {"hipStreamGetCaptureInfo_v2", "hip_4.5", (hw_export_fn)hipStreamGetCaptureInfo_v2},
@@ -1166,12 +1194,14 @@ const struct hw_export hw_export_table[] = {
     {"hipStreamGetDevice", "hip_4.2", (hw_export_fn)hipStreamGetDevice},
     {"hipStreamGetFlags", "hip_4.2", (hw_export_fn)hipStreamGetFlags},
     {"hipStreamGetFlags_spt", "hip_5.2", (hw_export_fn)hipStreamGetFlags_spt},
+    {"hipStreamGetId", "hip_6.2", (hw_export_fn)hipStreamGetId},
     {"hipStreamGetPriority", "hip_4.2", (hw_export_fn)hipStreamGetPriority},
     {"hipStreamGetPriority_spt", "hip_5.2", (hw_export_fn)hipStreamGetPriority_spt},
     {"hipStreamIsCapturing", "hip_4.3", (hw_export_fn)hipStreamIsCapturing},
     {"hipStreamIsCapturing_spt", "hip_5.3", (hw_export_fn)hipStreamIsCapturing_spt},
     {"hipStreamQuery", "hip_4.2", (hw_export_fn)hipStreamQuery},
     {"hipStreamQuery_spt", "hip_5.2", (hw_export_fn)hipStreamQuery_spt},
+    {"hipStreamSetAttribute", "hip_6.2", (hw_export_fn)hipStreamSetAttribute},
     {"hipStreamSynchronize", "hip_4.2", (hw_export_fn)hipStreamSynchronize},
     {"hipStreamSynchronize_spt", "hip_5.2", (hw_export_fn)hipStreamSynchronize_spt},
     {"hipStreamUpdateCaptureDependencies", "hip_4.5", (hw_export_fn)hipStreamUpdateCaptureDependencies},

@@ -67,6 +67,7 @@ struct hw_conn {
     struct hw_waiter *waiters;
     int broken;            /* connection lost for good; every call fails */
     int down;              /* connection lost; resume.c is getting it back */
+    uint32_t going_away;   /* the worker said the session ends (HIPR_GOING_AWAY_*) */
     unsigned gen;          /* bumped each time a resumed connection is installed */
     int async_error;       /* deferred error reported by the worker */
     uint64_t worker_done;  /* requests the worker says it executed (atomic) */

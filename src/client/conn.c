@@ -318,13 +318,21 @@ void hw_link_lost(struct hw_conn *c, unsigned gen, const char *why)
         pthread_mutex_unlock(&c->rlock); /* already known, or about an older link */
         return;
     }
-    if (!c->resumable || __atomic_load_n(&c->closing, __ATOMIC_ACQUIRE)) {
+    uint32_t going_away = __atomic_load_n(&c->going_away, __ATOMIC_ACQUIRE);
+    if (!c->resumable || going_away || __atomic_load_n(&c->closing, __ATOMIC_ACQUIRE)) {
         pthread_mutex_unlock(&c->rlock);
-        char line[400];
-        snprintf(line, sizeof line,
-                 "hipwire: lost the connection to hip-worker (%s); the "
-                 "remote session is gone and HIP calls will fail",
-                 why);
+        char line[640];
+        if (going_away)
+            snprintf(line, sizeof line,
+                     "hipwire: hip-worker at %s:%d is shutting down (it said so); the remote "
+                     "session has ended and HIP calls will fail (hipErrorLaunchFailure); run "
+                     "the program again to start a new session on a worker of TF_WORKER_HOST",
+                     c->worker.host, c->worker.port);
+        else
+            snprintf(line, sizeof line,
+                     "hipwire: lost the connection to hip-worker (%s); the "
+                     "remote session is gone and HIP calls will fail",
+                     why);
         hw_conn_fail(c, line);
         return;
     }
@@ -656,6 +664,14 @@ static int read_one(struct hw_conn *c)
             pthread_mutex_lock(&c->rlock);
             pthread_cond_broadcast(&c->rcond);
             pthread_mutex_unlock(&c->rlock);
+            return 0;
+        }
+        uint8_t ga[HIPR_going_away_SIZE];
+        if (rest == sizeof ga && h.opcode == HIPR_OP_GOING_AWAY) {
+            if (hw_tx_read_full(&c->tx, ga, sizeof ga) < 0)
+                return -1;
+            /* The cut that follows is the worker's doing: nothing to resume. */
+            __atomic_store_n(&c->going_away, hipr_get_u32(ga), __ATOMIC_RELEASE);
             return 0;
         }
         return hw_tx_discard(&c->tx, rest);

@@ -32,6 +32,9 @@
 #define HIPR_AUTH_REQUIRES_TLS   0x2u
 #define HIPR_AUTH_LINK_TLS       0x1u
 
+/* GOING_AWAY reasons. */
+#define HIPR_GOING_AWAY_SHUTDOWN 1u /* the worker was told to stop (SIGTERM) */
+
 /* ACK flags (client to worker): answer with an ACK now. */
 #define HIPR_ACK_REQUEST 0x1u
 

@@ -183,6 +183,13 @@
     F(u32, flags)       \
     F(u32, reserved)
 
+/* Worker to client, an unsolicited RESPONSE frame (request_id 0): the
+ * session ends for a reason of the worker's (reason: HIPR_GOING_AWAY_*), so
+ * the client must not wait to resume it. */
+#define HIPR_MSG_GOING_AWAY(F) \
+    F(u32, reason)             \
+    F(u32, reserved)
+
 /* The first frame of a resuming connection, in plain text before TLS: which
  * session process the connection is handed to. */
 #define HIPR_MSG_SESSION_ROUTE(F) F(u64, session_id)
@@ -454,6 +461,7 @@
     M(resume_enable_rep, HIPR_MSG_RESUME_ENABLE_REP)   \
     M(ack, HIPR_MSG_ACK)                               \
     M(session_route, HIPR_MSG_SESSION_ROUTE)           \
+    M(going_away, HIPR_MSG_GOING_AWAY)                 \
     M(session_resume_req, HIPR_MSG_SESSION_RESUME_REQ) \
     M(session_resume_rep, HIPR_MSG_SESSION_RESUME_REP)
 
@@ -500,6 +508,7 @@
     X(SESSION_ROUTE, 0x000B, session_route, empty, 0, 0, SYNC)                                     \
     X(WORKER_INFO, 0x000C, empty, worker_info_rep, 0, HIPR_CAP_DEVICES * 1024, SYNC)               \
     X(SESSION_RESUME, 0x000E, session_resume_req, session_resume_rep, 0, 0, SYNC)                  \
+    X(GOING_AWAY, 0x000F, going_away, going_away, 0, 0, ASYNC)                                     \
     X(DEVICE_SYNCHRONIZE, 0x0101, device, empty, 0, 0, SYNC)                                       \
     X(DEVICE_RESET, 0x0102, device, empty, 0, 0, SYNC)                                             \
     X(MEM_GET_INFO, 0x0103, device, mem_info_rep, 0, 0, SYNC)                                      \

@@ -316,6 +316,15 @@ HANDLER(SESSION_ROUTE)
     return HW_EINVAL;
 }
 
+/* Only the worker says it. */
+HANDLER(GOING_AWAY)
+{
+    (void)s;
+    (void)h;
+    (void)fixed;
+    return HW_EINVAL;
+}
+
 HANDLER(SESSION_RESUME)
 {
     (void)s;

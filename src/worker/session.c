@@ -810,6 +810,14 @@ int session_main(int fd, const struct worker_config *cfg, struct status_table *t
     if (hs == 0 && session_heartbeat_start(&s) == 0)
         while (request_loop(&s) == LOOP_LINK && session_resume_wait(&s) == 0)
             ;
+    if (hs == 0 && session_terminating()) {
+        /* The client would otherwise take the cut for a network fault and
+         * try to resume for as long as it is willing to wait. */
+        struct hipr_going_away ga = { .reason = HIPR_GOING_AWAY_SHUTDOWN };
+        uint8_t out[HIPR_going_away_SIZE];
+        hipr_going_away_encode(out, &ga);
+        session_send_unsolicited(&s, HIPR_OP_GOING_AWAY, out, sizeof out);
+    }
     /* Wakes the heartbeat thread if it is blocked writing to a dead peer. */
     hw_tx_shutdown(&s.tx);
     session_heartbeat_stop(&s);

@@ -170,6 +170,9 @@ int supervisor_run(const struct worker_config *cfg)
     }
 
     hw_info("shutting down: ending %d session process(es)", live);
+    /* Nobody new gets in, not even into the backlog, while sessions end. */
+    close(lfd);
+    lfd = -1;
     for (int i = 0; i < nkids; i++)
         if (kids[i].pid)
             kill(kids[i].pid, SIGTERM);

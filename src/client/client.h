@@ -261,6 +261,12 @@ hipError_t hw_function_of(const void *func, const struct hw_function **out);
 
 hipError_t hw_module_load(struct hw_conn *c, int device, const void *image, size_t size,
                           struct hw_module **out);
+/* When image is a hipwire-cc fat binary and has no AMD code object for the
+ * device: compiles its portable source on the worker for device and loads
+ * the result into *out (fatbin_source.c); returns 1 with *err set. 0 when
+ * the image is for hw_module_load as it is. */
+int hw_fatbin_source_load(struct hw_conn *c, int device, const void *image, size_t size,
+                          struct hw_module **out, hipError_t *err);
 /* Unloads on the worker (fire-and-forget; not when c is NULL), forgets its
  * variables' ranges and frees m. */
 hipError_t hw_module_release(struct hw_conn *c, struct hw_module *m);

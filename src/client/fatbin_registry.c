@@ -269,7 +269,8 @@ static hipError_t fatbin_module(struct hw_conn *c, struct hw_fatbin *fb, int dev
             hw_debug("fat binary at %p cannot be sized: %s", fb->image, cerr.msg);
             err = hipErrorInvalidImage;
         }
-        if (err == hipSuccess)
+        if (err == hipSuccess &&
+            !hw_fatbin_source_load(c, dev, fb->image, (size_t)fb->image_size, &m, &err))
             err = hw_module_load(c, dev, fb->image, (size_t)fb->image_size, &m);
         if (err == hipSuccess) {
             hw_debug("fat binary at %p: %llu bytes uploaded for device %d%s", fb->image,

@@ -93,3 +93,33 @@ int hw_fatbin_source_load(struct hw_conn *c, int dev, const void *image, size_t 
     hw_cob_bundle_close(&b);
     return handled;
 }
+
+char *hw_fatbin_arch_note(struct hw_conn *c, int dev, const void *image, size_t size)
+{
+    char targets[512] = "";
+    size_t k = 0;
+    hw_cob_bundle b;
+    hw_cob_err cerr = { { 0 } };
+    if (hw_cob_bundle_open(image, size, 0, &b, &cerr) == HW_COB_OK) {
+        for (uint32_t i = 0; i < b.nentries && k + 2 < sizeof targets; i++) {
+            const char *t = b.entries[i].is_amdgcn ? b.entries[i].target_id : NULL;
+            if (t && *t)
+                k += (size_t)snprintf(targets + k, sizeof targets - k, "%s%s", k ? ", " : "", t);
+        }
+        hw_cob_bundle_close(&b);
+    } else if (hw_cob_detect(image, size) == HW_COB_KIND_ELF) {
+        snprintf(targets, sizeof targets, "one AMD code object");
+    }
+    if (k >= sizeof targets)
+        k = sizeof targets - 1;
+    char *note = NULL;
+    if (asprintf(&note,
+                 "the program carries device code only for %s (AMD code objects, as hipcc "
+                 "builds them), and device %d is '%s' (%s), which cannot run them. Rebuild the "
+                 "program with hipwire-cc (hipcc's flags): its device code then travels as "
+                 "source that the worker compiles for its own device (docs/hip-source.md)",
+                 *targets ? targets : "other devices", dev, c->devs[dev].name,
+                 c->devs[dev].arch_name) < 0)
+        return NULL;
+    return note;
+}

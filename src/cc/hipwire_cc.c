@@ -258,14 +258,19 @@ static int parse(int argc, char **argv, struct options *o)
 
 /* The explicit instantiations of the template kernels whose host stubs the
  * object defines, read from `nm -C` output. */
-static int instantiations(const char *nm_out, struct cc_buf *extra)
+static int instantiations(const char *nm_out, struct cc_buf *extra, int *has_fatbin)
 {
     FILE *f = fopen(nm_out, "r");
     if (!f)
         return -1;
     char line[8192];
     int any = 0;
+    *has_fatbin = 0;
     while (fgets(line, sizeof line, f)) {
+        /* clang emits no fat binary for a file without kernels or device
+         * variables: then there is nothing to ship */
+        if (strstr(line, " __hip_fatbin_wrapper"))
+            *has_fatbin = 1;
         char *stub = strstr(line, "__device_stub__");
         char *sym = strchr(line, ' ');
         sym = sym ? strchr(sym + 1, ' ') : NULL;
@@ -329,9 +334,13 @@ static int compile_hip(const struct options *o, const char *src, const char *obj
         return -1;
     struct argv_list nm = { .v = { "nm", "-C", "--defined-only", obj, NULL }, .n = 4 };
     struct cc_buf extra = { 0 }, entry = { 0 };
-    int rc = -1;
-    if (run(&nm, nm_out) < 0 || instantiations(nm_out, &extra) < 0)
+    int rc = -1, has_fatbin = 0;
+    if (run(&nm, nm_out) < 0 || instantiations(nm_out, &extra, &has_fatbin) < 0)
         goto cleanup;
+    if (!has_fatbin) {
+        rc = 0;
+        goto cleanup;
+    }
     if (cc_source_entry(src, o->incdirs.v, o->incdirs.n, o->device.v, o->device.n, extra.p,
                         &entry) < 0 ||
         cc_bundle_write(fb, &entry) < 0)
@@ -396,9 +405,10 @@ int main(int argc, char **argv)
             add(&link, in->path);
             continue;
         }
-        if (o.compile_only)
-            snprintf(objs[i], PATH_MAX, "%s",
-                     o.out ? o.out : default_obj(in->path, objs[i], PATH_MAX));
+        if (o.compile_only && o.out)
+            snprintf(objs[i], PATH_MAX, "%s", o.out);
+        else if (o.compile_only)
+            default_obj(in->path, objs[i], PATH_MAX);
         else
             snprintf(objs[i], PATH_MAX, "%s/%u.o", tmp, i);
         if (in->lang == LANG_HIP) {

@@ -155,10 +155,19 @@ static void entry_path(const struct rtc_cache *c, const uint8_t key[RTC_CACHE_KE
     hw_sha256_update(&h, c->salt, sizeof c->salt);
     hw_sha256_update(&h, key, RTC_CACHE_KEY_LEN);
     hw_sha256_final(&h, full);
-    char hex[2 * HW_SHA256_LEN + 1];
-    for (int i = 0; i < HW_SHA256_LEN; i++)
-        snprintf(hex + 2 * i, 3, "%02x", full[i]);
-    snprintf(out, cap, "%s/%s%s", c->dir, hex, SUFFIX);
+    /* dir is at most PATH_MAX - 80 bytes (rtc_cache_create), the rest 69 */
+    size_t n = strlen(c->dir);
+    if (n + 2 + 2 * HW_SHA256_LEN + sizeof SUFFIX > cap) {
+        out[0] = '\0';
+        return;
+    }
+    memcpy(out, c->dir, n);
+    out[n++] = '/';
+    for (int i = 0; i < HW_SHA256_LEN; i++) {
+        out[n++] = "0123456789abcdef"[full[i] >> 4];
+        out[n++] = "0123456789abcdef"[full[i] & 15];
+    }
+    memcpy(out + n, SUFFIX, sizeof SUFFIX);
 }
 
 static uint32_t get_u32(const uint8_t *p)

@@ -42,6 +42,8 @@ struct report {
     struct hipr_worker_status_rep status;
     struct hipr_session_entry *sessions;
     uint32_t nsess;
+    int have_cache; /* the worker answered RTC_CACHE_STATS (newer workers) */
+    struct hipr_rtc_cache_stats_rep cache;
 };
 
 static void usage(FILE *f)
@@ -204,6 +206,17 @@ static void query(struct report *r, const struct status_security *sec, int timeo
                                   HIPR_session_entry_SIZE, &r->sessions[r->nsess++]);
     free(body);
     r->up = 1;
+
+    /* Workers before the compiled-kernel cache close the connection: the
+     * report then has no cache line, and is no less up. */
+    char ignored[256];
+    body = NULL;
+    if (ask(&r->addr, sec, timeout_ms, HIPR_OP_RTC_CACHE_STATS, &body, &len, ignored,
+            sizeof ignored) == 0) {
+        r->have_cache = len == HIPR_rtc_cache_stats_rep_SIZE &&
+                        hipr_rtc_cache_stats_rep_decode(body, len, &r->cache) == 0;
+        free(body);
+    }
 }
 
 static void human_bytes(uint64_t b, char *buf, size_t len)
@@ -263,6 +276,17 @@ static void print_text(const struct report *r, int n)
             human_bytes(w->sessions[s].bytes_in_use, b1, sizeof b1);
             printf("    session %016llx  pid %u  %s\n",
                    (unsigned long long)w->sessions[s].session_id, w->sessions[s].pid, b1);
+        }
+        if (w->have_cache && !w->cache.enabled) {
+            printf("  compiled-kernel cache: off (--rtc-cache-dir)\n");
+        } else if (w->have_cache) {
+            human_bytes(w->cache.bytes, b1, sizeof b1);
+            human_bytes(w->cache.max_bytes, b2, sizeof b2);
+            printf("  compiled-kernel cache: %llu hits, %llu misses, %llu entries, %s of %s "
+                   "(%llu evicted, %llu damaged)\n",
+                   (unsigned long long)w->cache.hits, (unsigned long long)w->cache.misses,
+                   (unsigned long long)w->cache.entries, b1, b2,
+                   (unsigned long long)w->cache.evictions, (unsigned long long)w->cache.damaged);
         }
     }
 }
@@ -337,6 +361,22 @@ static void print_json(const struct report *r, int n, int all_up)
             jw_object_end(&j);
         }
         jw_array_end(&j);
+        if (w->have_cache) {
+            const struct hipr_rtc_cache_stats_rep *c = &w->cache;
+            jw_key(&j, "rtc_cache");
+            jw_object_begin(&j);
+            jw_key(&j, "enabled");
+            jw_bool(&j, c->enabled != 0);
+            const char *names[] = { "hits",    "misses",  "stores", "evictions",
+                                    "damaged", "entries", "bytes",  "max_bytes" };
+            const uint64_t vals[] = { c->hits,    c->misses,  c->stores, c->evictions,
+                                      c->damaged, c->entries, c->bytes,  c->max_bytes };
+            for (size_t k = 0; k < sizeof vals / sizeof vals[0]; k++) {
+                jw_key(&j, names[k]);
+                jw_uint(&j, vals[k]);
+            }
+            jw_object_end(&j);
+        }
         jw_object_end(&j);
     }
     jw_array_end(&j);

@@ -395,6 +395,22 @@
 
 /* ---- runtime compilation (hiprtc; docs/hiprtc.md) ---- */
 
+/* The worker's compiled-kernel cache (docs/hiprtc.md, "Cache"), for
+ * `hipwire status`; answered in place of HELLO, like WORKER_STATUS.
+ * enabled 0: the worker keeps none (the counts are 0). Counts are since the
+ * worker started; entries and bytes are what the directory holds. */
+#define HIPR_MSG_RTC_CACHE_STATS_REP(F) \
+    F(u32, enabled)                     \
+    F(u32, reserved)                    \
+    F(u64, hits)                        \
+    F(u64, misses)                      \
+    F(u64, stores)                      \
+    F(u64, evictions)                   \
+    F(u64, damaged)                     \
+    F(u64, entries)                     \
+    F(u64, bytes)                       \
+    F(u64, max_bytes)
+
 /* The tail is NUL-terminated strings, in this order: the program name, the
  * source, header_count (include name, header text) pairs, option_count
  * options, name_count name expressions. flags: none defined, must be 0. */
@@ -415,54 +431,55 @@
     F(u64, log_size)
 
 /* Every message type, as M(c_name, FIELDS). */
-#define HIPR_MESSAGES(M)                               \
-    M(reply_hdr, HIPR_MSG_REPLY_HDR)                   \
-    M(hello_req, HIPR_MSG_HELLO_REQ)                   \
-    M(hello_rep, HIPR_MSG_HELLO_REP)                   \
-    M(devinfo, HIPR_MSG_DEVINFO)                       \
-    M(devattr, HIPR_MSG_DEVATTR)                       \
-    M(ping, HIPR_MSG_PING)                             \
-    M(auth_begin_req, HIPR_MSG_AUTH_BEGIN_REQ)         \
-    M(auth_begin_rep, HIPR_MSG_AUTH_BEGIN_REP)         \
-    M(auth_proof, HIPR_MSG_AUTH_PROOF)                 \
-    M(heartbeat, HIPR_MSG_HEARTBEAT)                   \
-    M(device, HIPR_MSG_DEVICE)                         \
-    M(mem_info_rep, HIPR_MSG_MEM_INFO_REP)             \
-    M(malloc_req, HIPR_MSG_MALLOC_REQ)                 \
-    M(ptr, HIPR_MSG_PTR)                               \
-    M(memcpy_h2d, HIPR_MSG_MEMCPY_H2D)                 \
-    M(memcpy_d2h, HIPR_MSG_MEMCPY_D2H)                 \
-    M(memcpy_d2d, HIPR_MSG_MEMCPY_D2D)                 \
-    M(memcpy2d_h2d, HIPR_MSG_MEMCPY2D_H2D)             \
-    M(memcpy2d_d2h, HIPR_MSG_MEMCPY2D_D2H)             \
-    M(memcpy2d_d2d, HIPR_MSG_MEMCPY2D_D2D)             \
-    M(memset, HIPR_MSG_MEMSET)                         \
-    M(stream_create, HIPR_MSG_STREAM_CREATE)           \
-    M(stream, HIPR_MSG_STREAM)                         \
-    M(stream_wait_event, HIPR_MSG_STREAM_WAIT_EVENT)   \
-    M(stream_value, HIPR_MSG_STREAM_VALUE)             \
-    M(event_create, HIPR_MSG_EVENT_CREATE)             \
-    M(event, HIPR_MSG_EVENT)                           \
-    M(event_record, HIPR_MSG_EVENT_RECORD)             \
-    M(event_elapsed_req, HIPR_MSG_EVENT_ELAPSED_REQ)   \
-    M(event_elapsed_rep, HIPR_MSG_EVENT_ELAPSED_REP)   \
-    M(module_load_req, HIPR_MSG_MODULE_LOAD_REQ)       \
-    M(module, HIPR_MSG_MODULE)                         \
-    M(module_load_rep, HIPR_MSG_MODULE_LOAD_REP)       \
-    M(function_rep, HIPR_MSG_FUNCTION_REP)             \
-    M(global_rep, HIPR_MSG_GLOBAL_REP)                 \
-    M(launch, HIPR_MSG_LAUNCH)                         \
-    M(session_stats_rep, HIPR_MSG_SESSION_STATS_REP)   \
-    M(worker_status_rep, HIPR_MSG_WORKER_STATUS_REP)   \
-    M(session_entry, HIPR_MSG_SESSION_ENTRY)           \
-    M(worker_info_rep, HIPR_MSG_WORKER_INFO_REP)       \
-    M(rtc_compile_req, HIPR_MSG_RTC_COMPILE_REQ)       \
-    M(rtc_compile_rep, HIPR_MSG_RTC_COMPILE_REP)       \
-    M(resume_enable_rep, HIPR_MSG_RESUME_ENABLE_REP)   \
-    M(ack, HIPR_MSG_ACK)                               \
-    M(session_route, HIPR_MSG_SESSION_ROUTE)           \
-    M(going_away, HIPR_MSG_GOING_AWAY)                 \
-    M(session_resume_req, HIPR_MSG_SESSION_RESUME_REQ) \
+#define HIPR_MESSAGES(M)                                 \
+    M(reply_hdr, HIPR_MSG_REPLY_HDR)                     \
+    M(hello_req, HIPR_MSG_HELLO_REQ)                     \
+    M(hello_rep, HIPR_MSG_HELLO_REP)                     \
+    M(devinfo, HIPR_MSG_DEVINFO)                         \
+    M(devattr, HIPR_MSG_DEVATTR)                         \
+    M(ping, HIPR_MSG_PING)                               \
+    M(auth_begin_req, HIPR_MSG_AUTH_BEGIN_REQ)           \
+    M(auth_begin_rep, HIPR_MSG_AUTH_BEGIN_REP)           \
+    M(auth_proof, HIPR_MSG_AUTH_PROOF)                   \
+    M(heartbeat, HIPR_MSG_HEARTBEAT)                     \
+    M(device, HIPR_MSG_DEVICE)                           \
+    M(mem_info_rep, HIPR_MSG_MEM_INFO_REP)               \
+    M(malloc_req, HIPR_MSG_MALLOC_REQ)                   \
+    M(ptr, HIPR_MSG_PTR)                                 \
+    M(memcpy_h2d, HIPR_MSG_MEMCPY_H2D)                   \
+    M(memcpy_d2h, HIPR_MSG_MEMCPY_D2H)                   \
+    M(memcpy_d2d, HIPR_MSG_MEMCPY_D2D)                   \
+    M(memcpy2d_h2d, HIPR_MSG_MEMCPY2D_H2D)               \
+    M(memcpy2d_d2h, HIPR_MSG_MEMCPY2D_D2H)               \
+    M(memcpy2d_d2d, HIPR_MSG_MEMCPY2D_D2D)               \
+    M(memset, HIPR_MSG_MEMSET)                           \
+    M(stream_create, HIPR_MSG_STREAM_CREATE)             \
+    M(stream, HIPR_MSG_STREAM)                           \
+    M(stream_wait_event, HIPR_MSG_STREAM_WAIT_EVENT)     \
+    M(stream_value, HIPR_MSG_STREAM_VALUE)               \
+    M(event_create, HIPR_MSG_EVENT_CREATE)               \
+    M(event, HIPR_MSG_EVENT)                             \
+    M(event_record, HIPR_MSG_EVENT_RECORD)               \
+    M(event_elapsed_req, HIPR_MSG_EVENT_ELAPSED_REQ)     \
+    M(event_elapsed_rep, HIPR_MSG_EVENT_ELAPSED_REP)     \
+    M(module_load_req, HIPR_MSG_MODULE_LOAD_REQ)         \
+    M(module, HIPR_MSG_MODULE)                           \
+    M(module_load_rep, HIPR_MSG_MODULE_LOAD_REP)         \
+    M(function_rep, HIPR_MSG_FUNCTION_REP)               \
+    M(global_rep, HIPR_MSG_GLOBAL_REP)                   \
+    M(launch, HIPR_MSG_LAUNCH)                           \
+    M(session_stats_rep, HIPR_MSG_SESSION_STATS_REP)     \
+    M(worker_status_rep, HIPR_MSG_WORKER_STATUS_REP)     \
+    M(session_entry, HIPR_MSG_SESSION_ENTRY)             \
+    M(worker_info_rep, HIPR_MSG_WORKER_INFO_REP)         \
+    M(rtc_compile_req, HIPR_MSG_RTC_COMPILE_REQ)         \
+    M(rtc_compile_rep, HIPR_MSG_RTC_COMPILE_REP)         \
+    M(rtc_cache_stats_rep, HIPR_MSG_RTC_CACHE_STATS_REP) \
+    M(resume_enable_rep, HIPR_MSG_RESUME_ENABLE_REP)     \
+    M(ack, HIPR_MSG_ACK)                                 \
+    M(session_route, HIPR_MSG_SESSION_ROUTE)             \
+    M(going_away, HIPR_MSG_GOING_AWAY)                   \
+    M(session_resume_req, HIPR_MSG_SESSION_RESUME_REQ)   \
     M(session_resume_rep, HIPR_MSG_SESSION_RESUME_REP)
 
 /* Caps on trailing data, in bytes. */
@@ -509,6 +526,7 @@
     X(WORKER_INFO, 0x000C, empty, worker_info_rep, 0, HIPR_CAP_DEVICES * 1024, SYNC)               \
     X(SESSION_RESUME, 0x000E, session_resume_req, session_resume_rep, 0, 0, SYNC)                  \
     X(GOING_AWAY, 0x000F, going_away, going_away, 0, 0, ASYNC)                                     \
+    X(RTC_CACHE_STATS, 0x0010, empty, rtc_cache_stats_rep, 0, 0, SYNC)                             \
     X(DEVICE_SYNCHRONIZE, 0x0101, device, empty, 0, 0, SYNC)                                       \
     X(DEVICE_RESET, 0x0102, device, empty, 0, 0, SYNC)                                             \
     X(MEM_GET_INFO, 0x0103, device, mem_info_rep, 0, 0, SYNC)                                      \

@@ -20,6 +20,7 @@
 #include "hw_auth.h"
 #include "hw_log.h"
 #include "hw_sha256.h"
+#include "rtc.h"
 #include "session.h"
 #include "worker_info.h"
 
@@ -177,6 +178,7 @@ static int allowed_before_session(const struct link_setup *l, uint16_t opcode)
     case HIPR_OP_AUTH_PROOF: return 1;
     case HIPR_OP_HELLO:
     case HIPR_OP_WORKER_STATUS:
+    case HIPR_OP_RTC_CACHE_STATS:
     case HIPR_OP_WORKER_INFO: return l->session == 0;
     case HIPR_OP_SESSION_RESUME: return l->session != 0;
     default: return 0;
@@ -247,6 +249,10 @@ int link_handshake(struct link_setup *l, struct session *s, const uint8_t *first
         /* A fresh connection's status queries go out on s->tx, which is l->tx. */
         if (h.opcode == HIPR_OP_WORKER_STATUS || (hello.flags & HIPR_HELLO_STATUS_ONLY)) {
             session_send_worker_status(s, h.request_id);
+            return 1;
+        }
+        if (h.opcode == HIPR_OP_RTC_CACHE_STATS) {
+            rtc_send_cache_stats(s, h.request_id);
             return 1;
         }
         if (h.opcode == HIPR_OP_WORKER_INFO) {

@@ -23,6 +23,7 @@
 #include "hw_log.h"
 #include "hw_net.h"
 #include "hw_transport.h"
+#include "rtc_cache.h"
 #include "rtc_slots.h"
 #include "supervisor.h"
 #include "worker.h"
@@ -70,6 +71,10 @@ static void usage(FILE *f)
         "  --rtc-queue-timeout S how long a compile waits for one of those before it is\n"
         "                        refused (default 30; 0: refuse at once)\n"
         "  --rtc-max-memory SIZE address space of one compiler process (default 4G)\n"
+        "  --rtc-cache-dir PATH  keep compile results here, shared by sessions and kept\n"
+        "                        after them (default: no cache)\n"
+        "  --rtc-cache-max SIZE  bytes the cache may hold; least recently used entries\n"
+        "                        go first (default 1G)\n"
         "  --help, --version\n"
         "Environment: TF_DEBUG=1 for debug logs.\n",
         HIPR_DEFAULT_PORT, WORKER_DEFAULT_MAX_HANDLES, WORKER_DEFAULT_MAX_STREAMS,
@@ -323,8 +328,13 @@ int main(int argc, char **argv)
         O_HIPCC,
         O_RTC_CONC,
         O_RTC_QUEUE,
-        O_RTC_MEM
+        O_RTC_MEM,
+        O_RTC_CACHE_DIR,
+        O_RTC_CACHE_MAX
     };
+    const char *rtc_cache_dir = NULL;
+    uint64_t rtc_cache_max = 1ull << 30;
+    struct rtc_cache *rtc_cache = NULL;
     const char *token_file = NULL, *tls_cert = NULL, *tls_key = NULL;
     int insecure = 0;
     static const struct option opts[] = {
@@ -358,6 +368,8 @@ int main(int argc, char **argv)
         { "rtc-max-concurrent", required_argument, NULL, O_RTC_CONC },
         { "rtc-queue-timeout", required_argument, NULL, O_RTC_QUEUE },
         { "rtc-max-memory", required_argument, NULL, O_RTC_MEM },
+        { "rtc-cache-dir", required_argument, NULL, O_RTC_CACHE_DIR },
+        { "rtc-cache-max", required_argument, NULL, O_RTC_CACHE_MAX },
         { NULL, 0, NULL, 0 },
     };
     hw_log_init("hip-worker");
@@ -476,6 +488,11 @@ int main(int argc, char **argv)
             if (parse_size(optarg, &cfg.rtc_max_memory) < 0 || cfg.rtc_max_memory < (64u << 20))
                 goto bad;
             break;
+        case O_RTC_CACHE_DIR: rtc_cache_dir = optarg; break;
+        case O_RTC_CACHE_MAX:
+            if (parse_size(optarg, &rtc_cache_max) < 0 || rtc_cache_max < 4096)
+                goto bad;
+            break;
         case O_HELP:
         case 'h': usage(stdout); return 0;
         case O_VERSION: printf("hip-worker %s\n", HIPWIRE_VERSION); return 0;
@@ -517,12 +534,24 @@ int main(int argc, char **argv)
         goto out;
     }
     cfg.rtc_slots = rtc_slots;
+    if (rtc_cache_dir) {
+        /* Also before any fork: the counters are one shared page. */
+        rtc_cache = rtc_cache_create(rtc_cache_dir, rtc_cache_max);
+        if (!rtc_cache) {
+            rc = 1;
+            goto out;
+        }
+        cfg.rtc_cache = rtc_cache;
+        hw_info("compiled-kernel cache: %s, at most %llu bytes", rtc_cache_dir,
+                (unsigned long long)rtc_cache_max);
+    }
     hw_info("run-time compiles: --rtc-max-concurrent %d (worker-wide), --rtc-queue-timeout "
             "%d s, --rtc-max-memory %llu",
             rtc_max_concurrent, cfg.rtc_queue_timeout_ms / 1000,
             (unsigned long long)cfg.rtc_max_memory);
     rc = supervisor_run(&cfg);
 out:
+    rtc_cache_destroy(rtc_cache);
     rtc_slots_destroy(rtc_slots);
     worker_info_destroy(info);
     hw_tls_ctx_free(cfg.tls);

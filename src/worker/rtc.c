@@ -9,6 +9,7 @@
 
 #include "hw_log.h"
 #include "rtc.h"
+#include "rtc_cache.h"
 #include "rtc_slots.h"
 #include "session.h"
 
@@ -108,6 +109,31 @@ static void reply_text(struct rtc_job *j, int result, const char *text)
     reply(j, result, NULL, 0, text, strlen(text), NULL);
 }
 
+/* Replies with a compile's output and frees it. */
+static void send_output(struct rtc_job *j, struct hw_rtc_output *out)
+{
+    reply(j, out->result, out->code, out->code_size, out->log ? out->log : "",
+          out->log ? out->log_size : 0, out->lowered);
+    for (uint32_t i = 0; out->lowered && i < j->in.name_count; i++)
+        free(out->lowered[i]);
+    free(out->lowered);
+    free(out->log);
+}
+
+/* The cache key: the program, and what tells this device and toolchain
+ * from another (backend, device name and target, the compiler asked for). */
+static void cache_key(struct session *s, const struct rtc_job *j, uint8_t key[RTC_CACHE_KEY_LEN])
+{
+    char device[HIPR_CAP_NAME];
+    struct hipr_devinfo di;
+    memset(&di, 0, sizeof di);
+    if (s->ops->device_info(s->be, j->device, &di) != HW_OK)
+        snprintf(di.name, sizeof di.name, "device %d", j->device);
+    snprintf(device, sizeof device, "%s\n%.256s\n%.256s\n%s", s->ops->name, di.name, di.arch_name,
+             s->cfg->hipcc ? s->cfg->hipcc : "");
+    rtc_cache_key(&j->in, device, key);
+}
+
 static void *compile_thread(void *arg)
 {
     struct rtc_job *j = arg;
@@ -115,6 +141,18 @@ static void *compile_thread(void *arg)
     struct rtc_jobs *jobs = s->rtc;
     struct hw_rtc_output out;
     memset(&out, 0, sizeof out);
+    struct rtc_cache *cache = s->cfg->rtc_cache;
+    uint8_t key[RTC_CACHE_KEY_LEN];
+    if (cache) {
+        /* A hit takes no compile slot: it is a file read. */
+        cache_key(s, j, key);
+        if (rtc_cache_get(cache, key, j->in.name_count, &out)) {
+            hw_debug("session %016llx: compiled '%s': cache hit, %llu bytes of code",
+                     (unsigned long long)s->id, j->in.name, (unsigned long long)out.code_size);
+            send_output(j, &out);
+            goto done;
+        }
+    }
     /* The worker-wide cap: compiles of every session share these slots. */
     struct rtc_slots *slots = s->cfg->rtc_slots;
     pid_t self = getpid();
@@ -151,15 +189,12 @@ static void *compile_thread(void *arg)
                  s->ops->name, rc);
         reply_text(j, HW_RTC_INTERNAL_ERROR, msg);
     } else {
-        hw_debug("session %016llx: compiled '%s': result %d, %llu bytes of code",
+        hw_debug("session %016llx: compiled '%s': result %d, %llu bytes of code%s",
                  (unsigned long long)s->id, j->in.name, out.result,
-                 (unsigned long long)out.code_size);
-        reply(j, out.result, out.code, out.code_size, out.log ? out.log : "",
-              out.log ? out.log_size : 0, out.lowered);
-        for (uint32_t i = 0; out.lowered && i < j->in.name_count; i++)
-            free(out.lowered[i]);
-        free(out.lowered);
-        free(out.log);
+                 (unsigned long long)out.code_size, cache ? " (cache miss)" : "");
+        if (cache)
+            rtc_cache_put(cache, key, j->in.name_count, &out);
+        send_output(j, &out);
     }
 done:
     job_free(j);
@@ -329,4 +364,26 @@ void rtc_session_end(struct session *s)
     pthread_cond_destroy(&jobs->cond);
     free(jobs);
     s->rtc = NULL;
+}
+
+int rtc_send_cache_stats(struct session *s, uint32_t request_id)
+{
+    struct hipr_rtc_cache_stats_rep r;
+    memset(&r, 0, sizeof r);
+    if (s->cfg->rtc_cache) {
+        struct rtc_cache_stats st;
+        rtc_cache_stats(s->cfg->rtc_cache, &st);
+        r.enabled = 1;
+        r.hits = st.hits;
+        r.misses = st.misses;
+        r.stores = st.stores;
+        r.evictions = st.evictions;
+        r.damaged = st.damaged;
+        r.entries = st.entries;
+        r.bytes = st.bytes;
+        r.max_bytes = st.max_bytes;
+    }
+    uint8_t out[HIPR_rtc_cache_stats_rep_SIZE];
+    hipr_rtc_cache_stats_rep_encode(out, &r);
+    return session_reply(s, HIPR_OP_RTC_CACHE_STATS, request_id, HW_OK, out, sizeof out, NULL, 0);
 }

@@ -35,4 +35,7 @@ int rtc_include_name_check(const char *name);
 /* 0 when `expr` may be a name expression (printable, one line). */
 int rtc_name_expr_check(const char *expr);
 
+/* Answers RTC_CACHE_STATS (before a session, for `hipwire status`). */
+int rtc_send_cache_stats(struct session *s, uint32_t request_id);
+
 #endif

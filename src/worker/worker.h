@@ -21,6 +21,7 @@ struct worker_info;
 #define WORKER_DEFAULT_RESUME_BUFFER     (UINT64_C(256) << 20)
 
 struct rtc_slots;
+struct rtc_cache;
 
 struct worker_config {
     const char *bind;
@@ -50,6 +51,7 @@ struct worker_config {
     uint64_t rtc_max_memory;     /* address space of the compiler process; 0: the backend's */
     int rtc_queue_timeout_ms;    /* how long a compile waits for a worker-wide slot */
     struct rtc_slots *rtc_slots; /* --rtc-max-concurrent, shared by sessions; NULL: no cap */
+    struct rtc_cache *rtc_cache; /* --rtc-cache-dir, shared by sessions; NULL: no cache */
     /* Session resume (docs/worker.md): how long a session whose connection
      * broke is kept for its client to come back (0: resume off), and how
      * many bytes of unacknowledged replies it may keep. */

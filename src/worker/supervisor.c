@@ -15,6 +15,7 @@
 #include "hw_auth.h"
 #include "hw_log.h"
 #include "hw_net.h"
+#include "leak_check.h"
 #include "rtc_slots.h"
 #include "session.h"
 #include "status_table.h"
@@ -52,7 +53,7 @@ static uint64_t new_session_id(uint64_t *counter)
 }
 
 static void reap(const struct worker_config *cfg, struct status_table *table, struct child *kids,
-                 int nkids, int *live)
+                 int nkids, int *live, int *leaked)
 {
     int status;
     pid_t pid;
@@ -72,7 +73,12 @@ static void reap(const struct worker_config *cfg, struct status_table *table, st
         if (WIFSIGNALED(status))
             hw_warn("session %016llx (pid %d) died from signal %d; %llu bytes reclaimed",
                     (unsigned long long)sid, (int)pid, WTERMSIG(status), (unsigned long long)bytes);
-        else
+        else if (WEXITSTATUS(status) == LEAK_CHECK_EXIT) {
+            hw_error("session %016llx (pid %d) leaked memory (LeakSanitizer's report is above); "
+                     "the worker will exit non-zero",
+                     (unsigned long long)sid, (int)pid);
+            *leaked = 1;
+        } else
             hw_debug("session process %d exited with %d", (int)pid, WEXITSTATUS(status));
     }
 }
@@ -92,6 +98,7 @@ static int write_port_file(const char *path, int port)
 
 int supervisor_run(const struct worker_config *cfg)
 {
+    int leaked = 0; /* a session process failed LeakSanitizer's check */
     int lfd = -1, port = 0, rc = 1, live = 0;
     int nkids = cfg->max_sessions + HANDSHAKE_SLACK;
     uint64_t counter = 0;
@@ -138,7 +145,7 @@ int supervisor_run(const struct worker_config *cfg)
         full_logged = full;
         struct pollfd pfd = { .fd = full ? -1 : lfd, .events = POLLIN };
         int n = poll(&pfd, 1, full ? 20 : 200); /* also the reaping period */
-        reap(cfg, table, kids, nkids, &live);
+        reap(cfg, table, kids, nkids, &live, &leaked);
         if (n <= 0 || full)
             continue;
         int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
@@ -154,7 +161,7 @@ int supervisor_run(const struct worker_config *cfg)
              * client's code. Not dumpable: no sibling session may read this
              * one's memory through /proc/<pid>/mem or attach to it. */
             prctl(PR_SET_DUMPABLE, 0);
-            _exit(session_main(cfd, cfg, table, sid));
+            _exit(leak_check_session_exit(session_main(cfd, cfg, table, sid)));
         }
         close(cfd);
         if (pid < 0) {
@@ -177,7 +184,7 @@ int supervisor_run(const struct worker_config *cfg)
         if (kids[i].pid)
             kill(kids[i].pid, SIGTERM);
     for (int waited = 0; live > 0 && waited < 100; waited++) {
-        reap(cfg, table, kids, nkids, &live);
+        reap(cfg, table, kids, nkids, &live, &leaked);
         if (live > 0)
             usleep(50 * 1000);
     }
@@ -186,7 +193,7 @@ int supervisor_run(const struct worker_config *cfg)
             kill(kids[i].pid, SIGKILL);
     while (live > 0 && waitpid(-1, NULL, 0) > 0)
         live--;
-    rc = 0;
+    rc = leaked ? 1 : 0;
 out:
     if (lfd >= 0)
         close(lfd);

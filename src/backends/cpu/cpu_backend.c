@@ -4,6 +4,7 @@
  * addresses the kernels dereference directly.
  */
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -215,6 +216,37 @@ static uint64_t round_up(uint64_t n)
     return (n + CPU_ALIGN - 1) & ~(uint64_t)(CPU_ALIGN - 1);
 }
 
+/*
+ * Device memory is mapped in a window of its own, as a GPU's is, never taken
+ * from the worker's heap: the proxy tells device from host pointers by
+ * address (hipMemcpyDefault, pointer attributes), and a heap address of the
+ * worker may well be a live heap address of the client too (two processes'
+ * heaps overlap; under AddressSanitizer both allocators hand out the very
+ * same addresses). The window starts at 80 TiB, above where heaps, mmaps and
+ * AddressSanitizer's allocator live; each mapping is asked for at the next
+ * address there (a hint: the kernel moves it where something else lives).
+ */
+#define CPU_DEVICE_WINDOW 0x500000000000ull
+#define CPU_MAP_GRAIN     (2ull << 20)
+
+static uint64_t map_size(uint64_t rounded)
+{
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    return rounded ? (rounded + page - 1) & ~(page - 1)
+                   : page; /* a 0-byte one has an address too */
+}
+
+static void *device_map(uint64_t rounded)
+{
+    static uint64_t next = CPU_DEVICE_WINDOW;
+    uint64_t len = map_size(rounded);
+    uint64_t span = (len + CPU_MAP_GRAIN - 1) & ~(CPU_MAP_GRAIN - 1);
+    uint64_t hint = __atomic_fetch_add(&next, span, __ATOMIC_RELAXED);
+    void *p = mmap((void *)(uintptr_t)hint, len, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
 static int cpu_mem_alloc(struct hw_backend *be, int dev, uint64_t size, uint64_t *dptr_out)
 {
     if (dev < 0 || dev >= be->ndev)
@@ -230,7 +262,7 @@ static int cpu_mem_alloc(struct hw_backend *be, int dev, uint64_t size, uint64_t
     pthread_mutex_unlock(d->lock);
     if (!fits)
         return HW_ENOMEM;
-    void *p = aligned_alloc(CPU_ALIGN, rounded);
+    void *p = device_map(rounded);
     if (!p) {
         pthread_mutex_lock(d->lock);
         d->allocated -= rounded;
@@ -246,7 +278,7 @@ static int cpu_mem_free(struct hw_backend *be, int dev, uint64_t dptr, uint64_t 
     if (dev < 0 || dev >= be->ndev)
         return HW_EDEVICE;
     struct cpu_device *d = &be->devs[dev];
-    free((void *)(uintptr_t)dptr);
+    munmap((void *)(uintptr_t)dptr, map_size(round_up(size)));
     pthread_mutex_lock(d->lock);
     d->allocated -= round_up(size);
     pthread_mutex_unlock(d->lock);

@@ -23,7 +23,9 @@
 #include "hw_log.h"
 #include "hw_net.h"
 #include "hw_transport.h"
+#include "metrics_http.h"
 #include "rtc_slots.h"
+#include "worker_metrics.h"
 #include "supervisor.h"
 #include "worker.h"
 #include "worker_info.h"
@@ -68,6 +70,9 @@ static void usage(FILE *f)
         "  --rtc-queue-timeout S how long a compile waits for one of those before it is\n"
         "                        refused (default 30; 0: refuse at once)\n"
         "  --rtc-max-memory SIZE address space of one compiler process (default 4G)\n"
+        "  --metrics-listen HOST:PORT  serve Prometheus metrics at http://HOST:PORT/metrics\n"
+        "                        (off by default; PORT 0 picks one)\n"
+        "  --metrics-port-file PATH  write the metrics port there\n"
         "  --help, --version\n"
         "Environment: TF_DEBUG=1 for debug logs.\n",
         HIPR_DEFAULT_PORT, WORKER_DEFAULT_MAX_HANDLES);
@@ -316,7 +321,9 @@ int main(int argc, char **argv)
         O_HIPCC,
         O_RTC_CONC,
         O_RTC_QUEUE,
-        O_RTC_MEM
+        O_RTC_MEM,
+        O_METRICS,
+        O_METRICS_PORT_FILE
     };
     const char *token_file = NULL, *tls_cert = NULL, *tls_key = NULL;
     int insecure = 0;
@@ -349,6 +356,8 @@ int main(int argc, char **argv)
         { "rtc-max-concurrent", required_argument, NULL, O_RTC_CONC },
         { "rtc-queue-timeout", required_argument, NULL, O_RTC_QUEUE },
         { "rtc-max-memory", required_argument, NULL, O_RTC_MEM },
+        { "metrics-listen", required_argument, NULL, O_METRICS },
+        { "metrics-port-file", required_argument, NULL, O_METRICS_PORT_FILE },
         { NULL, 0, NULL, 0 },
     };
     hw_log_init("hip-worker");
@@ -459,6 +468,15 @@ int main(int argc, char **argv)
             if (parse_size(optarg, &cfg.rtc_max_memory) < 0 || cfg.rtc_max_memory < (64u << 20))
                 goto bad;
             break;
+        case O_METRICS: {
+            char host[256];
+            int mport;
+            if (metrics_parse_hostport(optarg, host, sizeof host, &mport) < 0)
+                goto bad;
+            cfg.metrics_listen = optarg;
+            break;
+        }
+        case O_METRICS_PORT_FILE: cfg.metrics_port_file = optarg; break;
         case O_HELP:
         case 'h': usage(stdout); return 0;
         case O_VERSION: printf("hip-worker %s\n", HIPWIRE_VERSION); return 0;
@@ -499,6 +517,14 @@ int main(int argc, char **argv)
         goto out;
     }
     cfg.rtc_slots = rtc_slots;
+    if (cfg.metrics_listen) {
+        cfg.metrics = worker_metrics_create((uint32_t)cfg.max_sessions);
+        if (!cfg.metrics) {
+            hw_error("out of memory");
+            rc = 1;
+            goto out;
+        }
+    }
     hw_info("run-time compiles: --rtc-max-concurrent %d (worker-wide), --rtc-queue-timeout "
             "%d s, --rtc-max-memory %llu",
             rtc_max_concurrent, cfg.rtc_queue_timeout_ms / 1000,
@@ -506,6 +532,7 @@ int main(int argc, char **argv)
     rc = supervisor_run(&cfg);
 out:
     rtc_slots_destroy(rtc_slots);
+    worker_metrics_destroy(cfg.metrics);
     worker_info_destroy(info);
     hw_tls_ctx_free(cfg.tls);
     hw_token_clear(&token);

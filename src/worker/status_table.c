@@ -60,6 +60,14 @@ uint64_t status_table_release_pid(struct status_table *t, pid_t pid, uint64_t *s
     return 0;
 }
 
+int status_table_index_of(const struct status_table *t, pid_t pid)
+{
+    for (uint32_t i = 0; i < t->max_sessions; i++)
+        if (__atomic_load_n(&t->slots[i].pid, __ATOMIC_ACQUIRE) == (uint32_t)pid)
+            return (int)i;
+    return -1;
+}
+
 uint32_t status_table_count(const struct status_table *t, uint64_t *bytes_total)
 {
     uint32_t n = 0;

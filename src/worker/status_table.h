@@ -36,6 +36,8 @@ void status_table_destroy(struct status_table *t);
 struct status_slot *status_table_claim(struct status_table *t, pid_t pid, uint64_t session_id);
 /* Frees the slot of a process that has exited; returns its bytes_in_use. */
 uint64_t status_table_release_pid(struct status_table *t, pid_t pid, uint64_t *session_id);
+/* The slot index pid holds, or -1. */
+int status_table_index_of(const struct status_table *t, pid_t pid);
 uint32_t status_table_count(const struct status_table *t, uint64_t *bytes_total);
 
 #endif

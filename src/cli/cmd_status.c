@@ -122,7 +122,7 @@ static int ask(const struct hw_worker_addr *a, const struct status_security *sec
     uint64_t tail_len = 0;
     int e = hw_tcp_connect(a->host, a->port, timeout_ms, &fd);
     if (e < 0) {
-        snprintf(err, errlen, "%s", strerror(-e));
+        snprintf(err, errlen, "%s", hw_net_strerror(e));
         return -1;
     }
     hw_tx_init_plain(&t, fd);

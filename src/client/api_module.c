@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_unsupported.h"
 #include "client.h"
 #include "ptr_map.h"
 #include "graph.h"
@@ -400,8 +401,17 @@ hipError_t hw_launch_on(const struct hw_function *f, const uint32_t grid[3],
         return hw_ret(hipErrorInvalidConfiguration);
     /* HIP answers this from the launch call itself, not later: the worker
      * said at load time that nothing in the image runs on the device. */
-    if (f->module->flags & HIPR_MODULE_NO_BINARY)
+    if (f->module->flags & HIPR_MODULE_NO_BINARY) {
+        char key[160], line[320];
+        snprintf(key, sizeof key, "nobinary#%s", f->name);
+        snprintf(line, sizeof line,
+                 "kernel %s has no code object for the worker's device, so its launches fail "
+                 "(hipErrorNoBinaryForGpu): build the program for that GPU's target "
+                 "(--offload-arch)",
+                 f->name);
+        hw_api_note_once(key, line);
         return hw_ret(hipErrorNoBinaryForGpu);
+    }
     uint8_t args[HIPR_CAP_KERNEL_ARGS];
     size_t len = 0;
     if ((err = marshal(f, kernelParams, extra, args, sizeof args, &len)) != hipSuccess)

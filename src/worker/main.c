@@ -361,6 +361,7 @@ int main(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     hw_log_init("hip-worker");
+    hw_log_timestamps(1);
     int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {

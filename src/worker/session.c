@@ -458,8 +458,11 @@ int session_send_worker_status(struct session *s, uint32_t request_id)
         struct hipr_session_entry e = {
             .session_id = __atomic_load_n(&sl->session_id, __ATOMIC_ACQUIRE),
             .pid = pid,
+            .state = __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE),
             .bytes_in_use = __atomic_load_n(&sl->bytes_in_use, __ATOMIC_ACQUIRE),
+            .client_port = __atomic_load_n(&sl->client_port, __ATOMIC_ACQUIRE),
         };
+        memcpy(e.client_addr, sl->client_addr, sizeof e.client_addr);
         hipr_session_entry_encode(tail + n * HIPR_session_entry_SIZE, &e);
         n++;
     }
@@ -491,6 +494,7 @@ static int open_session(struct session *s, const struct hipr_header *hh,
         session_reply(s, h.opcode, h.request_id, HW_ERESOURCES, NULL, 0, NULL, 0);
         return -1;
     }
+    status_slot_set_client(s->slot, s->tx.fd);
     s->metrics = worker_metrics_slot(s->cfg->metrics, (uint32_t)(s->slot - s->table->slots));
     int rc = open_backend(s);
     if (rc != HW_OK) {

@@ -15,6 +15,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -396,34 +397,49 @@ int cli_status(int argc, char **argv)
 
     if (!addrs)
         return CLI_EXIT_FAILURE;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json")) {
-            json = 1;
-        } else if (!strcmp(argv[i], "--worker") && i + 1 < argc) {
-            int got = hw_worker_list_parse(argv[++i], port, addrs + n, HW_WORKER_LIST_MAX - n, err,
+    static const struct option opts[] = {
+        { "json", no_argument, NULL, 'j' },
+        { "worker", required_argument, NULL, 'w' },
+        { "timeout", required_argument, NULL, 't' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j': json = 1; break;
+        case 'w': {
+            int got = hw_worker_list_parse(optarg, port, addrs + n, HW_WORKER_LIST_MAX - n, err,
                                            sizeof err);
             if (got < 0) {
-                fprintf(stderr, "hipwire status: --worker %s: %s\n", argv[i], err);
+                fprintf(stderr, "hipwire status: --worker %s: %s\n", optarg, err);
                 goto out;
             }
             n += got;
-        } else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
+            break;
+        }
+        case 't': {
             char *end;
-            long t = strtol(argv[++i], &end, 10);
+            long t = strtol(optarg, &end, 10);
             if (*end || t < 1 || t > 600000) {
-                fprintf(stderr, "hipwire status: bad --timeout '%s'\n", argv[i]);
+                fprintf(stderr, "hipwire status: bad --timeout '%s'\n", optarg);
                 goto out;
             }
             timeout_ms = (int)t;
-        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            break;
+        }
+        case 'h':
             usage(stdout);
             rc = CLI_EXIT_OK;
             goto out;
-        } else {
-            fprintf(stderr, "hipwire status: unknown argument '%s'\n", argv[i]);
-            usage(stderr);
-            goto out;
+        default: usage(stderr); goto out;
         }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "hipwire status: unexpected argument '%s'\n", argv[optind]);
+        usage(stderr);
+        goto out;
     }
     if (n == 0) {
         const char *spec = getenv("TF_WORKER_HOST");

@@ -52,7 +52,7 @@ start_server() { # block file
     (cd "$tmp/server" && exec sh -c "exec $(cat "$tmp/worker.sh")") > "$tmp/worker.log" 2>&1 &
     wpid=$!
     for i in $(seq 100); do
-        grep -q 'listening on' "$tmp/worker.log" && return 0
+        grep -q 'info: listening on' "$tmp/worker.log" 2>/dev/null && return 0
         sleep 0.1
     done
     cat "$tmp/worker.log"; echo "FAIL: the worker did not start"; exit 1

@@ -188,8 +188,8 @@ static int probe_backend(const struct worker_config *cfg, struct worker_info *in
                     struct hipr_devinfo di;
                     if (ops->device_info(be, d, &di) != HW_OK)
                         memset(&di, 0, sizeof di);
-                    hw_info("device %d: %s (%s), %llu MiB", d, di.name, di.arch_name,
-                            (unsigned long long)(di.total_global_mem >> 20));
+                    hw_info("device %d: %s (%s), %.3f GiB", d, di.name, di.arch_name,
+                            (double)di.total_global_mem / (double)(1ull << 30));
                     if (d < HIPR_CAP_DEVICES) /* what WORKER_INFO reports */
                         info->devs[d] = di;
                 }
@@ -504,10 +504,11 @@ int main(int argc, char **argv)
         rc = 1;
         goto out;
     }
-    hw_info("per session: --mem-limit %llu, --max-handles %u, --max-module-size %llu, "
+    hw_info("per session: --mem-limit %.3f GiB (0: the device's size), --max-handles %u, "
+            "--max-module-size %llu, "
             "--max-inflight %llu, --idle-timeout %llu ms (0: none), --resume-grace %llu ms "
             "(0: no resume)",
-            (unsigned long long)cfg.mem_limit, cfg.max_handles,
+            (double)cfg.mem_limit / (double)(1ull << 30), cfg.max_handles,
             (unsigned long long)cfg.max_module_size, (unsigned long long)cfg.max_inflight,
             (unsigned long long)cfg.idle_timeout_ms, (unsigned long long)cfg.resume_grace_ms);
     /* Mapped before any session is forked, so every session shares it. */

@@ -154,8 +154,9 @@ int supervisor_run(const struct worker_config *cfg)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
-    hw_info("listening on %s:%d (backend %s, max %d sessions, mem limit %llu, %s, %s)", cfg->bind,
-            port, cfg->backend, cfg->max_sessions, (unsigned long long)cfg->mem_limit,
+    hw_info("listening on %s:%d (backend %s, max %d sessions, mem limit %.3f GiB, %s, %s)",
+            cfg->bind, port, cfg->backend, cfg->max_sessions,
+            (double)cfg->mem_limit / (double)(1ull << 30),
             cfg->token ? "token required" : "no authentication",
             cfg->require_tls ? "TLS required"
             : cfg->tls       ? "TLS or plain"

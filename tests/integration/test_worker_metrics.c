@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -73,7 +74,14 @@ int main(int argc, char **argv)
     HIP_CHECK(hipMalloc(&d, N));
     HIP_CHECK(hipMemcpy(d, host, N, hipMemcpyHostToDevice));
     HIP_CHECK(hipDeviceSynchronize());
-    char *m1 = scrape(port, &status);
+    char *m1 = NULL;
+    for (int i = 0; i < 200; i++) {
+        free(m1);
+        m1 = scrape(port, &status);
+        if (sample(m1, "hipwire_worker_call_duration_seconds_count{op=\"MEMCPY_H2D\"}") >= 1)
+            break;
+        usleep(10000);
+    }
     CHECK(status == 200);
     CHECK(sample(m1, "hipwire_worker_sessions") == 1);
     CHECK(sample(m1, "hipwire_worker_device_memory_bytes") >= N);
@@ -92,7 +100,16 @@ int main(int argc, char **argv)
         HIP_CHECK(hipMemcpy(host, d, N, hipMemcpyDeviceToHost));
     void *big;
     CHECK(hipMalloc(&big, (size_t)1 << 60) != hipSuccess);
-    char *m2 = scrape(port, &status);
+    /* A call is counted once its handler returns, just after its reply is
+     * sent: give the last one a moment to land. */
+    char *m2 = NULL;
+    for (int i = 0; i < 200; i++) {
+        free(m2);
+        m2 = scrape(port, &status);
+        if (sample(m2, "hipwire_worker_calls_total{op=\"MALLOC\"}") >= malloc1 + 1)
+            break;
+        usleep(10000);
+    }
     CHECK(sample(m2, "hipwire_worker_sent_bytes_total") >= out1 + 3.0 * N);
     CHECK(sample(m2, "hipwire_worker_received_bytes_total") > in1);
     CHECK(sample(m2, "hipwire_worker_calls_total{op=\"MEMCPY_D2H\"}") >= 3);

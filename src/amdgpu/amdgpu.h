@@ -111,6 +111,8 @@ typedef struct amdgpu_gpu {
      * io_links); link_weight[j] the KFD weight, 0 if none. */
     uint8_t link_type[AMDGPU_MAX_GPUS];
     uint32_t link_weight[AMDGPU_MAX_GPUS];
+    uint64_t link_bandwidth_mbps[AMDGPU_MAX_GPUS]; /* that link's KFD max_bandwidth
+                                                      (MB/s); 0 if not reported */
 } amdgpu_gpu_t;
 
 typedef struct amdgpu_system {

@@ -32,6 +32,7 @@ typedef struct kfd_link {
     uint32_t to;
     uint32_t type;
     uint32_t weight;
+    uint64_t max_bandwidth; /* MB/s, 0 if not reported */
 } kfd_link_t;
 
 typedef struct kfd_node {
@@ -126,6 +127,7 @@ static void read_links(const char *node_dir, kfd_node_t *n)
         l->to = (uint32_t)p.value[KFD_NODE_TO];
         l->type = (uint32_t)p.value[KFD_TYPE];
         l->weight = (uint32_t)p.value[KFD_WEIGHT];
+        l->max_bandwidth = p.value[KFD_MAX_BANDWIDTH];
     }
     closedir(d);
 }
@@ -508,6 +510,7 @@ static void fill_links(amdgpu_system_t *sys, const kfd_node_t *nodes, const size
                                                   ? AMDGPU_LINK_PCIE
                                                   : AMDGPU_LINK_OTHER;
                             g->link_weight[j] = lk->weight;
+                            g->link_bandwidth_mbps[j] = lk->max_bandwidth;
                         }
                         break;
                     }

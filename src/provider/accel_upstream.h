@@ -95,7 +95,7 @@ typedef struct {
     char peerUUID[64];
     int32_t peerIndex;
     TopoLevelType topoLevel;
-    int64_t bandwidthBytesPerSec; /* 0 if unknown */
+    int64_t bandwidthBytesPerSec; /* KFD io_link max_bandwidth; 0 if unknown */
 } AccelDeviceTopoNodeGo;          /* 80 bytes */
 
 typedef struct {

@@ -127,6 +127,8 @@ static void fill_topology(const amdgpu_system_t *sys, AccelExtendedDeviceTopolog
             provider_copy(p->peerUUID, sizeof(p->peerUUID), sys->gpus[j].uuid);
             p->peerIndex = (int32_t)j;
             p->topoLevel = topo_level(g, &sys->gpus[j]);
+            /* KFD's MB/s (10^6 bytes), as amdgpu computes it from the link rate */
+            p->bandwidthBytesPerSec = (int64_t)(g->link_bandwidth_mbps[j] * 1000000u);
         }
     }
     topology->deviceCount = n;

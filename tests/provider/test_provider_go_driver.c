@@ -204,6 +204,7 @@ int main(int argc, char **argv)
         for (uintptr_t j = 0; j < r->peerCount; j++) {
             go_topo_node *p = &r->peers[j];
             /* 72-byte peers would put the next peer's uuid here */
+            /* KFD reports no bandwidth between MI300X GPUs in CPX mode */
             CHECK(p->bandwidthBytesPerSec == 0);
             CHECK(p->peerIndex >= 0 && p->peerIndex < 8 && p->peerIndex != (int32_t)i);
             CHECK_STR((char *)p->peerUUID, (char *)devs[p->peerIndex].basic.uuid);
@@ -286,6 +287,28 @@ int main(int argc, char **argv)
     CHECK(accel_init() == 0);
     CHECK(get_devices(devs, 8, &got) == 0);
     CHECK(strcmp((char *)devs[0].basic.uuid, first_uuid) != 0);
+
+    /* MI210: two XGMI hives of four; KFD gives 50000 MB/s inside a hive and
+     * no link (bandwidth unknown: 0) across them */
+    char root2[256];
+    make_host_root(argv[2], "mi210-8gpu", root2);
+    CHECK(accel_init() == 0);
+    memset(tb, 0, sizeof(go_topology));
+    CHECK(get_topology(topo) == 0);
+    CHECK_EQ_U(topo->deviceCount, 8);
+    int in_hive = 0, across = 0;
+    for (uintptr_t j = 0; j < topo->devices[0].peerCount; j++) {
+        const go_topo_node *p = &topo->devices[0].peers[j];
+        if (p->topoLevel == 0) {
+            CHECK(p->bandwidthBytesPerSec == 50000LL * 1000000);
+            in_hive++;
+        } else {
+            CHECK(p->bandwidthBytesPerSec == 0);
+            across++;
+        }
+    }
+    CHECK(in_hive == 3 && across == 4);
+    remove_tree(root2);
 
     CHECK(fatal_logs == 0);
     free(devs);

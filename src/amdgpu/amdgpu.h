@@ -64,8 +64,11 @@ typedef enum amdgpu_link_type {
 typedef struct amdgpu_gpu {
     uint32_t index;             /* 0.. in PCI (domain, bus, device) order */
     char uuid[AMDGPU_UUID_LEN]; /* "amdgpu-<unique_id as 16 hex>", or
-                                  "amdgpu-pci-<dddd>-<bb>-<dd>" when the
-                                  GPU reports no unique_id; lower case */
+                                  "amdgpu-<host>-pci-<dddd>-<bb>-<dd>"
+                                  when the GPU reports no unique_id
+                                  (<host>: 12 hex of /etc/machine-id, else
+                                  of a hash of the host name, so the UUID is
+                                  unique across a cluster); lower case */
     uint64_t unique_id;         /* 0 if none */
     uint32_t domain, bus, device;
     char bdf[16]; /* "0000:05:00.0" */
@@ -74,6 +77,7 @@ typedef struct amdgpu_gpu {
     char gfx_target[16];                   /* "gfx942" */
     char model[32];                        /* "MI300X"; see amdgpu_model_name() */
     char product_name[128];                /* FRU product_name, "" if absent */
+    char vbios_version[64];                /* device/vbios_version, "" if absent */
     int numa_node;                         /* -1 if none */
     uint64_t hive_id;                      /* XGMI hive, 0 if none */
     uint32_t simd_count;                   /* sum over visible partitions */
@@ -107,6 +111,8 @@ typedef struct amdgpu_gpu {
      * io_links); link_weight[j] the KFD weight, 0 if none. */
     uint8_t link_type[AMDGPU_MAX_GPUS];
     uint32_t link_weight[AMDGPU_MAX_GPUS];
+    uint64_t link_bandwidth_mbps[AMDGPU_MAX_GPUS]; /* that link's KFD max_bandwidth
+                                                      (MB/s); 0 if not reported */
 } amdgpu_gpu_t;
 
 typedef struct amdgpu_system {

@@ -114,6 +114,7 @@ static const char *const kfd_key_names[KFD_KEY_COUNT] = {
     [KFD_NODE_FROM] = "node_from",
     [KFD_NODE_TO] = "node_to",
     [KFD_WEIGHT] = "weight",
+    [KFD_MAX_BANDWIDTH] = "max_bandwidth",
     [KFD_SIZE_IN_BYTES] = "size_in_bytes",
 };
 

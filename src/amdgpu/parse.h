@@ -39,6 +39,7 @@ enum {
     KFD_NODE_FROM,
     KFD_NODE_TO,
     KFD_WEIGHT,
+    KFD_MAX_BANDWIDTH,
     /* mem_banks */
     KFD_SIZE_IN_BYTES,
     KFD_KEY_COUNT

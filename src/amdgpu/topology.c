@@ -32,6 +32,7 @@ typedef struct kfd_link {
     uint32_t to;
     uint32_t type;
     uint32_t weight;
+    uint64_t max_bandwidth; /* MB/s, 0 if not reported */
 } kfd_link_t;
 
 typedef struct kfd_node {
@@ -126,6 +127,7 @@ static void read_links(const char *node_dir, kfd_node_t *n)
         l->to = (uint32_t)p.value[KFD_NODE_TO];
         l->type = (uint32_t)p.value[KFD_TYPE];
         l->weight = (uint32_t)p.value[KFD_WEIGHT];
+        l->max_bandwidth = p.value[KFD_MAX_BANDWIDTH];
     }
     closedir(d);
 }
@@ -336,6 +338,8 @@ static void read_device_dir(amdgpu_gpu_t *g)
         g->unique_id = v;
     if (sysfs_read_line(dir, "product_name", g->product_name, sizeof(g->product_name)) != 0)
         g->product_name[0] = '\0';
+    if (sysfs_read_line(dir, "vbios_version", g->vbios_version, sizeof(g->vbios_version)) != 0)
+        g->vbios_version[0] = '\0';
     if (sysfs_read_line(dir, "current_link_speed", buf, sizeof(buf)) == 0)
         parse_link_speed_gen(buf, strlen(buf), &g->pcie_gen);
     if (sysfs_read_u64(dir, "current_link_width", &v) == 0 && v <= 32)
@@ -390,13 +394,40 @@ static int numa_from_kfd(const scan_t *s, const kfd_node_t *n)
     return -1;
 }
 
+/* 12 hex digits naming this host: /etc/machine-id, else an FNV-1a hash of
+ * the host name. A PCI address alone repeats on every node of a cluster,
+ * and the hypervisor keys devices by UUID cluster-wide. */
+static void host_tag(char out[13])
+{
+    char path[AMDGPU_PATH_LEN], buf[128];
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+
+    if (amdgpu_host_path(path, sizeof(path), "/etc") == 0 &&
+        sysfs_read_line(path, "machine-id", buf, sizeof(buf)) == 0 && strlen(buf) >= 12) {
+        for (int i = 0; i < 12; i++)
+            out[i] = (char)tolower((unsigned char)buf[i]);
+        out[12] = '\0';
+        if (strspn(out, "0123456789abcdef") == 12)
+            return;
+    }
+    if (gethostname(buf, sizeof(buf)) != 0)
+        buf[0] = '\0';
+    buf[sizeof(buf) - 1] = '\0';
+    for (const char *c = buf; *c; c++)
+        h = (h ^ (unsigned char)*c) * UINT64_C(0x100000001b3);
+    snprintf(out, 13, "%012" PRIx64, h & UINT64_C(0xffffffffffff));
+}
+
 static void set_uuids(amdgpu_gpu_t *g)
 {
-    if (g->unique_id != 0)
+    if (g->unique_id != 0) {
         snprintf(g->uuid, sizeof(g->uuid), "amdgpu-%016" PRIx64, g->unique_id);
-    else
-        snprintf(g->uuid, sizeof(g->uuid), "amdgpu-pci-%04" PRIx32 "-%02" PRIx32 "-%02" PRIx32,
-                 g->domain, g->bus, g->device);
+    } else {
+        char tag[13];
+        host_tag(tag);
+        snprintf(g->uuid, sizeof(g->uuid), "amdgpu-%s-pci-%04" PRIx32 "-%02" PRIx32 "-%02" PRIx32,
+                 tag, g->domain, g->bus, g->device);
+    }
     /* A local copy: gcc -O2 cannot tell g->uuid from the partitions' own
      * buffers and rejects the snprintf under -Werror=restrict. */
     char base[sizeof(g->uuid)];
@@ -479,6 +510,7 @@ static void fill_links(amdgpu_system_t *sys, const kfd_node_t *nodes, const size
                                                   ? AMDGPU_LINK_PCIE
                                                   : AMDGPU_LINK_OTHER;
                             g->link_weight[j] = lk->weight;
+                            g->link_bandwidth_mbps[j] = lk->max_bandwidth;
                         }
                         break;
                     }

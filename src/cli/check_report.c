@@ -64,6 +64,14 @@ const char *check_status_name(check_status s)
     return "?";
 }
 
+const char *report_next_step(const check_report *r)
+{
+    for (size_t i = 0; i < r->count; i++)
+        if (r->items[i].status == CHECK_FAIL && r->items[i].fix[0])
+            return r->items[i].fix;
+    return NULL;
+}
+
 void report_print_text(const check_report *r, FILE *out)
 {
     static const char *const tags[] = { "[ OK ]", "[INFO]", "[WARN]", "[FAIL]" };
@@ -78,8 +86,10 @@ void report_print_text(const check_report *r, FILE *out)
     if (report_ready(r))
         fprintf(out, "node is ready (%zu warning%s)\n", warns, warns == 1 ? "" : "s");
     else
-        fprintf(out, "node is NOT ready: %zu failure%s, %zu warning%s\n", fails,
-                fails == 1 ? "" : "s", warns, warns == 1 ? "" : "s");
+        fprintf(out, "node is NOT ready: %zu failure%s, %zu warning%s%s%s\n", fails,
+                fails == 1 ? "" : "s", warns, warns == 1 ? "" : "s",
+                report_next_step(r) ? " -- next step: " : "",
+                report_next_step(r) ? report_next_step(r) : "");
 }
 
 void report_write_json(const check_report *r, json_writer *w)
@@ -102,4 +112,6 @@ void report_write_json(const check_report *r, json_writer *w)
         jw_object_end(w);
     }
     jw_array_end(w);
+    jw_key(w, "next_step");
+    jw_string(w, report_next_step(r)); /* null when nothing failed */
 }

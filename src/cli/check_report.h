@@ -33,6 +33,10 @@ void report_add(check_report *r, check_status status, const char *name, const ch
 
 size_t report_count(const check_report *r, check_status status);
 int report_ready(const check_report *r); /* no failures */
+/* The one thing to do next: the fix of the first failure (checks run from
+ * the driver up, so later failures are mostly its consequences); NULL when
+ * nothing failed. */
+const char *report_next_step(const check_report *r);
 
 const char *check_status_name(check_status s); /* "ok", "info", "warn", "fail" */
 

@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "json_writer.h"
 
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,9 +22,12 @@ static void usage(FILE *f)
                "  Lists the AMD GPUs of this node as the hipwire provider "
                "reports them.\n"
                "  --json     machine-readable output\n"
-               "  --watch N  repeat the metrics every N seconds (default 2)\n"
+               "  --watch N  repeat the metrics every N seconds (default 2); with --json,\n"
+               "             one JSON document per line (NDJSON)\n"
                "  HIPWIRE_HOST_ROOT prefixes every /sys path.\n");
 }
+
+#define GIB 1073741824.0 /* every size the CLI prints is in GiB */
 
 /* no libm: the CLI links none */
 static long long rounded(double v)
@@ -31,11 +35,15 @@ static long long rounded(double v)
     return v < 0 ? -(long long)(-v + 0.5) : (long long)(v + 0.5);
 }
 
-static void print_json(const amdgpu_system_t *sys)
+static void print_json(const amdgpu_system_t *sys, int ndjson)
 {
     json_writer w;
+    char hive[24];
 
-    jw_init(&w, stdout);
+    if (ndjson)
+        jw_init_compact(&w, stdout);
+    else
+        jw_init(&w, stdout);
     jw_object_begin(&w);
     jw_key(&w, "driver_version");
     jw_string(&w, sys->driver_version);
@@ -74,8 +82,10 @@ static void print_json(const amdgpu_system_t *sys)
         jw_string(&w, g->compute_partition);
         jw_key(&w, "memory_partition");
         jw_string(&w, g->memory_partition);
+        /* 64-bit ids are strings: JSON numbers lose bits past 2^53 */
+        snprintf(hive, sizeof(hive), "0x%016" PRIx64, g->hive_id);
         jw_key(&w, "xgmi_hive_id");
-        jw_uint(&w, g->hive_id);
+        g->hive_id ? jw_string(&w, hive) : jw_null(&w);
         jw_key(&w, "partitions");
         jw_array_begin(&w);
         for (uint32_t p = 0; p < g->partition_count; p++) {
@@ -121,7 +131,7 @@ static void print_json(const amdgpu_system_t *sys)
 static void print_table(const amdgpu_system_t *sys)
 {
     printf("%-3s %-25s %-13s %-8s %5s %8s %4s %-9s %6s %6s %5s %9s\n", "GPU", "UUID", "BDF",
-           "MODEL", "CUS", "VRAM_GB", "NUMA", "PARTITION", "PARTS", "POWER", "TEMP", "USED_GB");
+           "MODEL", "CUS", "VRAM_GIB", "NUMA", "PARTITION", "PARTS", "POWER", "TEMP", "USED_GIB");
     for (uint32_t i = 0; i < sys->gpu_count; i++) {
         const amdgpu_gpu_t *g = &sys->gpus[i];
         amdgpu_metrics_t m;
@@ -134,13 +144,13 @@ static void print_table(const amdgpu_system_t *sys)
                 snprintf(temp, sizeof(temp), "%.0fC",
                          m.have_temp_edge ? m.temp_edge_c : m.temp_junction_c);
             if (m.have_vram)
-                snprintf(used, sizeof(used), "%.1f", (double)m.vram_used_bytes / 1e9);
+                snprintf(used, sizeof(used), "%.1f", (double)m.vram_used_bytes / GIB);
         }
         snprintf(mode, sizeof(mode), "%s%s%s", g->compute_partition[0] ? g->compute_partition : "-",
                  g->memory_partition[0] ? "/" : "", g->memory_partition);
         printf("%-3" PRIu32 " %-25s %-13s %-8s %5" PRIu32 " %8.1f %4d %-9s "
                "%6" PRIu32 " %6s %5s %9s\n",
-               g->index, g->uuid, g->bdf, g->model, g->compute_units, (double)g->vram_bytes / 1e9,
+               g->index, g->uuid, g->bdf, g->model, g->compute_units, (double)g->vram_bytes / GIB,
                g->numa_node, mode, g->partition_count, power, temp, used);
     }
     if (sys->gpu_count == 0)
@@ -154,30 +164,42 @@ int cli_devices(int argc, char **argv)
     char err[AMDGPU_ERR_LEN];
     amdgpu_system_t *sys = NULL;
 
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0) {
-            json = 1;
-        } else if (strcmp(argv[i], "--watch") == 0) {
+    static const struct option opts[] = {
+        { "json", no_argument, NULL, 'j' },
+        { "watch", optional_argument, NULL, 'w' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j': json = 1; break;
+        case 'w': {
+            /* "--watch 5" as well as "--watch=5" */
+            const char *v = optarg;
+            if (v == NULL && optind < argc && argv[optind][0] >= '0' && argv[optind][0] <= '9')
+                v = argv[optind++];
             watch = 1;
-            if (i + 1 < argc && argv[i + 1][0] != '-') {
+            if (v) {
                 char *end;
-                interval = strtol(argv[++i], &end, 10);
+                interval = strtol(v, &end, 10);
                 if (*end != '\0' || interval < 1 || interval > 3600) {
-                    fprintf(stderr,
-                            "hipwire devices: --watch wants 1..3600 "
-                            "seconds, got '%s'\n",
-                            argv[i]);
+                    fprintf(stderr, "hipwire devices: --watch wants 1..3600 seconds, got '%s'\n",
+                            v);
                     return CLI_EXIT_USAGE;
                 }
             }
-        } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            usage(stdout);
-            return CLI_EXIT_OK;
-        } else {
-            fprintf(stderr, "hipwire devices: unknown option '%s'\n", argv[i]);
-            usage(stderr);
-            return CLI_EXIT_USAGE;
+            break;
         }
+        case 'h': usage(stdout); return CLI_EXIT_OK;
+        default: usage(stderr); return CLI_EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "hipwire devices: unexpected argument '%s'\n", argv[optind]);
+        usage(stderr);
+        return CLI_EXIT_USAGE;
     }
     if (amdgpu_system_load(&sys, err, sizeof(err)) != 0) {
         fprintf(stderr, "hipwire devices: %s\n", err);
@@ -185,7 +207,7 @@ int cli_devices(int argc, char **argv)
     }
     for (;;) {
         if (json)
-            print_json(sys);
+            print_json(sys, watch);
         else
             print_table(sys);
         if (!watch)

@@ -388,9 +388,25 @@ int cli_partition(int argc, char **argv)
     memset(&rq, 0, sizeof(rq));
     bool json = false;
     if (is_show) {
-        if (argc == 3 && strcmp(argv[2], "--json") == 0)
-            json = true;
-        else if (argc != 2) {
+        static const struct option showopts[] = {
+            { "json", no_argument, NULL, 'j' },
+            { "help", no_argument, NULL, 'h' },
+            { NULL, 0, NULL, 0 },
+        };
+        int c;
+        optind = 0;
+        while ((c = getopt_long(argc - 1, argv + 1, "h", showopts, NULL)) != -1) {
+            if (c == 'j') {
+                json = true;
+            } else if (c == 'h') {
+                usage(stdout);
+                return CLI_EXIT_OK;
+            } else {
+                usage(stderr);
+                return CLI_EXIT_USAGE;
+            }
+        }
+        if (optind < argc - 1) {
             usage(stderr);
             return CLI_EXIT_USAGE;
         }

@@ -13,7 +13,9 @@
  * so. Exit status 0 when every worker answered, 1 when any did not, 2 on
  * bad usage.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,7 +126,7 @@ static int ask(const struct hw_worker_addr *a, const struct status_security *sec
     uint64_t tail_len = 0;
     int e = hw_tcp_connect(a->host, a->port, timeout_ms, &fd);
     if (e < 0) {
-        snprintf(err, errlen, "%s", strerror(-e));
+        snprintf(err, errlen, "%s", hw_net_strerror(e));
         return -1;
     }
     hw_tx_init_plain(&t, fd);
@@ -219,16 +221,11 @@ static void query(struct report *r, const struct status_security *sec, int timeo
     }
 }
 
+/* One unit for every size hipwire prints (GiB); three decimals keep a
+ * few MiB visible. JSON carries exact bytes. */
 static void human_bytes(uint64_t b, char *buf, size_t len)
 {
-    if (b >= (UINT64_C(1) << 30))
-        snprintf(buf, len, "%.1f GiB", (double)b / (double)(UINT64_C(1) << 30));
-    else if (b >= (UINT64_C(1) << 20))
-        snprintf(buf, len, "%.1f MiB", (double)b / (double)(UINT64_C(1) << 20));
-    else if (b >= 1024)
-        snprintf(buf, len, "%.1f KiB", (double)b / 1024.0);
-    else
-        snprintf(buf, len, "%llu B", (unsigned long long)b);
+    snprintf(buf, len, "%.3f GiB", (double)b / (double)(UINT64_C(1) << 30));
 }
 
 static void human_uptime(uint64_t ms, char *buf, size_t len)
@@ -245,6 +242,29 @@ static void human_uptime(uint64_t ms, char *buf, size_t len)
                  (unsigned long long)(s % 60));
     else
         snprintf(buf, len, "%llus", (unsigned long long)s);
+}
+
+/* "10.0.0.5:51844", "[fd00::5]:51844", or "?" when the worker did not say. */
+static void client_name(const struct hipr_session_entry *e, char *buf, size_t len)
+{
+    static const uint8_t v4map[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+    static const uint8_t zero[16];
+    char host[INET6_ADDRSTRLEN];
+
+    if (memcmp(e->client_addr, zero, 16) == 0 && e->client_port == 0) {
+        snprintf(buf, len, "?");
+    } else if (memcmp(e->client_addr, v4map, 12) == 0) {
+        inet_ntop(AF_INET, e->client_addr + 12, host, sizeof host);
+        snprintf(buf, len, "%s:%u", host, e->client_port);
+    } else {
+        inet_ntop(AF_INET6, e->client_addr, host, sizeof host);
+        snprintf(buf, len, "[%s]:%u", host, e->client_port);
+    }
+}
+
+static const char *state_name(uint32_t state)
+{
+    return state == HIPR_SESSION_DETACHED ? "detached, awaiting resume" : "attached";
 }
 
 static void print_text(const struct report *r, int n)
@@ -273,9 +293,12 @@ static void print_text(const struct report *r, int n)
                (unsigned long long)w->status.sessions_served, b1,
                w->status.mem_limit ? b2 : "none");
         for (uint32_t s = 0; s < w->nsess; s++) {
+            char who[80];
             human_bytes(w->sessions[s].bytes_in_use, b1, sizeof b1);
-            printf("    session %016llx  pid %u  %s\n",
-                   (unsigned long long)w->sessions[s].session_id, w->sessions[s].pid, b1);
+            client_name(&w->sessions[s], who, sizeof who);
+            printf("    session %016llx  client %s  %s  pid %u  %s\n",
+                   (unsigned long long)w->sessions[s].session_id, who,
+                   state_name(w->sessions[s].state), w->sessions[s].pid, b1);
         }
         if (w->have_cache && !w->cache.enabled) {
             printf("  compiled-kernel cache: off (--rtc-cache-dir)\n");
@@ -354,6 +377,12 @@ static void print_json(const struct report *r, int n, int all_up)
             snprintf(id, sizeof id, "%016llx", (unsigned long long)w->sessions[s].session_id);
             jw_key(&j, "id");
             jw_string(&j, id);
+            char who[80];
+            client_name(&w->sessions[s], who, sizeof who);
+            jw_key(&j, "client");
+            jw_string(&j, who);
+            jw_key(&j, "state");
+            jw_string(&j, w->sessions[s].state == HIPR_SESSION_DETACHED ? "detached" : "attached");
             jw_key(&j, "pid");
             jw_uint(&j, w->sessions[s].pid);
             jw_key(&j, "memory_in_use_bytes");
@@ -408,34 +437,49 @@ int cli_status(int argc, char **argv)
 
     if (!addrs)
         return CLI_EXIT_FAILURE;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json")) {
-            json = 1;
-        } else if (!strcmp(argv[i], "--worker") && i + 1 < argc) {
-            int got = hw_worker_list_parse(argv[++i], port, addrs + n, HW_WORKER_LIST_MAX - n, err,
+    static const struct option opts[] = {
+        { "json", no_argument, NULL, 'j' },
+        { "worker", required_argument, NULL, 'w' },
+        { "timeout", required_argument, NULL, 't' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j': json = 1; break;
+        case 'w': {
+            int got = hw_worker_list_parse(optarg, port, addrs + n, HW_WORKER_LIST_MAX - n, err,
                                            sizeof err);
             if (got < 0) {
-                fprintf(stderr, "hipwire status: --worker %s: %s\n", argv[i], err);
+                fprintf(stderr, "hipwire status: --worker %s: %s\n", optarg, err);
                 goto out;
             }
             n += got;
-        } else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) {
+            break;
+        }
+        case 't': {
             char *end;
-            long t = strtol(argv[++i], &end, 10);
+            long t = strtol(optarg, &end, 10);
             if (*end || t < 1 || t > 600000) {
-                fprintf(stderr, "hipwire status: bad --timeout '%s'\n", argv[i]);
+                fprintf(stderr, "hipwire status: bad --timeout '%s'\n", optarg);
                 goto out;
             }
             timeout_ms = (int)t;
-        } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            break;
+        }
+        case 'h':
             usage(stdout);
             rc = CLI_EXIT_OK;
             goto out;
-        } else {
-            fprintf(stderr, "hipwire status: unknown argument '%s'\n", argv[i]);
-            usage(stderr);
-            goto out;
+        default: usage(stderr); goto out;
         }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "hipwire status: unexpected argument '%s'\n", argv[optind]);
+        usage(stderr);
+        goto out;
     }
     if (n == 0) {
         const char *spec = getenv("TF_WORKER_HOST");

@@ -6,6 +6,7 @@
 int cli_node(int argc, char **argv);
 int cli_partition(int argc, char **argv);
 int cli_devices(int argc, char **argv);
+int cli_metrics(int argc, char **argv);
 int cli_status(int argc, char **argv);
 
 /* Exit statuses shared by the subcommands. */

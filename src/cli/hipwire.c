@@ -19,6 +19,7 @@ static const subcommand subcommands[] = {
     { "node", cli_node, "check, prepare and label this node (check|setup|labels)" },
     { "partition", cli_partition, "MI300-class partition modes (show|set|reset)" },
     { "devices", cli_devices, "list the AMD GPUs and logical devices the provider sees" },
+    { "metrics", cli_metrics, "GPU metrics with TensorFusion's names (Prometheus or InfluxDB)" },
     { "status", cli_status, "health, sessions and memory of the hip-workers (TF_WORKER_HOST)" },
 };
 

@@ -9,6 +9,12 @@ void jw_init(json_writer *w, FILE *out)
     w->out = out;
 }
 
+void jw_init_compact(json_writer *w, FILE *out)
+{
+    jw_init(w, out);
+    w->compact = true;
+}
+
 static void indent(json_writer *w)
 {
     for (int i = 0; i < w->depth; i++)
@@ -26,8 +32,10 @@ static void before_item(json_writer *w)
         return;
     if (w->has_items[w->depth])
         fputc(',', w->out);
-    fputc('\n', w->out);
     w->has_items[w->depth] = true;
+    if (w->compact)
+        return;
+    fputc('\n', w->out);
     indent(w);
 }
 
@@ -45,7 +53,7 @@ static void close_container(json_writer *w, char c)
     bool had = w->has_items[w->depth];
     if (w->depth > 0)
         w->depth--;
-    if (had) {
+    if (had && !w->compact) {
         fputc('\n', w->out);
         indent(w);
     }
@@ -93,7 +101,7 @@ void jw_key(json_writer *w, const char *key)
 {
     before_item(w);
     write_escaped(w->out, key);
-    fputs(": ", w->out);
+    fputs(w->compact ? ":" : ": ", w->out);
     w->after_key = true;
 }
 

@@ -11,10 +11,13 @@ typedef struct json_writer {
     FILE *out;
     int depth;
     bool after_key;                        /* next value follows "key": */
+    bool compact;                          /* one line: for NDJSON streams */
     bool has_items[JSON_WRITER_MAX_DEPTH]; /* container at depth needs a comma */
 } json_writer;
 
 void jw_init(json_writer *w, FILE *out);
+/* One document per line, no indentation (`--watch --json` is NDJSON). */
+void jw_init_compact(json_writer *w, FILE *out);
 void jw_object_begin(json_writer *w);
 void jw_object_end(json_writer *w);
 void jw_array_begin(json_writer *w);

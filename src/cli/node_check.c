@@ -24,9 +24,7 @@
 
 #define FIX_MODULE \
     "modprobe amdgpu; 'hipwire node setup --apply' installs the driver and loads it at boot"
-#define FIX_PERMS                                                                       \
-    "hipwire node setup --apply (udev rule MODE=\"0666\"), or run containers with the " \
-    "render/video group"
+#define FIX_PERMS "hipwire node setup --apply (a udev rule giving MODE=\"0666\")"
 
 typedef struct check_state {
     check_report report;

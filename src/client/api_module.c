@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_unsupported.h"
 #include "client.h"
 #include "ptr_map.h"
 #include "graph.h"

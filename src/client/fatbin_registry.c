@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_unsupported.h"
 #include "client.h"
 #include "codeobj.h"
 #include "hw_log.h"
@@ -335,6 +336,10 @@ hipError_t hw_fatbin_function(const void *host_stub, int dev, const struct hw_fu
     void **slots = NULL;
     hipError_t err = symbol_on_device(&kernel_map, host_stub, dev, hipErrorInvalidDeviceFunction,
                                       &sym, &c, &slots);
+    if (err == hipErrorInvalidDeviceFunction && host_stub)
+        hw_api_note_once("nokernel", "a kernel launch named a host address no registered fat "
+                                     "binary holds a kernel for (hipErrorInvalidDeviceFunction): "
+                                     "was the device code linked into the program?");
     if (err != hipSuccess)
         return err;
     struct hw_function *f = load_ptr(&slots[dev]);

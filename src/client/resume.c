@@ -59,7 +59,7 @@ static enum attempt reconnect(struct hw_conn *c, struct hw_transport *t, uint64_
     int fd, status = 0, fatal = 0;
     int e = hw_tcp_connect(c->worker.host, c->worker.port, timeout_ms, &fd);
     if (e < 0) {
-        snprintf(why, why_len, "%s", strerror(-e));
+        snprintf(why, why_len, "%s", hw_net_strerror(e));
         return ATTEMPT_RETRY;
     }
     hw_tx_init_plain(t, fd);

@@ -78,8 +78,9 @@ hipError_t hw_connect_first_worker(struct hw_conn *c, hw_open_link_fn open_link)
         hw_worker_addr_format(&list[i], where, sizeof where);
         int e = hw_tcp_connect(list[i].host, list[i].port, timeout, &fd);
         if (e < 0) {
-            hw_debug("cannot connect to %s: %s", where, strerror(-e));
-            appendf(reasons, sizeof reasons, "%s%s: %s", *reasons ? "; " : "", where, strerror(-e));
+            hw_debug("cannot connect to %s: %s", where, hw_net_strerror(e));
+            appendf(reasons, sizeof reasons, "%s%s: %s", *reasons ? "; " : "", where,
+                    hw_net_strerror(e));
             refused_only = 0;
             unreachable = 1;
             continue;

@@ -4,10 +4,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *log_component = "hipwire";
 static int log_debug = -1; /* -1: TF_DEBUG not read yet */
+static int log_stamps;
+
+void hw_log_timestamps(int on)
+{
+    log_stamps = on;
+}
 
 void hw_log_init(const char *component)
 {
@@ -28,8 +35,17 @@ int hw_log_debug_enabled(void)
 void hw_log(enum hw_log_level level, const char *fmt, ...)
 {
     static const char *names[] = { "error", "warning", "info", "debug" };
-    char line[1024];
-    int n = snprintf(line, sizeof line, "%s[%d]: %s: ", log_component, (int)getpid(), names[level]);
+    char line[1024], stamp[40] = "";
+    if (log_stamps) {
+        struct timespec ts;
+        struct tm tm;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        gmtime_r(&ts.tv_sec, &tm);
+        size_t k = strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
+        snprintf(stamp + k, sizeof stamp - k, ".%03ldZ ", ts.tv_nsec / 1000000L);
+    }
+    int n = snprintf(line, sizeof line, "%s%s[%d]: %s: ", stamp, log_component, (int)getpid(),
+                     names[level]);
     va_list ap;
     va_start(ap, fmt);
     if (n > 0 && (size_t)n < sizeof line)

@@ -6,6 +6,10 @@ enum hw_log_level { HW_LOG_ERROR, HW_LOG_WARN, HW_LOG_INFO, HW_LOG_DEBUG };
 
 /* Sets the prefix ("hip-worker", "hipwire") printed before each line. */
 void hw_log_init(const char *component);
+/* Starts each line with the UTC time ("2026-01-02T03:04:05.678Z"): on for
+ * daemons (hip-worker), whose log outlives the terminal; off in the proxy,
+ * whose lines land in an application's own stderr. */
+void hw_log_timestamps(int on);
 int hw_log_debug_enabled(void);
 void hw_log(enum hw_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

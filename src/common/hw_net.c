@@ -103,8 +103,9 @@ int hw_tcp_connect(const char *host, int port, int timeout_ms, int *fd_out)
     int fd = -EHOSTUNREACH;
 
     snprintf(portstr, sizeof portstr, "%d", port);
-    if (getaddrinfo(host, portstr, &hints, &res) != 0)
-        return -EHOSTUNREACH;
+    int gai = getaddrinfo(host, portstr, &hints, &res);
+    if (gai != 0)
+        return gai == EAI_SYSTEM ? -errno : HW_NET_EAI(gai);
     for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
         fd = connect_one(ai, timeout_ms);
         if (fd >= 0)
@@ -115,6 +116,20 @@ int hw_tcp_connect(const char *host, int port, int timeout_ms, int *fd_out)
         return fd;
     *fd_out = fd;
     return 0;
+}
+
+const char *hw_net_strerror(int neg)
+{
+    if (neg > -HW_NET_EAI_BASE + 1000 || neg < -HW_NET_EAI_BASE - 1000)
+        return strerror(-neg);
+    int eai = neg + HW_NET_EAI_BASE;
+    /* the resolver's own words say "Name or service not known", which
+     * names neither; say which it is */
+    if (eai == EAI_NONAME || eai == EAI_NODATA)
+        return "unknown host (the name does not resolve)";
+    if (eai == EAI_AGAIN)
+        return "cannot resolve the host name now (temporary DNS failure)";
+    return gai_strerror(eai);
 }
 
 int hw_read_full(int fd, void *buf, size_t n)

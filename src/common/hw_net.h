@@ -8,8 +8,15 @@
 
 /* Listens on bind_addr:port (port 0 picks a free one, reported in *port_out). */
 int hw_tcp_listen(const char *bind_addr, int port, int *fd_out, int *port_out);
-/* Connects with a timeout; sets TCP_NODELAY. Returns 0 or -errno. */
+/* Connects with a timeout; sets TCP_NODELAY. Returns 0 or -errno, or
+ * HW_NET_EAI(getaddrinfo's code) when the name does not resolve: a name
+ * that does not exist is not "No route to host". */
 int hw_tcp_connect(const char *host, int port, int timeout_ms, int *fd_out);
+#define HW_NET_EAI_BASE 100000
+#define HW_NET_EAI(eai) (-HW_NET_EAI_BASE + (eai)) /* EAI_* are negative */
+/* The text for a negative result of hw_tcp_connect/hw_tcp_listen
+ * ("unknown host", "Connection refused", ...). */
+const char *hw_net_strerror(int neg);
 void hw_tcp_tune(int fd);
 /* Reads exactly n bytes. 0 on success, -1 on EOF or error (errno set; 0 at EOF). */
 int hw_read_full(int fd, void *buf, size_t n);

@@ -375,11 +375,19 @@
     F(u64, sessions_served)           \
     F(c256, backend)
 
+/* state: HIPR_SESSION_ATTACHED, or HIPR_SESSION_DETACHED (its connection
+ * broke; kept for --resume-grace for its client to resume). client_addr:
+ * the client's IPv6 address (IPv4 as ::ffff:a.b.c.d), all zero if unknown. */
 #define HIPR_MSG_SESSION_ENTRY(F) \
     F(u64, session_id)            \
     F(u32, pid)                   \
-    F(u32, reserved)              \
-    F(u64, bytes_in_use)
+    F(u32, state)                 \
+    F(u64, bytes_in_use)          \
+    F(b16, client_addr)           \
+    F(u32, client_port)           \
+    F(u32, reserved)
+#define HIPR_SESSION_ATTACHED 0u
+#define HIPR_SESSION_DETACHED 1u
 
 /* What a worker is, for `hipwire status`; answered in place of HELLO, like
  * WORKER_STATUS. The tail is device_count HIPR_MSG_DEVINFO records of
@@ -516,7 +524,7 @@
     X(GOODBYE, 0x0002, empty, empty, 0, 0, SYNC)                                                   \
     X(PING, 0x0003, ping, ping, 0, 0, SYNC)                                                        \
     X(SESSION_STATS, 0x0004, empty, session_stats_rep, 0, 0, SYNC)                                 \
-    X(WORKER_STATUS, 0x0005, empty, worker_status_rep, 0, HIPR_CAP_SESSIONS * 24, SYNC)            \
+    X(WORKER_STATUS, 0x0005, empty, worker_status_rep, 0, HIPR_CAP_SESSIONS * 48, SYNC)            \
     X(AUTH_BEGIN, 0x0006, auth_begin_req, auth_begin_rep, 0, 0, SYNC)                              \
     X(AUTH_PROOF, 0x0007, auth_proof, auth_proof, 0, 0, SYNC)                                      \
     X(HEARTBEAT, 0x0008, heartbeat, heartbeat, 0, 0, ASYNC)                                        \

@@ -54,6 +54,11 @@ ABI_OFF(AccelDeviceBasicInfo, index, 432);
 ABI_SIZE(AccelExtendedDeviceInfo, 20976);
 ABI_SIZE(AccelDeviceTopoNode, 72);
 ABI_SIZE(AccelExtendedDeviceTopology, 300040);
+/* TensorFusion's Go copy (DeviceTopoNode with BandwidthBytesPerSec) */
+ABI_SIZE(AccelDeviceTopoNodeGo, 80);
+ABI_OFF(AccelDeviceTopoNodeGo, bandwidthBytesPerSec, 72);
+ABI_SIZE(AccelDeviceTopologyInfoGo, 5200);
+ABI_SIZE(AccelExtendedDeviceTopologyGo, 332808);
 ABI_SIZE(SnapshotContext, 24);
 ABI_SIZE(MountPath, 1024);
 ABI_SIZE(PartitionResult, 20580);

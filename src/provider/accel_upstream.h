@@ -81,6 +81,36 @@ typedef struct {
     size_t deviceCount;
 } AccelExtendedDeviceTopology; /* 300040 bytes */
 
+/*
+ * The same topology as TensorFusion's Go hypervisor declares it (since its
+ * #639): each peer has an int64 BandwidthBytesPerSec the C header lacks, so a
+ * peer is 80 bytes there and 72 here. Go reads the provider's memory through
+ * its own copy of the struct, so the provider must write the caller's layout.
+ * Which one AccelGetAllDevicesTopology writes is documented in
+ * docs/provider.md (HIPWIRE_TOPOLOGY_PEER_SIZE, default 80, the Go
+ * hypervisor's); AccelGetAllDevicesTopologySized takes the caller's struct
+ * size and so needs no setting.
+ */
+typedef struct {
+    char peerUUID[64];
+    int32_t peerIndex;
+    TopoLevelType topoLevel;
+    int64_t bandwidthBytesPerSec; /* KFD io_link max_bandwidth; 0 if unknown */
+} AccelDeviceTopoNodeGo;          /* 80 bytes */
+
+typedef struct {
+    char deviceUUID[64];
+    int32_t deviceIndex;
+    int32_t numaNode;
+    AccelDeviceTopoNodeGo peers[MAX_TOPOLOGY_DEVICES];
+    size_t peerCount;
+} AccelDeviceTopologyInfoGo;
+
+typedef struct {
+    AccelDeviceTopologyInfoGo devices[MAX_TOPOLOGY_DEVICES];
+    size_t deviceCount;
+} AccelExtendedDeviceTopologyGo; /* 332808 bytes */
+
 typedef struct {
     pid_t *processIds;
     size_t processCount;
@@ -113,7 +143,12 @@ AccelResult AccelShutdown(void);
 AccelResult AccelGetDeviceCount(size_t *deviceCount);
 AccelResult AccelGetAllDevices(AccelExtendedDeviceInfo *devices, size_t maxCount,
                                size_t *deviceCount);
+/* Writes the layout HIPWIRE_TOPOLOGY_PEER_SIZE names: 80 (default,
+ * AccelExtendedDeviceTopologyGo) or 72 (AccelExtendedDeviceTopology). */
 AccelResult AccelGetAllDevicesTopology(AccelExtendedDeviceTopology *topology);
+/* hipwire extension: the caller passes sizeof its struct (300040 or
+ * 332808); any other size is ACCEL_ERROR_INVALID_PARAM. */
+AccelResult AccelGetAllDevicesTopologySized(void *topology, size_t topologySize);
 AccelResult AccelAssignPartition(const char *templateId, const char *deviceUUID,
                                  PartitionResult *partitionResult);
 AccelResult AccelRemovePartition(const char *templateId, const char *deviceUUID);

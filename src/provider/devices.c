@@ -53,6 +53,15 @@ static const char *link_name(uint8_t t)
     }
 }
 
+void provider_device_nodes(const amdgpu_gpu_t *g, char *out, size_t outlen)
+{
+    size_t n = (size_t)snprintf(out, outlen, "/dev/kfd");
+    for (uint32_t k = 0; k < g->partition_count && n < outlen; k++)
+        if (g->partitions[k].render_minor >= 0)
+            n += (size_t)snprintf(out + n, outlen - n, ",/dev/dri/renderD%d",
+                                  g->partitions[k].render_minor);
+}
+
 void provider_fill_device(const amdgpu_system_t *sys, uint32_t i, ExtendedDeviceInfo *out)
 {
     const amdgpu_gpu_t *g = &sys->gpus[i];
@@ -65,6 +74,7 @@ void provider_fill_device(const amdgpu_system_t *sys, uint32_t i, ExtendedDevice
     provider_copy(b->vendor, sizeof(b->vendor), "AMD");
     provider_copy(b->model, sizeof(b->model), g->model);
     provider_copy(b->driverVersion, sizeof(b->driverVersion), sys->driver_version);
+    provider_copy(b->firmwareVersion, sizeof(b->firmwareVersion), g->vbios_version);
     b->index = (int32_t)g->index;
     b->numaNode = g->numa_node;
     b->totalMemoryBytes = g->vram_bytes;
@@ -82,6 +92,9 @@ void provider_fill_device(const amdgpu_system_t *sys, uint32_t i, ExtendedDevice
         add_prop(p, "renderNode", "/dev/dri/renderD%d", g->partitions[0].render_minor);
     if (g->card_index >= 0)
         add_prop(p, "cardNode", "/dev/dri/card%d", g->card_index);
+    char nodes[256];
+    provider_device_nodes(g, nodes, sizeof(nodes));
+    add_prop(p, "deviceNodes", "%s", nodes);
     if (g->unique_id)
         add_prop(p, "uniqueId", "0x%016" PRIx64, g->unique_id);
     if (g->product_name[0])
@@ -126,7 +139,9 @@ void provider_fill_device(const amdgpu_system_t *sys, uint32_t i, ExtendedDevice
     }
 
     c->supportsPartitioning = g->available_compute_partitions[0] != '\0';
-    c->supportsSoftIsolation = false;
+    /* soft isolation (TensorFusion's default) needs only what this library
+     * reports: per-device utilisation and per-process memory */
+    c->supportsSoftIsolation = true;
     c->supportsHardIsolation = false;
     c->supportsSnapshot = false;
     c->supportsMetrics = true;

@@ -77,6 +77,9 @@ static void fill_metrics(const amdgpu_system_t *sys, const char *uuid, DeviceMet
     if (r.mclk_mhz > 0)
         extra(m, "memoryClockMHz", r.mclk_mhz);
     extra(m, "memoryBusyPercent", r.mem_busy_percent);
+    /* pcieRx/TxBytes have no "unknown" value in the ABI; 0 there means
+     * unknown exactly when this says so (hipwire metrics omits them) */
+    extra(m, "pcieThroughputKnown", 0);
     extra(m, "memoryTotalBytes", (double)(part ? part->vram_bytes : r.vram_total_bytes));
 }
 

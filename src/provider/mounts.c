@@ -46,8 +46,8 @@ PROVIDER_API Result GetVendorMountLibs(Mount *mounts, size_t maxCount, size_t *m
 PROVIDER_API Result SetMemHardLimit(const char *workerId, const char *deviceUUID,
                                     uint64_t memoryLimitBytes)
 {
-    (void)memoryLimitBytes;
-    if (workerId == NULL || deviceUUID == NULL)
+    /* a limit of 0 would starve the worker: a caller bug, not a request */
+    if (workerId == NULL || deviceUUID == NULL || memoryLimitBytes == 0)
         return RESULT_ERROR_INVALID_PARAM;
     return RESULT_ERROR_NOT_SUPPORTED;
 }
@@ -55,7 +55,7 @@ PROVIDER_API Result SetMemHardLimit(const char *workerId, const char *deviceUUID
 PROVIDER_API Result SetComputeUnitHardLimit(const char *workerId, const char *deviceUUID,
                                             uint32_t computeUnitLimit)
 {
-    if (workerId == NULL || deviceUUID == NULL || computeUnitLimit > 100)
+    if (workerId == NULL || deviceUUID == NULL || computeUnitLimit == 0 || computeUnitLimit > 100)
         return RESULT_ERROR_INVALID_PARAM;
     return RESULT_ERROR_NOT_SUPPORTED;
 }

@@ -108,39 +108,93 @@ static TopoLevelType topo_level(const amdgpu_gpu_t *a, const amdgpu_gpu_t *b)
     return a->numa_node == b->numa_node ? TOPO_LEVEL_NUMA_NODE : TOPO_LEVEL_SYSTEM;
 }
 
-PROVIDER_API AccelResult AccelGetAllDevicesTopology(AccelExtendedDeviceTopology *topology)
+/* Fill the Go layout (the superset); the lock is held. */
+static void fill_topology(const amdgpu_system_t *sys, AccelExtendedDeviceTopologyGo *topology)
 {
-    AccelResult rc = ACCEL_SUCCESS;
-
-    if (topology == NULL)
-        return ACCEL_ERROR_INVALID_PARAM;
-    pthread_mutex_lock(&g_provider.lock);
-    if (provider_discover(0) != 0) {
-        rc = ACCEL_ERROR_OPERATION_FAILED;
-        goto out;
-    }
-    const amdgpu_system_t *sys = g_provider.sys;
     uint32_t n = sys->gpu_count < MAX_TOPOLOGY_DEVICES ? sys->gpu_count : MAX_TOPOLOGY_DEVICES;
+
     memset(topology, 0, sizeof(*topology));
     for (uint32_t i = 0; i < n; i++) {
         const amdgpu_gpu_t *g = &sys->gpus[i];
-        AccelDeviceTopologyInfo *d = &topology->devices[i];
+        AccelDeviceTopologyInfoGo *d = &topology->devices[i];
         provider_copy(d->deviceUUID, sizeof(d->deviceUUID), g->uuid);
         d->deviceIndex = (int32_t)i;
         d->numaNode = g->numa_node;
         for (uint32_t j = 0; j < n; j++) {
             if (j == i)
                 continue;
-            AccelDeviceTopoNode *p = &d->peers[d->peerCount++];
+            AccelDeviceTopoNodeGo *p = &d->peers[d->peerCount++];
             provider_copy(p->peerUUID, sizeof(p->peerUUID), sys->gpus[j].uuid);
             p->peerIndex = (int32_t)j;
             p->topoLevel = topo_level(g, &sys->gpus[j]);
+            /* KFD's MB/s (10^6 bytes), as amdgpu computes it from the link rate */
+            p->bandwidthBytesPerSec = (int64_t)(g->link_bandwidth_mbps[j] * 1000000u);
         }
     }
     topology->deviceCount = n;
-out:
+}
+
+static void to_c_layout(const AccelExtendedDeviceTopologyGo *in, AccelExtendedDeviceTopology *out)
+{
+    memset(out, 0, sizeof(*out));
+    for (size_t i = 0; i < in->deviceCount; i++) {
+        const AccelDeviceTopologyInfoGo *a = &in->devices[i];
+        AccelDeviceTopologyInfo *b = &out->devices[i];
+        memcpy(b->deviceUUID, a->deviceUUID, sizeof(b->deviceUUID));
+        b->deviceIndex = a->deviceIndex;
+        b->numaNode = a->numaNode;
+        for (size_t j = 0; j < a->peerCount; j++) {
+            memcpy(b->peers[j].peerUUID, a->peers[j].peerUUID, sizeof(b->peers[j].peerUUID));
+            b->peers[j].peerIndex = a->peers[j].peerIndex;
+            b->peers[j].topoLevel = a->peers[j].topoLevel;
+        }
+        b->peerCount = a->peerCount;
+    }
+    out->deviceCount = in->deviceCount;
+}
+
+PROVIDER_API AccelResult AccelGetAllDevicesTopologySized(void *topology, size_t topologySize)
+{
+    AccelExtendedDeviceTopologyGo *tmp = NULL;
+    AccelResult rc = ACCEL_SUCCESS;
+
+    if (topology == NULL || (topologySize != sizeof(AccelExtendedDeviceTopologyGo) &&
+                             topologySize != sizeof(AccelExtendedDeviceTopology)))
+        return ACCEL_ERROR_INVALID_PARAM;
+    tmp = malloc(sizeof(*tmp));
+    if (tmp == NULL)
+        return ACCEL_ERROR_INTERNAL;
+    pthread_mutex_lock(&g_provider.lock);
+    if (provider_discover(0) != 0)
+        rc = ACCEL_ERROR_OPERATION_FAILED;
+    else
+        fill_topology(g_provider.sys, tmp);
     pthread_mutex_unlock(&g_provider.lock);
+    if (rc == ACCEL_SUCCESS) {
+        if (topologySize == sizeof(*tmp))
+            memcpy(topology, tmp, sizeof(*tmp));
+        else
+            to_c_layout(tmp, topology);
+    }
+    free(tmp);
     return rc;
+}
+
+/* The legacy entry point carries no size, so the layout is configured:
+ * writing 80-byte peers into a 72-byte caller's struct would overrun it by
+ * 32 KiB, and 72-byte peers into the Go struct lose the topology. */
+PROVIDER_API AccelResult AccelGetAllDevicesTopology(AccelExtendedDeviceTopology *topology)
+{
+    const char *v = getenv("HIPWIRE_TOPOLOGY_PEER_SIZE");
+
+    if (v == NULL || *v == '\0' || strcmp(v, "80") == 0)
+        return AccelGetAllDevicesTopologySized(topology, sizeof(AccelExtendedDeviceTopologyGo));
+    if (strcmp(v, "72") == 0)
+        return AccelGetAllDevicesTopologySized(topology, sizeof(AccelExtendedDeviceTopology));
+    provider_log("ERROR", "HIPWIRE_TOPOLOGY_PEER_SIZE=%s: expected 80 or 72; topology not written",
+                 v);
+    /* NOT_SUPPORTED is the result the hypervisor tolerates */
+    return ACCEL_ERROR_NOT_SUPPORTED;
 }
 
 PROVIDER_API AccelResult AccelAssignPartition(const char *templateId, const char *deviceUUID,
@@ -160,17 +214,19 @@ PROVIDER_API AccelResult AccelAssignPartition(const char *templateId, const char
     pthread_mutex_unlock(&g_provider.lock);
     if (rc != 0)
         return ACCEL_ERROR_OPERATION_FAILED;
+    (void)env_count;
     memset(result, 0, sizeof(*result));
-    result->type = PARTITION_TYPE_ENVIRONMENT_VARIABLE;
+    /* DEVICE_NODE: the hypervisor mounts exactly these nodes into the pod
+     * (with ENVIRONMENT_VARIABLE it mounts none and the pod sees no GPU) */
+    result->type = PARTITION_TYPE_DEVICE_NODE;
     provider_copy(result->deviceUUID, sizeof(result->deviceUUID), uuid);
-    for (size_t i = 0; i < env_count; i++)
-        snprintf(result->envVars[i], sizeof(result->envVars[i]), "%.63s=%.190s", env[i].key,
-                 env[i].value);
-    /* the nodes a container needs for that partition, for callers that
-     * mount devices rather than set variables */
     snprintf(result->deviceNodes[0], sizeof(result->deviceNodes[0]), "/dev/kfd=/dev/kfd");
     if (render[0])
         snprintf(result->deviceNodes[1], sizeof(result->deviceNodes[1]), "%s=%s", render, render);
+    /* Index as the pod sees it: KFD hides topology nodes whose render node
+     * the container's device cgroup denies, so the partition is the pod's
+     * only GPU agent. env[0] holds the host-wide index (the #511 ABI's). */
+    snprintf(result->envVars[0], sizeof(result->envVars[0]), "ROCR_VISIBLE_DEVICES=0");
     return ACCEL_SUCCESS;
 }
 
@@ -183,13 +239,14 @@ PROVIDER_API AccelResult AccelRemovePartition(const char *templateId, const char
 
 PROVIDER_API AccelResult AccelSetMemHardLimit(const char *deviceUUID, uint64_t memoryLimitBytes)
 {
-    (void)memoryLimitBytes;
-    return deviceUUID ? ACCEL_ERROR_NOT_SUPPORTED : ACCEL_ERROR_INVALID_PARAM;
+    if (deviceUUID == NULL || memoryLimitBytes == 0)
+        return ACCEL_ERROR_INVALID_PARAM;
+    return ACCEL_ERROR_NOT_SUPPORTED;
 }
 
 PROVIDER_API AccelResult AccelSetComputeUnitHardLimit(const char *deviceUUID, uint32_t limit)
 {
-    if (deviceUUID == NULL || limit > 100)
+    if (deviceUUID == NULL || limit == 0 || limit > 100)
         return ACCEL_ERROR_INVALID_PARAM;
     return ACCEL_ERROR_NOT_SUPPORTED;
 }

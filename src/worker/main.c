@@ -24,7 +24,9 @@
 #include "hw_net.h"
 #include "hw_transport.h"
 #include "rtc_cache.h"
+#include "metrics_http.h"
 #include "rtc_slots.h"
+#include "worker_metrics.h"
 #include "supervisor.h"
 #include "worker.h"
 #include "worker_info.h"
@@ -75,6 +77,9 @@ static void usage(FILE *f)
         "                        after them (default: no cache)\n"
         "  --rtc-cache-max SIZE  bytes the cache may hold; least recently used entries\n"
         "                        go first (default 1G)\n"
+        "  --metrics-listen HOST:PORT  serve Prometheus metrics at http://HOST:PORT/metrics\n"
+        "                        (off by default; PORT 0 picks one)\n"
+        "  --metrics-port-file PATH  write the metrics port there\n"
         "  --help, --version\n"
         "Environment: TF_DEBUG=1 for debug logs.\n",
         HIPR_DEFAULT_PORT, WORKER_DEFAULT_MAX_HANDLES, WORKER_DEFAULT_MAX_STREAMS,
@@ -191,8 +196,8 @@ static int probe_backend(const struct worker_config *cfg, struct worker_info *in
                     struct hipr_devinfo di;
                     if (ops->device_info(be, d, &di) != HW_OK)
                         memset(&di, 0, sizeof di);
-                    hw_info("device %d: %s (%s), %llu MiB", d, di.name, di.arch_name,
-                            (unsigned long long)(di.total_global_mem >> 20));
+                    hw_info("device %d: %s (%s), %.3f GiB", d, di.name, di.arch_name,
+                            (double)di.total_global_mem / (double)(1ull << 30));
                     if (d < HIPR_CAP_DEVICES) /* what WORKER_INFO reports */
                         info->devs[d] = di;
                 }
@@ -330,7 +335,9 @@ int main(int argc, char **argv)
         O_RTC_QUEUE,
         O_RTC_MEM,
         O_RTC_CACHE_DIR,
-        O_RTC_CACHE_MAX
+        O_RTC_CACHE_MAX,
+        O_METRICS,
+        O_METRICS_PORT_FILE
     };
     const char *rtc_cache_dir = NULL;
     uint64_t rtc_cache_max = 1ull << 30;
@@ -370,9 +377,12 @@ int main(int argc, char **argv)
         { "rtc-max-memory", required_argument, NULL, O_RTC_MEM },
         { "rtc-cache-dir", required_argument, NULL, O_RTC_CACHE_DIR },
         { "rtc-cache-max", required_argument, NULL, O_RTC_CACHE_MAX },
+        { "metrics-listen", required_argument, NULL, O_METRICS },
+        { "metrics-port-file", required_argument, NULL, O_METRICS_PORT_FILE },
         { NULL, 0, NULL, 0 },
     };
     hw_log_init("hip-worker");
+    hw_log_timestamps(1);
     int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
@@ -493,6 +503,15 @@ int main(int argc, char **argv)
             if (parse_size(optarg, &rtc_cache_max) < 0 || rtc_cache_max < 4096)
                 goto bad;
             break;
+        case O_METRICS: {
+            char host[256];
+            int mport;
+            if (metrics_parse_hostport(optarg, host, sizeof host, &mport) < 0)
+                goto bad;
+            cfg.metrics_listen = optarg;
+            break;
+        }
+        case O_METRICS_PORT_FILE: cfg.metrics_port_file = optarg; break;
         case O_HELP:
         case 'h': usage(stdout); return 0;
         case O_VERSION: printf("hip-worker %s\n", HIPWIRE_VERSION); return 0;
@@ -519,10 +538,10 @@ int main(int argc, char **argv)
         rc = 1;
         goto out;
     }
-    hw_info("per session: --mem-limit %llu, --max-handles %u, --max-streams %u (worker-wide "
-            "%u), --max-module-size %llu, --max-inflight %llu, --idle-timeout %llu ms (0: "
-            "none), --resume-grace %llu ms (0: no resume)",
-            (unsigned long long)cfg.mem_limit, cfg.max_handles, cfg.max_streams,
+    hw_info("per session: --mem-limit %.3f GiB (0: the device's size), --max-handles %u, "
+            "--max-streams %u (worker-wide %u), --max-module-size %llu, --max-inflight %llu, "
+            "--idle-timeout %llu ms (0: none), --resume-grace %llu ms (0: no resume)",
+            (double)cfg.mem_limit / (double)(1ull << 30), cfg.max_handles, cfg.max_streams,
             cfg.max_streams_total, (unsigned long long)cfg.max_module_size,
             (unsigned long long)cfg.max_inflight, (unsigned long long)cfg.idle_timeout_ms,
             (unsigned long long)cfg.resume_grace_ms);
@@ -545,6 +564,14 @@ int main(int argc, char **argv)
         hw_info("compiled-kernel cache: %s, at most %llu bytes", rtc_cache_dir,
                 (unsigned long long)rtc_cache_max);
     }
+    if (cfg.metrics_listen) {
+        cfg.metrics = worker_metrics_create((uint32_t)cfg.max_sessions);
+        if (!cfg.metrics) {
+            hw_error("out of memory");
+            rc = 1;
+            goto out;
+        }
+    }
     hw_info("run-time compiles: --rtc-max-concurrent %d (worker-wide), --rtc-queue-timeout "
             "%d s, --rtc-max-memory %llu",
             rtc_max_concurrent, cfg.rtc_queue_timeout_ms / 1000,
@@ -553,6 +580,7 @@ int main(int argc, char **argv)
 out:
     rtc_cache_destroy(rtc_cache);
     rtc_slots_destroy(rtc_slots);
+    worker_metrics_destroy(cfg.metrics);
     worker_info_destroy(info);
     hw_tls_ctx_free(cfg.tls);
     hw_token_clear(&token);

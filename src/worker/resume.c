@@ -255,6 +255,7 @@ static int rejoin(struct session *s, struct hw_transport *t, const struct hipr_h
         hw_tx_shutdown(&s->tx); /* broken again: the next read says so */
     else
         s->link_down = 0;
+    status_slot_set_client(s->slot, s->tx.fd);
     if (s->heartbeat_ms)
         __atomic_store_n(&s->last_send_ms, hw_now_ms(), __ATOMIC_RELAXED);
     pthread_mutex_unlock(&s->send_lock);
@@ -282,6 +283,7 @@ int session_resume_wait(struct session *s)
     if (!still)
         return -1;
     uint64_t grace = s->cfg->resume_grace_ms, deadline = hw_now_ms() + grace;
+    status_slot_set_state(s->slot, HIPR_SESSION_DETACHED);
     hw_info("session %016llx: keeping it for --resume-grace %llu ms for its client to resume",
             (unsigned long long)s->id, (unsigned long long)grace);
     pthread_mutex_lock(&s->resume_lock);

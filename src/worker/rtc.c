@@ -10,6 +10,7 @@
 #include "hw_log.h"
 #include "rtc.h"
 #include "rtc_cache.h"
+#include "worker_metrics.h"
 #include "rtc_slots.h"
 #include "session.h"
 
@@ -181,6 +182,9 @@ static void *compile_thread(void *arg)
     int rc = s->ops->rtc_compile(s->be, j->device, &j->in, &out);
     if (slots)
         rtc_slots_release(slots, slot, self);
+    wm_add(s->metrics, WM_rtc_compiler_runs, 1);
+    if (rc != HW_OK || out.result != 0)
+        wm_add(s->metrics, WM_rtc_compile_failures, 1);
     if (rc != HW_OK) {
         char msg[160];
         snprintf(msg, sizeof msg,

@@ -46,6 +46,14 @@ uint32_t rtc_slots_count(const struct rtc_slots *t)
     return t->n;
 }
 
+uint32_t rtc_slots_busy(const struct rtc_slots *t)
+{
+    uint32_t busy = 0;
+    for (uint32_t i = 0; i < t->n; i++)
+        busy += __atomic_load_n(&t->owner[i], __ATOMIC_RELAXED) != 0;
+    return busy;
+}
+
 static int try_take(struct rtc_slots *t, pid_t pid)
 {
     for (uint32_t i = 0; i < t->n; i++) {

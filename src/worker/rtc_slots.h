@@ -22,6 +22,8 @@ struct rtc_slots;
 struct rtc_slots *rtc_slots_create(uint32_t n);
 void rtc_slots_destroy(struct rtc_slots *t);
 uint32_t rtc_slots_count(const struct rtc_slots *t);
+/* Slots held now (a compile running in each). */
+uint32_t rtc_slots_busy(const struct rtc_slots *t);
 
 /* Takes a slot for pid, waiting up to timeout_ms. Returns its index, -1 when
  * none came free in time, -2 when *cancel became non-zero meanwhile. */

@@ -17,6 +17,7 @@
 #include "hw_sha256.h"
 #include "hw_time.h"
 #include "idle.h"
+#include "worker_metrics.h"
 
 #define UNKNOWN_OP_SKIP_MAX (64 * HIPR_KiB)
 
@@ -94,6 +95,11 @@ int session_reply_tail(struct session *s, uint16_t opcode, uint32_t request_id, 
         goto out;
     }
     encode_reply_header(s, hdr, opcode, request_id, status, body_len + tail_len);
+    if (status != HW_OK && s->metrics) {
+        const struct hipr_op_info *op = hipr_op_lookup(opcode);
+        if (op)
+            wm_error(s->metrics, (size_t)(op - hipr_op_at(0)));
+    }
     if (s->resumable) {
         keep_reply_locked(s, hdr, sizeof hdr, body, body_len, tail, tail_len, how, owned);
         kept = s->resumable; /* the log owns `owned` now, or has released it */
@@ -112,8 +118,10 @@ int session_reply_tail(struct session *s, uint16_t opcode, uint32_t request_id, 
     if (hw_tx_writev_full(&s->tx, iov, 3) < 0) {
         link_lost_locked(s);
         rc = s->send_failed ? -1 : 0;
-    } else if (s->heartbeat_ms) {
-        __atomic_store_n(&s->last_send_ms, hw_now_ms(), __ATOMIC_RELAXED);
+    } else {
+        wm_add(s->metrics, WM_bytes_out, sizeof hdr + body_len + tail_len);
+        if (s->heartbeat_ms)
+            __atomic_store_n(&s->last_send_ms, hw_now_ms(), __ATOMIC_RELAXED);
     }
 out:
     pthread_mutex_unlock(&s->send_lock);
@@ -146,8 +154,10 @@ int session_send_unsolicited(struct session *s, uint16_t opcode, const void *bod
     if (hw_tx_writev_full(&s->tx, iov, 2) < 0) {
         link_lost_locked(s);
         rc = -1;
-    } else if (s->heartbeat_ms) {
-        __atomic_store_n(&s->last_send_ms, hw_now_ms(), __ATOMIC_RELAXED);
+    } else {
+        wm_add(s->metrics, WM_bytes_out, sizeof hdr + body_len);
+        if (s->heartbeat_ms)
+            __atomic_store_n(&s->last_send_ms, hw_now_ms(), __ATOMIC_RELAXED);
     }
 out:
     pthread_mutex_unlock(&s->send_lock);
@@ -174,8 +184,10 @@ static int piece_send_locked(struct session *s, const void *data, size_t len)
     if (s->link_down)
         return 0;
     struct iovec iov = { (void *)data, len };
-    if (hw_tx_writev_full(&s->tx, &iov, 1) == 0)
+    if (hw_tx_writev_full(&s->tx, &iov, 1) == 0) {
+        wm_add(s->metrics, WM_bytes_out, len);
         return 0;
+    }
     link_lost_locked(s);
     return s->send_failed ? -1 : 0;
 }
@@ -244,6 +256,7 @@ void session_reply_end(struct session *s, int complete)
 void session_async_error(struct session *s, int status)
 {
     int expected = 0;
+    wm_add(s->metrics, WM_async_errors, 1);
     /* HIP reports the first asynchronous error; later ones are its echoes. */
     __atomic_compare_exchange_n(&s->async_status, &expected, status, 0, __ATOMIC_ACQ_REL,
                                 __ATOMIC_ACQUIRE);
@@ -445,8 +458,11 @@ int session_send_worker_status(struct session *s, uint32_t request_id)
         struct hipr_session_entry e = {
             .session_id = __atomic_load_n(&sl->session_id, __ATOMIC_ACQUIRE),
             .pid = pid,
+            .state = __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE),
             .bytes_in_use = __atomic_load_n(&sl->bytes_in_use, __ATOMIC_ACQUIRE),
+            .client_port = __atomic_load_n(&sl->client_port, __ATOMIC_ACQUIRE),
         };
+        memcpy(e.client_addr, sl->client_addr, sizeof e.client_addr);
         hipr_session_entry_encode(tail + n * HIPR_session_entry_SIZE, &e);
         n++;
     }
@@ -478,6 +494,8 @@ static int open_session(struct session *s, const struct hipr_header *hh,
         session_reply(s, h.opcode, h.request_id, HW_ERESOURCES, NULL, 0, NULL, 0);
         return -1;
     }
+    status_slot_set_client(s->slot, s->tx.fd);
+    s->metrics = worker_metrics_slot(s->cfg->metrics, (uint32_t)(s->slot - s->table->slots));
     int rc = open_backend(s);
     if (rc != HW_OK) {
         hw_error("backend %s has no usable device (status %d)", s->cfg->backend, rc);
@@ -611,6 +629,7 @@ static enum loop_end request_loop(struct session *s)
             return link_failed(s);
         hipr_header_decode(hbuf, &h);
         idle_note_request(s, h.opcode);
+        wm_add(s->metrics, WM_bytes_in, HIPR_HEADER_SIZE + h.payload_length);
         enum hipr_check c = hipr_check_request(&h, &info);
         if (c == HIPR_EOPCODE && h.magic == HIPR_MAGIC && h.version == HIPR_VERSION &&
             h.payload_length <= UNKNOWN_OP_SKIP_MAX) {
@@ -646,7 +665,10 @@ static enum loop_end request_loop(struct session *s)
             return LOOP_END;
         errno = 0;
         s->read_failed = 0;
+        uint64_t t0 = s->metrics ? hw_now_ns() : 0;
         int rc = dispatch_request(s, &h, info, fixed);
+        if (s->metrics)
+            wm_call(s->metrics, (size_t)(info - hipr_op_at(0)), hw_now_ns() - t0, 0);
         /* A request cut short by the connection did not happen: a resumed
          * client sends it again. */
         if (s->read_failed) {

@@ -53,6 +53,7 @@ struct session {
     const struct worker_config *cfg;
     struct status_table *table;
     struct status_slot *slot;
+    struct wm_slot *metrics; /* this session's counters; NULL: none kept */
 
     const struct hw_backend_ops *ops;
     struct hw_backend *be;

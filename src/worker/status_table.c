@@ -2,7 +2,12 @@
 
 #include <stddef.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+
+#include "hipr.h"
 
 static size_t table_size(uint32_t max_sessions)
 {
@@ -80,6 +85,46 @@ pid_t status_table_pid_of(const struct status_table *t, uint64_t session_id)
             return (pid_t)pid;
     }
     return 0;
+}
+
+void status_slot_set_client(struct status_slot *s, int fd)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    uint8_t addr[16] = { 0 };
+    uint32_t port = 0;
+
+    if (s == NULL)
+        return;
+    if (getpeername(fd, (struct sockaddr *)&ss, &len) == 0) {
+        if (ss.ss_family == AF_INET) {
+            const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
+            addr[10] = addr[11] = 0xff;
+            memcpy(addr + 12, &a->sin_addr, 4);
+            port = ntohs(a->sin_port);
+        } else if (ss.ss_family == AF_INET6) {
+            const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ss;
+            memcpy(addr, &a->sin6_addr, 16);
+            port = ntohs(a->sin6_port);
+        }
+    }
+    memcpy(s->client_addr, addr, sizeof addr);
+    __atomic_store_n(&s->client_port, port, __ATOMIC_RELEASE);
+    __atomic_store_n(&s->state, HIPR_SESSION_ATTACHED, __ATOMIC_RELEASE);
+}
+
+void status_slot_set_state(struct status_slot *s, uint32_t state)
+{
+    if (s)
+        __atomic_store_n(&s->state, state, __ATOMIC_RELEASE);
+}
+
+int status_table_index_of(const struct status_table *t, pid_t pid)
+{
+    for (uint32_t i = 0; i < t->max_sessions; i++)
+        if (__atomic_load_n(&t->slots[i].pid, __ATOMIC_ACQUIRE) == (uint32_t)pid)
+            return (int)i;
+    return -1;
 }
 
 uint32_t status_table_count(const struct status_table *t, uint64_t *bytes_total)

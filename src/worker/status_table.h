@@ -15,9 +15,15 @@
 
 struct status_slot {
     uint32_t pid;     /* 0 = free; claimed with a compare-and-swap */
+    uint32_t state;   /* HIPR_SESSION_ATTACHED or _DETACHED */
     uint32_t streams; /* the session's streams, for --max-streams-total */
+    uint32_t reserved;
     uint64_t session_id;
     uint64_t bytes_in_use;
+    /* the client's address; written by the owner while it has no other
+     * reader to race but a status reply, which may see a torn address */
+    uint8_t client_addr[16]; /* IPv6; IPv4 as ::ffff:a.b.c.d */
+    uint32_t client_port;
 };
 
 struct status_table {
@@ -41,6 +47,11 @@ uint64_t status_table_release_pid(struct status_table *t, pid_t pid, uint64_t *s
 uint32_t status_table_streams(const struct status_table *t);
 /* The process that holds session_id's slot, or 0. */
 pid_t status_table_pid_of(const struct status_table *t, uint64_t session_id);
+/* The slot index pid holds, or -1. */
+int status_table_index_of(const struct status_table *t, pid_t pid);
+/* Records the peer of fd as the slot's client (and marks it attached). */
+void status_slot_set_client(struct status_slot *s, int fd);
+void status_slot_set_state(struct status_slot *s, uint32_t state);
 uint32_t status_table_count(const struct status_table *t, uint64_t *bytes_total);
 
 #endif

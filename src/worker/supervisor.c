@@ -16,6 +16,7 @@
 #include "hw_log.h"
 #include "hw_net.h"
 #include "leak_check.h"
+#include "metrics_http.h"
 #include "rtc_slots.h"
 #include "session.h"
 #include "status_table.h"
@@ -27,6 +28,29 @@
 #define HANDSHAKE_SLACK 16
 
 static volatile sig_atomic_t stop_requested;
+
+/* What the metrics thread reads of the accept loop's state. */
+struct sup_view {
+    const struct worker_config *cfg;
+    struct status_table *table;
+    int live; /* connections with a process; atomic */
+};
+
+static void read_gauges(void *arg, struct wm_gauges *g)
+{
+    struct sup_view *v = arg;
+    uint64_t bytes = 0;
+    int live = __atomic_load_n(&v->live, __ATOMIC_RELAXED);
+    uint32_t sessions = status_table_count(v->table, &bytes);
+    g->sessions_active = sessions;
+    g->sessions_max = (uint32_t)v->cfg->max_sessions;
+    g->handshakes_pending = live > (int)sessions ? (uint32_t)(live - (int)sessions) : 0;
+    g->rtc_slots_busy = v->cfg->rtc_slots ? rtc_slots_busy(v->cfg->rtc_slots) : 0;
+    g->sessions_served = __atomic_load_n(&v->table->sessions_served, __ATOMIC_RELAXED);
+    g->device_memory_bytes = bytes;
+    g->mem_limit = v->cfg->mem_limit;
+    g->backend = v->cfg->backend;
+}
 
 static void on_stop(int sig)
 {
@@ -59,6 +83,10 @@ static void reap(const struct worker_config *cfg, struct status_table *table, st
     pid_t pid;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
         uint64_t sid;
+        /* its counters join the totals before anyone can take its slot */
+        int idx = status_table_index_of(table, pid);
+        if (idx >= 0)
+            worker_metrics_retire(cfg->metrics, (uint32_t)idx);
         uint64_t bytes = status_table_release_pid(table, pid, &sid);
         /* A session that died holding compile slots cannot give them back. */
         uint32_t slots = rtc_slots_release_pid(cfg->rtc_slots, pid);
@@ -101,6 +129,8 @@ int supervisor_run(const struct worker_config *cfg)
     int leaked = 0; /* a session process failed LeakSanitizer's check */
     int lfd = -1, port = 0, rc = 1, live = 0;
     int nkids = cfg->max_sessions + HANDSHAKE_SLACK;
+    struct metrics_http *mh = NULL;
+    struct sup_view view = { .cfg = cfg, .live = 0 };
     uint64_t counter = 0;
     struct child *kids = calloc((size_t)nkids, sizeof *kids);
     struct status_table *table =
@@ -119,14 +149,28 @@ int supervisor_run(const struct worker_config *cfg)
         goto out;
     }
 
+    view.table = table;
+    if (cfg->metrics_listen) {
+        int mport = 0;
+        mh = metrics_http_start(cfg->metrics_listen, cfg->metrics, read_gauges, &view, &mport);
+        if (mh == NULL)
+            goto out;
+        if (cfg->metrics_port_file && write_port_file(cfg->metrics_port_file, mport) < 0) {
+            hw_error("cannot write %s: %s", cfg->metrics_port_file, strerror(errno));
+            goto out;
+        }
+        hw_info("metrics at http://%s/metrics (port %d)", cfg->metrics_listen, mport);
+    }
+
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop;
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
-    hw_info("listening on %s:%d (backend %s, max %d sessions, mem limit %llu, %s, %s)", cfg->bind,
-            port, cfg->backend, cfg->max_sessions, (unsigned long long)cfg->mem_limit,
+    hw_info("listening on %s:%d (backend %s, max %d sessions, mem limit %.3f GiB, %s, %s)",
+            cfg->bind, port, cfg->backend, cfg->max_sessions,
+            (double)cfg->mem_limit / (double)(1ull << 30),
             cfg->token ? "token required" : "no authentication",
             cfg->require_tls ? "TLS required"
             : cfg->tls       ? "TLS or plain"
@@ -146,6 +190,7 @@ int supervisor_run(const struct worker_config *cfg)
         struct pollfd pfd = { .fd = full ? -1 : lfd, .events = POLLIN };
         int n = poll(&pfd, 1, full ? 20 : 200); /* also the reaping period */
         reap(cfg, table, kids, nkids, &live, &leaked);
+        __atomic_store_n(&view.live, live, __ATOMIC_RELAXED);
         if (n <= 0 || full)
             continue;
         int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
@@ -156,6 +201,9 @@ int supervisor_run(const struct worker_config *cfg)
         pid_t pid = fork();
         if (pid == 0) {
             close(lfd);
+            /* only the supervisor serves metrics (its thread is not here) */
+            if (mh)
+                close(metrics_http_fd(mh));
             signal(SIGINT, SIG_IGN); /* a terminal ^C goes to the supervisor */
             /* Sessions run one uid; kernels on the cpu backend are the
              * client's code. Not dumpable: no sibling session may read this
@@ -172,6 +220,7 @@ int supervisor_run(const struct worker_config *cfg)
             if (!kids[i].pid) {
                 kids[i].pid = pid;
                 live++;
+                __atomic_store_n(&view.live, live, __ATOMIC_RELAXED);
                 break;
             }
     }
@@ -195,6 +244,7 @@ int supervisor_run(const struct worker_config *cfg)
         live--;
     rc = leaked ? 1 : 0;
 out:
+    metrics_http_stop(mh);
     if (lfd >= 0)
         close(lfd);
     status_table_destroy(table);

@@ -57,6 +57,10 @@ struct worker_config {
      * many bytes of unacknowledged replies it may keep. */
     uint64_t resume_grace_ms;
     uint64_t resume_buffer;
+    /* --metrics-listen (docs/worker.md, "Metrics"): NULL = no endpoint. */
+    const char *metrics_listen;
+    const char *metrics_port_file;  /* write the metrics port here (for :0) */
+    struct worker_metrics *metrics; /* shared counters; NULL without endpoint */
 };
 
 #endif

@@ -86,12 +86,14 @@ int main(int argc, char **argv)
     snprintf(want, sizeof want, "127.0.0.1:%s  up ", port);
     EXPECT(strstr(out, want) && strstr(out, "protocol 1, backend cpu"), "health line");
     EXPECT(strstr(out, "devices: 2") && strstr(out, "0  hipwire CPU device"), "devices");
-    EXPECT(strstr(out, "sessions: 2 of 64") && strstr(out, "device memory in use: 4.0 MiB") &&
-               strstr(out, "per-session limit: 512.0 MiB"),
-           "sessions and memory");
-    snprintf(want, sizeof want, "session %016llx  pid %u  3.0 MiB",
-             (unsigned long long)a.session_id, a.session_pid);
-    EXPECT(strstr(out, want), "session a listed: %s", want);
+    EXPECT(strstr(out, "sessions: 2 of 64") && strstr(out, "device memory in use: 0.004 GiB") &&
+               strstr(out, "per-session limit: 0.500 GiB"),
+           "sessions and memory, in GiB");
+    snprintf(want, sizeof want,
+             "session %016llx  client 127.0.0.1:", (unsigned long long)a.session_id);
+    EXPECT(strstr(out, want), "session a listed with its client's address: %s", want);
+    snprintf(want, sizeof want, "  attached  pid %u  0.003 GiB", a.session_pid);
+    EXPECT(strstr(out, want), "session a attached: %s", want);
     snprintf(want, sizeof want, "127.0.0.1:%d  unreachable: Connection refused", dead);
     EXPECT(strstr(out, want), "dead worker: %s", want);
 
@@ -107,6 +109,40 @@ int main(int argc, char **argv)
     snprintf(want, sizeof want, "\"id\": \"%016llx\"", (unsigned long long)b.session_id);
     EXPECT(strstr(out, want), "json session id");
     EXPECT(strstr(out, "\"error\": \"Connection refused\""), "json error");
+    EXPECT(strstr(out, "\"client\": \"127.0.0.1:") && strstr(out, "\"state\": \"attached\""),
+           "json client and state");
+
+    /* A resumable session whose connection broke is listed as detached. */
+    struct raw_conn d;
+    struct raw_reply rr;
+    struct hipr_hello_req hreq = { .proto_min = HIPR_VERSION,
+                                   .proto_max = HIPR_VERSION,
+                                   .client_pid = (uint32_t)getpid(),
+                                   .resume_token = 0x5eed5eed5eed5eedull };
+    struct hipr_hello_rep hrep;
+    uint8_t hfixed[HIPR_hello_req_SIZE];
+    hipr_hello_req_encode(hfixed, &hreq);
+    EXPECT(raw_connect(&d) == 0 &&
+               raw_call(&d, HIPR_OP_HELLO, hfixed, sizeof hfixed, NULL, 0, &rr) == 0 &&
+               rr.rh.status == 0 && hipr_hello_rep_decode(rr.body, rr.body_len, &hrep) == 0,
+           "session d, with a resume token");
+    raw_reply_free(&rr);
+    EXPECT(raw_call(&d, HIPR_OP_RESUME_ENABLE, NULL, 0, NULL, 0, &rr) == 0 && rr.rh.status == 0,
+           "resume enabled");
+    raw_reply_free(&rr);
+    uint64_t d_id = hrep.session_id;
+    raw_close(&d);
+    snprintf(want, sizeof want, "session %016llx  client 127.0.0.1:", (unsigned long long)d_id);
+    int seen = 0;
+    for (int i = 0; i < 50 && !seen; i++) {
+        raw_sleep_ms(100);
+        snprintf(cmd, sizeof cmd, "%s status --worker 127.0.0.1:%s", cli, port);
+        run(cmd, out, sizeof out);
+        char *line = strstr(out, want);
+        seen = line && strstr(line, "detached, awaiting resume") &&
+               strstr(line, "detached") < strchr(line, '\n');
+    }
+    EXPECT(seen, "session d detached:\n%s", out);
 
     /* Sessions gone: 0 sessions, 0 bytes, exit 0; asking opened none. */
     raw_close(&a);
@@ -116,7 +152,7 @@ int main(int argc, char **argv)
     snprintf(cmd, sizeof cmd, "%s status --worker 127.0.0.1:%s", cli, port);
     rc = run(cmd, out, sizeof out);
     EXPECT(rc == 0, "all up: exit status %d", rc);
-    EXPECT(strstr(out, "sessions: 0 of 64 (2 served), device memory in use: 0 B"),
+    EXPECT(strstr(out, "sessions: 0 of 64 (3 served), device memory in use: 0.000 GiB"),
            "nothing held, and status calls are not sessions:\n%s", out);
 
     snprintf(cmd, sizeof cmd, "%s status --worker 127.0.0.1:,x 2>&1", cli);

@@ -26,6 +26,17 @@ if grep '^\[FAIL\]' "$tmp/out" | grep -qv -- ' -- fix: '; then
     cat "$tmp/out"; fail "a failure without a fix"
 fi
 
+# One piece of advice: a node that is not ready ends with exactly one next
+# step, the fix of its first failure; a ready one gives none.
+first_fix=$(grep '^\[FAIL\]' "$tmp/out" | head -n 1 | sed 's/.* -- fix: //')
+if [ "$expected" != 0 ]; then
+    [ "$(grep -c -- '-- next step: ' "$tmp/out")" = 1 ] || { cat "$tmp/out"; fail "not one next step"; }
+    tail -n 1 "$tmp/out" | grep -qF -- "-- next step: $first_fix" ||
+        { cat "$tmp/out"; fail "the next step is not the first failure's fix"; }
+elif grep -q -- '-- next step: ' "$tmp/out"; then
+    cat "$tmp/out"; fail "a ready node with a next step"
+fi
+
 rc=0
 "$HIPWIRE" node check --json > "$tmp/json" 2>&1 || rc=$?
 [ "$rc" = "$expected" ] || fail "node check --json exited $rc, expected $expected"

@@ -45,4 +45,20 @@ if HIPWIRE_HOST_ROOT="$tmp/empty" "$bin" devices > /dev/null 2> "$tmp/err.txt"; 
     exit 1
 fi
 grep -q 'no KFD topology' "$tmp/err.txt"
+grep -q 'VRAM_GIB' "$tmp/table.txt"
+grep -q ' 64.0 ' "$tmp/table.txt"   # 68702699520 bytes in GiB
+
+# --watch --json is NDJSON: one document per line; 64-bit ids are strings
+HIPWIRE_HOST_ROOT="$tmp/mi210" timeout 3 "$bin" devices --watch 1 --json > "$tmp/nd.txt" || true
+python3 - "$tmp/nd.txt" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+if len(lines) < 2:
+    sys.exit("FAIL: --watch --json printed %d lines" % len(lines))
+for l in lines:
+    doc = json.loads(l)
+    for g in doc["gpus"]:
+        if not isinstance(g["xgmi_hive_id"], str) or not g["xgmi_hive_id"].startswith("0x"):
+            sys.exit("FAIL: xgmi_hive_id is not a hex string")
+PY
 echo "hipwire devices: table and missing-KFD error ok"

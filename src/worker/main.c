@@ -20,6 +20,7 @@
 #include "backend.h"
 #include "hipr.h"
 #include "hw_auth.h"
+#include "hw_config.h"
 #include "hw_log.h"
 #include "hw_net.h"
 #include "hw_transport.h"
@@ -68,6 +69,9 @@ static void usage(FILE *f)
         "  --rtc-queue-timeout S how long a compile waits for one of those before it is\n"
         "                        refused (default 30; 0: refuse at once)\n"
         "  --rtc-max-memory SIZE address space of one compiler process (default 4G)\n"
+        "  --config FILE         read options from FILE: one `name = value` (or a bare\n"
+        "                        `name` for a flag) per line, names as above without\n"
+        "                        the dashes; flags on the command line override it\n"
         "  --help, --version\n"
         "Environment: TF_DEBUG=1 for debug logs.\n",
         HIPR_DEFAULT_PORT, WORKER_DEFAULT_MAX_HANDLES);
@@ -316,7 +320,8 @@ int main(int argc, char **argv)
         O_HIPCC,
         O_RTC_CONC,
         O_RTC_QUEUE,
-        O_RTC_MEM
+        O_RTC_MEM,
+        O_CONFIG
     };
     const char *token_file = NULL, *tls_cert = NULL, *tls_key = NULL;
     int insecure = 0;
@@ -349,9 +354,19 @@ int main(int argc, char **argv)
         { "rtc-max-concurrent", required_argument, NULL, O_RTC_CONC },
         { "rtc-queue-timeout", required_argument, NULL, O_RTC_QUEUE },
         { "rtc-max-memory", required_argument, NULL, O_RTC_MEM },
+        { "config", required_argument, NULL, O_CONFIG },
         { NULL, 0, NULL, 0 },
     };
     hw_log_init("hip-worker");
+    /* The config file's options go before the command line's (hw_config.h);
+     * the expanded argv lives as long as the process (optarg points into it). */
+    static char **cfg_argv; /* static: reachable until exit, so no leak is reported */
+    char cfg_err[512];
+    if (hw_config_expand(argc, argv, opts, &argc, &cfg_argv, cfg_err, sizeof(cfg_err)) < 0) {
+        fprintf(stderr, "hip-worker: %s\n", cfg_err);
+        return 2;
+    }
+    argv = cfg_argv;
     int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
@@ -459,6 +474,7 @@ int main(int argc, char **argv)
             if (parse_size(optarg, &cfg.rtc_max_memory) < 0 || cfg.rtc_max_memory < (64u << 20))
                 goto bad;
             break;
+        case O_CONFIG: break; /* read by hw_config_expand */
         case O_HELP:
         case 'h': usage(stdout); return 0;
         case O_VERSION: printf("hip-worker %s\n", HIPWIRE_VERSION); return 0;

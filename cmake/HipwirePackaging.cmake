@@ -1,0 +1,46 @@
+# Debian packages: `cpack -G DEB` in the build tree makes one package per
+# install component (HipwireInstall.cmake): hipwire-worker, hipwire-client,
+# hipwire-provider, hipwire-tools, and hipwire-service once that binary exists.
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME hipwire)
+set(CPACK_PACKAGE_VENDOR hipwire)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_CONTACT "hipwire maintainers <hipwire@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "HIP over the network")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_COMPONENTS_ALL ${HIPWIRE_COMPONENTS})
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION devel)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://github.com/hipwire/hipwire")
+set(CPACK_STRIP_FILES ON)
+
+set(_deb ${CMAKE_SOURCE_DIR}/deploy/debian)
+set(CPACK_DEBIAN_WORKER_DESCRIPTION "hipwire worker: runs HIP calls from remote clients
+ hip-worker serves the hipwire proxy libamdhip64 over TCP (port 18515) on AMD
+ GPUs (hip backend), NVIDIA GPUs (cuda) or a software CPU device. Ships the
+ hardened hip-worker.service, /etc/hipwire/hip-worker.conf and its user.")
+set(CPACK_DEBIAN_WORKER_PACKAGE_RECOMMENDS "g++")
+set(CPACK_DEBIAN_WORKER_PACKAGE_SUGGESTS "hipcc")
+set(CPACK_DEBIAN_WORKER_PACKAGE_CONTROL_EXTRA
+    ${_deb}/worker/conffiles ${_deb}/worker/postinst ${_deb}/worker/prerm ${_deb}/worker/postrm)
+set(CPACK_DEBIAN_WORKER_PACKAGE_CONTROL_STRICT_PERMISSION ON)
+
+set(CPACK_DEBIAN_CLIENT_DESCRIPTION "hipwire client: the proxy HIP runtime
+ libamdhip64.so.N and libhiprtc.so.N in /usr/lib/hipwire (never over a real
+ ROCm's): with that directory in LD_LIBRARY_PATH an unmodified HIP program
+ runs its HIP calls on a hip-worker (TF_WORKER_HOST). Also the CPU-device
+ kernel header and hipwire.pc.")
+set(CPACK_DEBIAN_PROVIDER_DESCRIPTION "hipwire AMD provider for TensorFusion
+ libaccelerator_amd.so in /usr/lib/tensor-fusion: device discovery, metrics,
+ processes, partitions and mounts from amdgpu sysfs and KFD.")
+set(CPACK_DEBIAN_TOOLS_DESCRIPTION "hipwire command: node checks, labels, partitions, status
+ hipwire node check|setup|labels, hipwire partition show|set|reset,
+ hipwire devices and hipwire status.")
+set(CPACK_DEBIAN_SERVICE_DESCRIPTION "hipwire kernel service
+ hipwire-service: submit, compile, check and benchmark HIP kernels over HTTP.")
+set(CPACK_DEBIAN_SERVICE_PACKAGE_DEPENDS "hipwire-worker (= ${PROJECT_VERSION})")
+
+include(CPack)

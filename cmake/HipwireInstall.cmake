@@ -90,6 +90,7 @@ install(FILES ${CMAKE_SOURCE_DIR}/deploy/systemd/hipwire.sysusers
 # Headers (the CPU-device kernel ABI) and the pkg-config file.
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/include/hipwire
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT client)
+file(RELATIVE_PATH HIPWIRE_PC_UP /x/${CMAKE_INSTALL_LIBDIR}/pkgconfig /x)
 configure_file(${CMAKE_SOURCE_DIR}/cmake/hipwire.pc.in ${CMAKE_BINARY_DIR}/hipwire.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/hipwire.pc
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT client)

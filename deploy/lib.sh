@@ -78,7 +78,9 @@ hw_base_image() {
 hw_build_debs() {
     local dir=$1 src
     src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-    cmake -S "$src" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF >/dev/null &&
-        cmake --build "$dir" -j"$(nproc)" >/dev/null &&
-        (cd "$dir" && rm -f ./*.deb && cpack -G DEB >/dev/null)
+    mkdir -p "$dir"
+    { cmake -S "$src" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF &&
+        cmake --build "$dir" -j"$(nproc)" &&
+        (cd "$dir" && rm -f ./*.deb && cpack -G DEB); } >"$dir/debs.log" 2>&1 ||
+        { tail -30 "$dir/debs.log" >&2; return 1; }
 }

@@ -33,3 +33,8 @@ step "clang ASan/UBSan: ctest (fuzzers included)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-test-asan -j"$ctest_jobs" --output-on-failure --timeout 600 -E 'bench_'
 
+
+# Slow (about a minute after the first run) and needs podman, mmdebstrap and a
+# reachable Debian mirror the first time; each part skips cleanly without them.
+step "deploy: Debian packages on a fresh Debian 12 root, container images, Helm chart"
+tests/deploy/run.sh build-deploy

@@ -4,7 +4,10 @@
 # can run a container. Returns non-zero with the reason in $HW_SKIP.
 
 HW_CONTAINERS_CONF=${HW_CONTAINERS_CONF:-/etc/containers/containers.conf}
-HW_BASE_IMAGE=localhost/hipwire-base:bookworm
+# What the hipwire packages depend on, preinstalled so that installing them
+# needs no network. The image's tag changes with this list.
+HW_BASE_PACKAGES=libssl3,libzstd1,zlib1g,libcurl4
+HW_BASE_IMAGE=localhost/hipwire-base:bookworm-$(printf %s "$HW_BASE_PACKAGES" | sha256sum | cut -c1-8)
 
 hw_podman_ready() {
     HW_SKIP=
@@ -49,7 +52,7 @@ hw_podman_runs() {
 # reachable the first time (HIPWIRE_DEBIAN_MIRROR; the host's apt cache is
 # reused for the .debs it already holds); after that it is offline.
 hw_base_image() {
-    local cache=$1 tar=$1/base-bookworm.tar
+    local cache=$1 tar=$1/base-${HW_BASE_IMAGE##*:}.tar
     if podman image exists "$HW_BASE_IMAGE" 2>/dev/null; then
         return 0
     fi
@@ -57,9 +60,7 @@ hw_base_image() {
         command -v mmdebstrap >/dev/null 2>&1 || { HW_SKIP="mmdebstrap is not installed"; return 1; }
         mkdir -p "$cache"
         local mirror=${HIPWIRE_DEBIAN_MIRROR:-http://deb.debian.org/debian}
-        # The packages the hipwire .debs depend on are in the root already, so
-        # `apt install ./hipwire*.deb` in it needs no network.
-        if ! mmdebstrap --quiet --variant=minbase --include=libssl3,libzstd1,zlib1g \
+        if ! mmdebstrap --quiet --variant=minbase --include="$HW_BASE_PACKAGES" \
             --setup-hook='mkdir -p "$1/var/cache/apt/archives"' \
             --setup-hook='cp /var/cache/apt/archives/*.deb "$1/var/cache/apt/archives/" 2>/dev/null || true' \
             --customize-hook='rm -f "$1"/var/cache/apt/archives/*.deb' \

@@ -66,7 +66,7 @@ rocmDistribution: any
 rocmVersion: "$hip_version"
 YAML
     echo "== $image:$tag"
-    podman build --quiet --pull=never --format docker -t "localhost/$image:$tag" \
+    podman build --quiet --pull=never --format docker --build-arg BASE="$HW_BASE_IMAGE" -t "localhost/$image:$tag" \
         -f "$here/$image/Containerfile" "$ctx" >"$work/image-$image.log" 2>&1 ||
         { tail -20 "$work/image-$image.log" >&2; exit 1; }
     rm -rf "$ctx"

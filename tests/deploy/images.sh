@@ -44,6 +44,7 @@ done
 [ -n "$healthy" ] || { podman logs "$name"; fail "the worker image's health check never passed"; }
 user=$(podman top "$name" user | sed -n 2p)
 [ "$user" = hipwire ] || fail "the worker runs as '$user', not hipwire"
+[ "$(podman image inspect -f '{{.Config.User}}' "localhost/hipwire-worker:$tag")" = 18515:18515 ] || fail "image USER is not numeric 18515"
 out=$(LD_LIBRARY_PATH="$work/lib" TF_WORKER_HOST=127.0.0.1 TF_WORKER_PORT="$port" TF_WORKER_TOKEN_FILE="$tmp/token" \
     "$work/bin/vector_add" "$work/kernels/demo_kernels.so" 2>&1) || { echo "$out"; podman logs "$name"; fail "vector_add through the image"; }
 echo "$out"
@@ -70,7 +71,7 @@ echo "provider image: /build/lib/libaccelerator_amd.so and /build/metadata.yaml 
 
 # Client stub: copies the proxy where a user pod's LD_LIBRARY_PATH points.
 mkdir -m 777 "$tmp/inject"
-podman run --rm -v "$tmp/inject:/inject" "localhost/hipwire-client-stub:$tag" >/dev/null || fail "client stub run"
+podman run --rm -v "$tmp/inject:/tensor-fusion" "localhost/hipwire-client-stub:$tag" >/dev/null || fail "client stub run"
 [ -s "$tmp/inject/libamdhip64.so.5" ] || fail "client stub did not inject libamdhip64.so.5"
 echo "client stub: $(ls "$tmp/inject" | tr '\n' ' ')"
 echo "images: ok"

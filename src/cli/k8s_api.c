@@ -117,6 +117,7 @@ int k8s_patch_node_labels(const k8s_incluster *cfg, const char *node, const char
     char *token = NULL, *patch = NULL, *auth = NULL;
     size_t patch_len = 0;
     CURL *curl = NULL;
+    bool global = false;
     struct curl_slist *headers = NULL;
     struct body *resp = calloc(1, sizeof(*resp));
     char url[700];
@@ -162,7 +163,12 @@ int k8s_patch_node_labels(const k8s_incluster *cfg, const char *node, const char
     }
     snprintf(auth, alen, "Authorization: Bearer %s", token);
 
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || !(curl = curl_easy_init())) {
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        snprintf(err, err_size, "libcurl failed to initialise");
+        goto out;
+    }
+    global = true;
+    if (!(curl = curl_easy_init())) {
         snprintf(err, err_size, "libcurl failed to initialise");
         goto out;
     }
@@ -215,6 +221,8 @@ out:
     if (curl)
         curl_easy_cleanup(curl);
     curl_slist_free_all(headers);
+    if (global)
+        curl_global_cleanup();
     free(auth);
     free(patch);
     if (token) {

@@ -14,13 +14,13 @@ trap '[ -n "$srv" ] && kill $srv 2>/dev/null; rm -rf "$tmp"' EXIT
 # A test CA and a server certificate for 127.0.0.1 signed by it; a second CA
 # that signed nothing.
 cd "$tmp"
-openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 2 -subj /CN=test-ca 2>/dev/null ||
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout ca.key -out ca.crt -days 2 -subj /CN=test-ca 2>/dev/null ||
     fail "openssl CA"
-openssl req -newkey rsa:2048 -nodes -keyout srv.key -out srv.csr -subj /CN=kubernetes 2>/dev/null
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout srv.key -out srv.csr -subj /CN=kubernetes 2>/dev/null
 printf 'subjectAltName=IP:127.0.0.1,DNS:kubernetes.default.svc\n' > san.ext
 openssl x509 -req -in srv.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out srv.crt -days 2 \
     -extfile san.ext 2>/dev/null || fail "openssl server cert"
-openssl req -x509 -newkey rsa:2048 -nodes -keyout other.key -out other.crt -days 2 -subj /CN=other 2>/dev/null
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout other.key -out other.crt -days 2 -subj /CN=other 2>/dev/null
 mkdir sa other-sa
 cp ca.crt sa/ca.crt
 cp other.crt other-sa/ca.crt

@@ -61,13 +61,12 @@ hipwire_install_program(hip-worker worker 8)
 hipwire_install_program(hipwire tools 1)
 hipwire_install_program(hipwire-cc tools 1)
 hipwire_install_program(hipwire-service service 8)
+hipwire_install_program(hipwire-runner service 8)
 
+# One build makes the proxy of one HIP major (its HIP_ROOT's headers); a
+# build that makes more names each target here.
 hipwire_install_proxy(amdhip64_proxy)
 hipwire_install_proxy(hiprtc_proxy)
-hipwire_install_proxy(amdhip64_proxy6)
-hipwire_install_proxy(hiprtc_proxy6)
-hipwire_install_proxy(amdhip64_proxy7)
-hipwire_install_proxy(hiprtc_proxy7)
 
 hipwire_install_unit(hip-worker.service hip-worker worker)
 hipwire_install_unit(hipwire-service.service hipwire-service service)

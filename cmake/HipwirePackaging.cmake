@@ -41,7 +41,10 @@ set(CPACK_DEBIAN_TOOLS_DESCRIPTION "hipwire command: node checks, labels, partit
  hipwire node check|setup|labels, hipwire partition show|set|reset,
  hipwire devices and hipwire status.")
 set(CPACK_DEBIAN_SERVICE_DESCRIPTION "hipwire kernel service
- hipwire-service: submit, compile, check and benchmark HIP kernels over HTTP.")
-set(CPACK_DEBIAN_SERVICE_PACKAGE_DEPENDS "hipwire-worker (= ${PROJECT_VERSION})")
+ hipwire-service: submit, compile, check and benchmark HIP kernels over HTTP;
+ hipwire-runner runs each submission, confined.")
+# It runs hipwire-runner (same package) and compiles with hipwire-cc (tools).
+set(CPACK_DEBIAN_SERVICE_PACKAGE_DEPENDS
+    "hipwire-worker (= ${PROJECT_VERSION}), hipwire-tools (= ${PROJECT_VERSION})")
 
 include(CPack)

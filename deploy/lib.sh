@@ -5,8 +5,9 @@
 
 HW_CONTAINERS_CONF=${HW_CONTAINERS_CONF:-/etc/containers/containers.conf}
 # What the hipwire packages depend on, preinstalled so that installing them
-# needs no network. The image's tag changes with this list.
-HW_BASE_PACKAGES=libssl3,libzstd1,zlib1g,libcurl4,libmicrohttpd12,libjansson4,libsqlite3-0
+# needs no network (the service and ops branches add libmicrohttpd, jansson,
+# sqlite, libffi and libseccomp). The image's tag changes with this list.
+HW_BASE_PACKAGES=libssl3,libzstd1,zlib1g,libcurl4,libmicrohttpd12,libjansson4,libsqlite3-0,libffi8,libseccomp2
 HW_BASE_IMAGE=localhost/hipwire-base:bookworm-$(printf %s "$HW_BASE_PACKAGES" | sha256sum | cut -c1-8)
 
 hw_podman_ready() {

@@ -22,6 +22,14 @@ endmacro()
 # exists (generated from the program's --help at build time).
 macro(hipwire_install_program target component section)
   if(TARGET ${target})
+    # A program linked against the proxy finds it in its private directory.
+    # Only those: hip-worker's hip backend dlopens the real libamdhip64, and a
+    # RUNPATH would hand it the proxy instead.
+    get_target_property(_libs ${target} LINK_LIBRARIES)
+    if(_libs AND "amdhip64_proxy" IN_LIST _libs)
+      set_target_properties(${target} PROPERTIES INSTALL_RPATH "$ORIGIN/../${HIPWIRE_PROXY_DIR}")
+      set(HIPWIRE_PROXY_USERS_${component} ON)
+    endif()
     install(TARGETS ${target} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT ${component})
     set(_src ${CMAKE_SOURCE_DIR}/docs/man/${target}.${section}.in)
     if(EXISTS ${_src})

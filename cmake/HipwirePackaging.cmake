@@ -17,6 +17,14 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS OFF)
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://github.com/hipwire/hipwire")
 set(CPACK_STRIP_FILES ON)
+# A package with a program linked against the proxy (HipwireInstall.cmake)
+# cannot use dpkg-shlibdeps: it maps the SONAME libamdhip64.so.5 to Debian's
+# real libamdhip64-5 whatever directory the file is found in. Such a package
+# depends on hipwire-client plus HIPWIRE_DEB_DEPENDS_<component>.
+# hipwire-service's list is what dpkg-shlibdeps gave for its two binaries.
+set(HIPWIRE_DEB_DEPENDS_service "libc6 (>= 2.34), libcurl4 (>= 7.16.2), libffi8 (>= 3.4), \
+libjansson4 (>= 2.14), libmicrohttpd12 (>= 0.9.50), libseccomp2, libsqlite3-0 (>= 3.5.9), \
+libssl3 (>= 3.0.0)")
 
 set(_deb ${CMAKE_SOURCE_DIR}/deploy/debian)
 set(CPACK_DEBIAN_WORKER_DESCRIPTION "hipwire worker: runs HIP calls from remote clients
@@ -46,5 +54,19 @@ set(CPACK_DEBIAN_SERVICE_DESCRIPTION "hipwire kernel service
 # It runs hipwire-runner (same package) and compiles with hipwire-cc (tools).
 set(CPACK_DEBIAN_SERVICE_PACKAGE_DEPENDS
     "hipwire-worker (= ${PROJECT_VERSION}), hipwire-tools (= ${PROJECT_VERSION})")
+
+foreach(c ${HIPWIRE_COMPONENTS})
+  if(HIPWIRE_PROXY_USERS_${c})
+    string(TOUPPER ${c} C)
+    if(CPACK_DEBIAN_${C}_PACKAGE_DEPENDS)
+      string(APPEND CPACK_DEBIAN_${C}_PACKAGE_DEPENDS ", ")
+    endif()
+    string(APPEND CPACK_DEBIAN_${C}_PACKAGE_DEPENDS "hipwire-client (= ${PROJECT_VERSION})")
+    if(HIPWIRE_DEB_DEPENDS_${c})
+      string(APPEND CPACK_DEBIAN_${C}_PACKAGE_DEPENDS ", ${HIPWIRE_DEB_DEPENDS_${c}}")
+    endif()
+    set(CPACK_DEBIAN_${C}_PACKAGE_SHLIBDEPS OFF)
+  endif()
+endforeach()
 
 include(CPack)

@@ -81,7 +81,9 @@ hw_build_debs() {
     local dir=$1 src
     src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
     mkdir -p "$dir"
-    { cmake -S "$src" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF &&
+    # The prefix the packages install to: paths compiled in (data directories)
+    # must agree with it.
+    { cmake -S "$src" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DCMAKE_INSTALL_PREFIX=/usr &&
         cmake --build "$dir" -j"$(nproc)" &&
         (cd "$dir" && rm -f ./*.deb && cpack -G DEB); } >"$dir/debs.log" 2>&1 ||
         { tail -30 "$dir/debs.log" >&2; return 1; }

@@ -21,7 +21,7 @@ tag=test-$$
 
 tmp=$(mktemp -d)
 name=hipwire-imgtest-$$
-trap 'podman rm -f "$name" >/dev/null 2>&1 || true
+trap 'podman rm -f "$name" "hipwire-svctest-$$" >/dev/null 2>&1 || true
       for i in hipwire-amd-provider hipwire-worker hipwire-client-stub hipwire-service; do
         podman rmi -f "localhost/$i:$tag" >/dev/null 2>&1 || true; done
       rm -rf "$tmp"' EXIT
@@ -74,4 +74,20 @@ mkdir -m 777 "$tmp/inject"
 podman run --rm -v "$tmp/inject:/tensor-fusion" "localhost/hipwire-client-stub:$tag" >/dev/null || fail "client stub run"
 [ -s "$tmp/inject/libamdhip64.so.5" ] || fail "client stub did not inject libamdhip64.so.5"
 echo "client stub: $(ls "$tmp/inject" | tr '\n' ' ')"
+# Service image (built once hipwire-service is packaged): it answers HTTP.
+if podman image exists "localhost/hipwire-service:$tag" && command -v curl >/dev/null 2>&1; then
+    svc=hipwire-svctest-$$
+    podman run -d --name "$svc" -p 127.0.0.1::8080 "localhost/hipwire-service:$tag" >/dev/null 2>&1 ||
+        fail "podman run of the service image"
+    sport=$(podman port "$svc" 8080 | head -1 | sed 's/.*://')
+    code=000
+    for _ in $(seq 1 50); do
+        code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$sport/" || true)
+        [ "$code" != 000 ] && break
+        sleep 0.2
+    done
+    [ "$code" != 000 ] || { podman logs "$svc"; podman rm -f "$svc" >/dev/null; fail "the service image does not answer HTTP"; }
+    podman rm -f "$svc" >/dev/null 2>&1
+    echo "service image: HTTP $code on 8080"
+fi
 echo "images: ok"

@@ -57,10 +57,12 @@ macro(hipwire_install_proxy target)
   endif()
 endmacro()
 
-# A systemd unit, installed with its program's package when that program is.
+# A systemd unit (deploy/systemd/<file>.in, with the install paths filled
+# in), installed with its program's package when that program is.
 macro(hipwire_install_unit file program component)
   if(TARGET ${program})
-    install(FILES ${CMAKE_SOURCE_DIR}/deploy/systemd/${file}
+    configure_file(${CMAKE_SOURCE_DIR}/deploy/systemd/${file}.in ${CMAKE_BINARY_DIR}/systemd/${file} @ONLY)
+    install(FILES ${CMAKE_BINARY_DIR}/systemd/${file}
             DESTINATION lib/systemd/system COMPONENT ${component})
   endif()
 endmacro()

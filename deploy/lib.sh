@@ -9,6 +9,9 @@ HW_CONTAINERS_CONF=${HW_CONTAINERS_CONF:-/etc/containers/containers.conf}
 # sqlite, libffi and libseccomp). The image's tag changes with this list.
 HW_BASE_PACKAGES=libssl3,libzstd1,zlib1g,libcurl4,libmicrohttpd12,libjansson4,libsqlite3-0,libffi8,libseccomp2
 HW_BASE_IMAGE=localhost/hipwire-base:bookworm-$(printf %s "$HW_BASE_PACKAGES" | sha256sum | cut -c1-8)
+# The same with systemd as init, to run the packaged unit as systemd does.
+HW_SYSTEMD_PACKAGES=$HW_BASE_PACKAGES,systemd,systemd-sysv
+HW_SYSTEMD_IMAGE=localhost/hipwire-base:bookworm-systemd-$(printf %s "$HW_SYSTEMD_PACKAGES" | sha256sum | cut -c1-8)
 
 hw_podman_ready() {
     HW_SKIP=
@@ -52,16 +55,18 @@ hw_podman_runs() {
 # made once by mmdebstrap and imported as $HW_BASE_IMAGE. The mirror must be
 # reachable the first time (HIPWIRE_DEBIAN_MIRROR; the host's apt cache is
 # reused for the .debs it already holds); after that it is offline.
+# Usage: hw_base_image CACHE_DIR [IMAGE PACKAGES] (default: the base image).
 hw_base_image() {
-    local cache=$1 tar=$1/base-${HW_BASE_IMAGE##*:}.tar
-    if podman image exists "$HW_BASE_IMAGE" 2>/dev/null; then
+    local cache=$1 image=${2:-$HW_BASE_IMAGE} packages=${3:-$HW_BASE_PACKAGES}
+    local tar=$cache/base-${image##*:}.tar
+    if podman image exists "$image" 2>/dev/null; then
         return 0
     fi
     if [ ! -s "$tar" ]; then
         command -v mmdebstrap >/dev/null 2>&1 || { HW_SKIP="mmdebstrap is not installed"; return 1; }
         mkdir -p "$cache"
         local mirror=${HIPWIRE_DEBIAN_MIRROR:-http://deb.debian.org/debian}
-        if ! mmdebstrap --quiet --variant=minbase --include="$HW_BASE_PACKAGES" \
+        if ! mmdebstrap --quiet --variant=minbase --include="$packages" \
             --setup-hook='mkdir -p "$1/var/cache/apt/archives"' \
             --setup-hook='cp /var/cache/apt/archives/*.deb "$1/var/cache/apt/archives/" 2>/dev/null || true' \
             --customize-hook='rm -f "$1"/var/cache/apt/archives/*.deb' \
@@ -72,7 +77,7 @@ hw_base_image() {
         fi
         mv "$tar.tmp" "$tar"
     fi
-    podman import --quiet "$tar" "$HW_BASE_IMAGE" >/dev/null || { HW_SKIP="podman import of the base root failed"; return 1; }
+    podman import --quiet "$tar" "$image" >/dev/null || { HW_SKIP="podman import of the base root failed"; return 1; }
 }
 
 # Release build of the shipped binaries only (BUILD_TESTING=OFF) and its

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,7 +233,10 @@ static int setup_security(struct worker_config *cfg, struct hw_token *token, con
             hw_error("--token-file: %s", why);
             return 2;
         }
-        if (stat(token_file, &st) == 0 && (st.st_mode & 077))
+        /* systemd's credentials are group-readable, but only by the unit. */
+        const char *creds = getenv("CREDENTIALS_DIRECTORY");
+        bool from_creds = creds && *creds && strncmp(token_file, creds, strlen(creds)) == 0;
+        if (!from_creds && stat(token_file, &st) == 0 && (st.st_mode & 077))
             hw_warn("--token-file %s is readable by other users (chmod 600 it)", token_file);
         cfg->token = token;
     }

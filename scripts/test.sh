@@ -34,8 +34,8 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
   ctest --test-dir build-test-asan -j"$ctest_jobs" --output-on-failure --timeout 600 -E 'bench_'
 
 
-# About two minutes cold (a Release build of the shipped binaries, a Debian 12
-# root from the mirror, npm packages), under a minute after that. Needs podman,
+# About 2.5 minutes cold (a Release build of the shipped binaries, two Debian 12
+# roots from the mirror, npm packages), under 40 s after that. Needs podman,
 # mmdebstrap and the Debian mirror (installed here when root), and npm for the
 # chart; each part skips cleanly, with its reason, without them.
 step "deploy: Debian packages on a fresh Debian 12 root, container images, Helm chart"

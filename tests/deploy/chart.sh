@@ -53,6 +53,10 @@ for f in "$src"/deploy/tensorfusion/*.yaml; do
     grep -q 'amdgpu.com/gpu.present' "$f" || fail "$f does not select amdgpu.com/gpu.present"
 done
 
+# values.schema.json refuses a misspelt or ill-typed value.
+"$helm" template hw "$chart" --set worker.portt=1 >/dev/null 2>&1 && fail "values schema accepted worker.portt"
+"$helm" template hw "$chart" --set worker.backend=rocm >/dev/null 2>&1 && fail "values schema accepted backend rocm"
+
 # The validator itself rejects a broken object (so "valid" means something).
 printf 'apiVersion: v1\nkind: Service\nmetadata:\n  name: x\nspec:\n  ports:\n    - port: "18515"\n' |
     node "$src/tests/deploy/validate_k8s.js" "$npmdir/node_modules" >/dev/null 2>&1 &&

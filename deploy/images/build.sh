@@ -17,7 +17,7 @@ debs= tag=
 images=()
 while [ $# -gt 0 ]; do
     case $1 in
-    --debs) debs=$2; shift 2 ;;
+    --debs) debs=$(realpath "$2"); shift 2 ;;
     --tag) tag=$2; shift 2 ;;
     -h | --help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) images+=("$1"); shift ;;

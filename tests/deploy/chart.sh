@@ -8,7 +8,7 @@
 # or the registry is unreachable (reason printed).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
-work=${1:-$src/build-deploy}
+work=$(realpath -m "${1:-$src/build-deploy}")
 npmdir=$work/npm
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }

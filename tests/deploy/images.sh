@@ -6,7 +6,7 @@
 # Usage: tests/deploy/images.sh [WORK_DIR]. Exit 77: skipped (reason printed).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
-work=${1:-$src/build-deploy}
+work=$(realpath -m "${1:-$src/build-deploy}")
 # shellcheck source=../../deploy/lib.sh
 source "$src/deploy/lib.sh"
 skip() { echo "SKIP: $*"; exit 77; }

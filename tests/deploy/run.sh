@@ -5,7 +5,7 @@
 # fails the stage. Usage: tests/deploy/run.sh [WORK_DIR]
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-work=${1:-$(cd "$here/../.." && pwd)/build-deploy}
+work=$(realpath -m "${1:-$here/../../build-deploy}")
 failed=0
 for t in debs images chart; do
     start=$(date +%s)

@@ -3,9 +3,15 @@
 # exact apt-get line. -DHIPWIRE_INSTALL_DEPS=OFF skips this (machines without
 # apt, e.g. a GPU box where HIP headers are supplied through -DHIP_ROOT).
 option(HIPWIRE_INSTALL_DEPS "Install missing Debian packages at configure time" ON)
-set(HIPWIRE_DEBIAN_PACKAGES libamdhip64-dev hipcc python3 clang libclang-rt-14-dev libssl-dev openssl
-    libzstd-dev zlib1g-dev llvm-15 lld-15 clang-format libmicrohttpd-dev pkg-config
-    libcurl4-openssl-dev)
+# What building the shipped binaries needs, and what only the tests need
+# (-DBUILD_TESTING=OFF asks for the first list only).
+set(HIPWIRE_BUILD_PACKAGES libamdhip64-dev libssl-dev libzstd-dev zlib1g-dev libcurl4-openssl-dev
+    libmicrohttpd-dev pkg-config)
+set(HIPWIRE_TEST_PACKAGES hipcc python3 clang libclang-rt-14-dev openssl llvm-15 lld-15 clang-format)
+set(HIPWIRE_DEBIAN_PACKAGES ${HIPWIRE_BUILD_PACKAGES})
+if(BUILD_TESTING)
+  list(APPEND HIPWIRE_DEBIAN_PACKAGES ${HIPWIRE_TEST_PACKAGES})
+endif()
 
 function(hipwire_missing_packages out)
   set(missing "")

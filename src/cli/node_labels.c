@@ -1,6 +1,8 @@
 /* `hipwire node labels`: the Kubernetes labels of this node, named as AMD's
  * node labeller names them (amd.com/gpu.<property>), plus the NFD label the
- * AMD GPU operator selects on and the plain gpu=true / amd.com/gpu=true.
+ * AMD GPU operator selects on, the plain gpu=true / amd.com/gpu=true, and
+ * amdgpu.com/gpu.present=true, which hipwire's Helm chart selects its worker
+ * nodes by (deploy/helm/hipwire).
  *
  * Per-GPU properties (product-name, device-id, family, vram) count physical
  * GPUs; cu-count and simd-count describe one logical device, which is what a
@@ -17,6 +19,7 @@
 #include "commands.h"
 #include "ext_command.h"
 #include "json_writer.h"
+#include "k8s_api.h"
 #include "k8s_label.h"
 #include "node.h"
 #include "pci_scan.h"
@@ -180,10 +183,30 @@ static int build_labels(const amdgpu_system_t *sys, const pci_function *pci, siz
             0 ||
         (any_pf && add_label(s, "feature.node.kubernetes.io/amd-gpu", "true") < 0) ||
         (any_vf && add_label(s, "feature.node.kubernetes.io/amd-vgpu", "true") < 0) ||
-        add_label(s, "gpu", "true") < 0 || add_label(s, "amd.com/gpu", "true") < 0)
+        add_label(s, "gpu", "true") < 0 || add_label(s, "amd.com/gpu", "true") < 0 ||
+        add_label(s, "amdgpu.com/gpu.present", "true") < 0)
         return -1;
     qsort(s->items, s->count, sizeof(s->items[0]), cmp_label);
     return 0;
+}
+
+/* --apply in a pod: one PATCH of the Node's labels (k8s_api.h). */
+static int apply_in_cluster(const char *node, const label_set *labels)
+{
+    k8s_incluster cfg;
+    char err[1024];
+    const char *keys[MAX_LABELS], *values[MAX_LABELS];
+    for (size_t i = 0; i < labels->count; i++) {
+        keys[i] = labels->items[i].key;
+        values[i] = labels->items[i].value;
+    }
+    if (k8s_incluster_load(&cfg, err, sizeof(err)) < 0 ||
+        k8s_patch_node_labels(&cfg, node, keys, values, labels->count, err, sizeof(err)) < 0) {
+        fprintf(stderr, "hipwire: node labels --apply: %s\n", err);
+        return CLI_EXIT_FAILURE;
+    }
+    printf("node %s: %zu labels set through %s\n", node, labels->count, cfg.server);
+    return CLI_EXIT_OK;
 }
 
 /* Kubernetes node names are DNS subdomains. */
@@ -203,8 +226,10 @@ static bool node_name_valid(const char *name)
 static void usage(FILE *out)
 {
     fprintf(out, "usage: hipwire node labels [--json | --kubectl | --apply] [--node NAME]\n"
-                 "Prints key=value lines by default; --kubectl prints the kubectl command;\n"
-                 "--apply runs it (needs kubectl). NAME defaults to the host name.\n");
+                 "Prints key=value lines by default; --kubectl prints the kubectl command.\n"
+                 "--apply sets the labels: in a pod (KUBERNETES_SERVICE_HOST set) it PATCHes\n"
+                 "the Node through the API server with the pod's service account; elsewhere\n"
+                 "it runs the kubectl command. NAME defaults to the host name.\n");
 }
 
 int node_labels(int argc, char **argv)
@@ -246,7 +271,7 @@ int node_labels(int argc, char **argv)
         fprintf(stderr, "hipwire: '%s' is not a valid Kubernetes node name (use --node)\n", node);
         return CLI_EXIT_USAGE;
     }
-    if (mode == OUT_APPLY && !ext_command_available("kubectl")) {
+    if (mode == OUT_APPLY && !k8s_in_cluster() && !ext_command_available("kubectl")) {
         fprintf(stderr,
                 "hipwire: kubectl not found: use --kubectl and run the command where kubectl is\n");
         return CLI_EXIT_FAILURE;
@@ -300,6 +325,10 @@ int node_labels(int argc, char **argv)
     }
     case OUT_KUBECTL:
     case OUT_APPLY: {
+        if (mode == OUT_APPLY && k8s_in_cluster()) {
+            rc = apply_in_cluster(node, labels);
+            break;
+        }
         char(*pairs)[200] = calloc(labels->count, sizeof(*pairs));
         argvk = calloc(labels->count + 6, sizeof(*argvk));
         if (!pairs || !argvk) {

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "backend.h"
 #include "hipr.h"
 #include "hw_auth.h"
+#include "hw_config.h"
 #include "hw_log.h"
 #include "hw_net.h"
 #include "hw_transport.h"
@@ -80,6 +82,9 @@ static void usage(FILE *f)
         "  --metrics-listen HOST:PORT  serve Prometheus metrics at http://HOST:PORT/metrics\n"
         "                        (off by default; PORT 0 picks one)\n"
         "  --metrics-port-file PATH  write the metrics port there\n"
+        "  --config FILE         read options from FILE: one `name = value` (or a bare\n"
+        "                        `name` for a flag) per line, names as above without\n"
+        "                        the dashes; flags on the command line override it\n"
         "  --help, --version\n"
         "Environment: TF_DEBUG=1 for debug logs.\n",
         HIPR_DEFAULT_PORT, WORKER_DEFAULT_MAX_HANDLES, WORKER_DEFAULT_MAX_STREAMS,
@@ -241,7 +246,10 @@ static int setup_security(struct worker_config *cfg, struct hw_token *token, con
             hw_error("--token-file: %s", why);
             return 2;
         }
-        if (stat(token_file, &st) == 0 && (st.st_mode & 077))
+        /* systemd's credentials are group-readable, but only by the unit. */
+        const char *creds = getenv("CREDENTIALS_DIRECTORY");
+        bool from_creds = creds && *creds && strncmp(token_file, creds, strlen(creds)) == 0;
+        if (!from_creds && stat(token_file, &st) == 0 && (st.st_mode & 077))
             hw_warn("--token-file %s is readable by other users (chmod 600 it)", token_file);
         cfg->token = token;
     }
@@ -337,7 +345,8 @@ int main(int argc, char **argv)
         O_RTC_CACHE_DIR,
         O_RTC_CACHE_MAX,
         O_METRICS,
-        O_METRICS_PORT_FILE
+        O_METRICS_PORT_FILE,
+        O_CONFIG
     };
     const char *rtc_cache_dir = NULL;
     uint64_t rtc_cache_max = 1ull << 30;
@@ -379,10 +388,20 @@ int main(int argc, char **argv)
         { "rtc-cache-max", required_argument, NULL, O_RTC_CACHE_MAX },
         { "metrics-listen", required_argument, NULL, O_METRICS },
         { "metrics-port-file", required_argument, NULL, O_METRICS_PORT_FILE },
+        { "config", required_argument, NULL, O_CONFIG },
         { NULL, 0, NULL, 0 },
     };
     hw_log_init("hip-worker");
     hw_log_timestamps(1);
+    /* The config file's options go before the command line's (hw_config.h);
+     * the expanded argv lives as long as the process (optarg points into it). */
+    static char **cfg_argv; /* static: reachable until exit, so no leak is reported */
+    char cfg_err[512];
+    if (hw_config_expand(argc, argv, opts, &argc, &cfg_argv, cfg_err, sizeof(cfg_err)) < 0) {
+        fprintf(stderr, "hip-worker: %s\n", cfg_err);
+        return 2;
+    }
+    argv = cfg_argv;
     int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
@@ -512,6 +531,7 @@ int main(int argc, char **argv)
             break;
         }
         case O_METRICS_PORT_FILE: cfg.metrics_port_file = optarg; break;
+        case O_CONFIG: break; /* read by hw_config_expand */
         case O_HELP:
         case 'h': usage(stdout); return 0;
         case O_VERSION: printf("hip-worker %s\n", HIPWIRE_VERSION); return 0;

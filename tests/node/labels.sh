@@ -3,6 +3,8 @@
 # key and value checked against the Kubernetes rules (by regex here, not by
 # the code under test), and the exact kubectl command for --kubectl/--apply.
 . "$NODE_TESTS/lib.sh"
+# Outside a pod: --apply runs kubectl (labels_api.sh tests the in-cluster path).
+unset KUBERNETES_SERVICE_HOST
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

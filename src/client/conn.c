@@ -9,15 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "client.h"
 #include "hw_auth.h"
 #include "hw_link.h"
 #include "hw_log.h"
 #include "hw_net.h"
+#include "hw_os.h"
 #include "hw_transport.h"
 #include "hw_time.h"
 
@@ -120,7 +118,7 @@ static hipError_t hello(struct hw_conn *c, uint64_t resume_token, char *why, siz
 {
     struct hipr_hello_req req = { .proto_min = HIPR_VERSION,
                                   .proto_max = HIPR_VERSION,
-                                  .client_pid = (uint32_t)getpid(),
+                                  .client_pid = (uint32_t)hw_os_pid(),
                                   .resume_token = resume_token };
     uint8_t fixed[HIPR_hello_req_SIZE];
     uint8_t body[HIPR_hello_rep_SIZE];
@@ -866,9 +864,7 @@ static void *heartbeat_main(void *arg)
     struct hw_conn *c = arg;
     int hb = c->heartbeat_ms;
     for (;;) {
-        struct timespec ts = { hb / 1000, (long)(hb % 1000) * 1000000L };
-        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-            ;
+        hw_os_sleep_ms(hb);
         if (__atomic_load_n(&c->closing, __ATOMIC_ACQUIRE) || is_broken(c))
             return NULL;
         if (is_down(c))
@@ -937,7 +933,7 @@ static void heartbeat_start(struct hw_conn *c)
 /* Queued work must reach the worker even if the program never synchronises;
  * a resumable session is ended explicitly (a silent close would keep it on
  * the worker for its grace period). */
-__attribute__((destructor)) static void conn_fini(void)
+HW_OS_EXIT_HOOK static void conn_fini(void)
 {
     if (!conn_ok)
         return;
@@ -952,7 +948,7 @@ __attribute__((destructor)) static void conn_fini(void)
         }
         flush_locked(c, NULL, 0);
         pthread_mutex_unlock(&c->wlock);
-        shutdown(c->tx.fd, SHUT_WR);
+        hw_sock_shutdown_write(c->tx.fd);
     }
     /* The resume thread stops (and, if the link is down, lets waiters go). */
     pthread_mutex_lock(&c->rlock);

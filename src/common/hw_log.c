@@ -4,7 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "hw_os.h"
 
 static const char *log_component = "hipwire";
 static int log_debug = -1; /* -1: TF_DEBUG not read yet */
@@ -29,7 +30,7 @@ void hw_log(enum hw_log_level level, const char *fmt, ...)
 {
     static const char *names[] = { "error", "warning", "info", "debug" };
     char line[1024];
-    int n = snprintf(line, sizeof line, "%s[%d]: %s: ", log_component, (int)getpid(), names[level]);
+    int n = snprintf(line, sizeof line, "%s[%d]: %s: ", log_component, hw_os_pid(), names[level]);
     va_list ap;
     va_start(ap, fmt);
     if (n > 0 && (size_t)n < sizeof line)
@@ -38,6 +39,5 @@ void hw_log(enum hw_log_level level, const char *fmt, ...)
     /* One write per line, so lines from several processes never interleave. */
     size_t len = strnlen(line, sizeof line - 2);
     line[len++] = '\n';
-    ssize_t w = write(STDERR_FILENO, line, len);
-    (void)w;
+    hw_os_write_stderr(line, len);
 }

@@ -14,7 +14,11 @@
 #include <hip/hip_version.h>
 #include <hip/hiprtc.h>
 
+#ifdef _WIN32
+#define HWRTC_EXPORT __declspec(dllexport)
+#else
 #define HWRTC_EXPORT __attribute__((visibility("default")))
+#endif
 
 void *hipwire_hiprtc_function(const char *name);
 

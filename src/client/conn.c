@@ -133,7 +133,7 @@ static hipError_t hello(struct hw_conn *c, uint64_t resume_token, char *why, siz
     if (hw_link_call(&c->tx, HIPR_OP_HELLO, 3, fixed, sizeof fixed, NULL, 0, body, sizeof body,
                      tail, cap, &tail_len, &status) < 0) {
         snprintf(why, why_len, "HELLO failed (%s)",
-                 errno ? strerror(errno) : "the worker closed the connection");
+                 errno ? hw_os_strerror(errno) : "the worker closed the connection");
         err = hipErrorNotInitialized;
         goto out;
     }
@@ -352,7 +352,7 @@ static void drain_readable_locked(struct hw_conn *c);
 /* A write failed. Called with wlock held (so c->gen is the link written). */
 static void write_failed_locked(struct hw_conn *c)
 {
-    hw_link_lost(c, c->gen, strerror(errno));
+    hw_link_lost(c, c->gen, hw_os_strerror(errno));
 }
 
 /* Sends what the ring holds unsent, then `extra` (a large tail from the
@@ -712,7 +712,7 @@ static const char *read_failure(const struct hw_conn *c, char *why, size_t len)
                  "presumed dead",
                  DEAD_AFTER * c->heartbeat_ms, c->heartbeat_ms);
     else
-        snprintf(why, len, "%s", errno ? strerror(errno) : "worker closed the connection");
+        snprintf(why, len, "%s", errno ? hw_os_strerror(errno) : "worker closed the connection");
     return why;
 }
 

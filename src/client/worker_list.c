@@ -20,6 +20,7 @@
 #include "client.h"
 #include "hw_log.h"
 #include "hw_net.h"
+#include "hw_os.h"
 #include "hw_time.h"
 
 #define CONNECT_TIMEOUT_MS 5000
@@ -78,8 +79,9 @@ hipError_t hw_connect_first_worker(struct hw_conn *c, hw_open_link_fn open_link)
         hw_worker_addr_format(&list[i], where, sizeof where);
         int e = hw_tcp_connect(list[i].host, list[i].port, timeout, &fd);
         if (e < 0) {
-            hw_debug("cannot connect to %s: %s", where, strerror(-e));
-            appendf(reasons, sizeof reasons, "%s%s: %s", *reasons ? "; " : "", where, strerror(-e));
+            hw_debug("cannot connect to %s: %s", where, hw_os_strerror(-e));
+            appendf(reasons, sizeof reasons, "%s%s: %s", *reasons ? "; " : "", where,
+                    hw_os_strerror(-e));
             refused_only = 0;
             unreachable = 1;
             continue;

@@ -29,6 +29,9 @@ struct iovec {
 #define HW_OS_EXIT_HOOK __attribute__((destructor))
 #endif
 
+/* strerror() that also names the socket errors (Windows' C runtime knows
+ * only the classic errno values). */
+const char *hw_os_strerror(int e);
 /* The process id, for log lines and the worker's session list. */
 int hw_os_pid(void);
 /* The page size in bytes. */

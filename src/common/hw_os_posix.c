@@ -12,6 +12,11 @@
 #include <time.h>
 #include <unistd.h>
 
+const char *hw_os_strerror(int e)
+{
+    return strerror(e);
+}
+
 int hw_os_pid(void)
 {
     return (int)getpid();

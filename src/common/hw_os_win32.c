@@ -10,6 +10,25 @@
 #include <io.h>
 #include <malloc.h>
 
+const char *hw_os_strerror(int e)
+{
+    switch (e) {
+    case ECONNREFUSED: return "Connection refused";
+    case ECONNRESET: return "Connection reset by peer";
+    case ECONNABORTED: return "Software caused connection abort";
+    case ETIMEDOUT: return "Connection timed out";
+    case EHOSTUNREACH: return "No route to host";
+    case ENETUNREACH: return "Network is unreachable";
+    case ENETDOWN: return "Network is down";
+    case ENOTCONN: return "Transport endpoint is not connected";
+    case EPROTO: return "Protocol error";
+    case EHOSTDOWN: return "Host is down";
+    case ENOBUFS: return "No buffer space available";
+    case EINPROGRESS: return "Operation now in progress";
+    default: return strerror(e);
+    }
+}
+
 int hw_os_pid(void)
 {
     return (int)GetCurrentProcessId();

@@ -224,6 +224,8 @@ static void conn_init(void)
     char why[512] = "";
 
     hw_log_init("hipwire");
+    /* The heartbeat and resume threads run this library's code. */
+    hw_os_keep_loaded();
     pthread_mutex_init(&c->wlock, NULL);
     pthread_mutex_init(&c->rlock, NULL);
     pthread_cond_init(&c->rcond, NULL);

@@ -32,6 +32,11 @@ struct iovec {
 /* strerror() that also names the socket errors (Windows' C runtime knows
  * only the classic errno values). */
 const char *hw_os_strerror(int e);
+/* Keeps the library holding this code loaded until the process ends: its
+ * threads (heartbeat, resume) run its code, so unloading it (FreeLibrary)
+ * would pull code from under them. A no-op where libraries stay loaded
+ * anyway (the proxy is a dependency of the program on Linux). */
+void hw_os_keep_loaded(void);
 /* The process id, for log lines and the worker's session list. */
 int hw_os_pid(void);
 /* The page size in bytes. */

@@ -17,6 +17,8 @@ const char *hw_os_strerror(int e)
     return strerror(e);
 }
 
+void hw_os_keep_loaded(void) {}
+
 int hw_os_pid(void)
 {
     return (int)getpid();

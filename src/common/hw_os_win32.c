@@ -29,6 +29,13 @@ const char *hw_os_strerror(int e)
     }
 }
 
+void hw_os_keep_loaded(void)
+{
+    HMODULE self;
+    GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS | GET_MODULE_HANDLE_EX_FLAG_PIN,
+                       (LPCWSTR)(uintptr_t)&hw_os_keep_loaded, &self);
+}
+
 int hw_os_pid(void)
 {
     return (int)GetCurrentProcessId();

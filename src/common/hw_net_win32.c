@@ -224,16 +224,15 @@ int hw_discard(int fd, uint64_t n)
 }
 
 /* Windows has no TCP_USER_TIMEOUT: TCP_MAXRT (seconds) bounds the
- * retransmissions of unacknowledged data the same way. */
+ * retransmissions of unacknowledged data the same way. mingw's headers
+ * lack it; 5 is its value in Windows' ws2ipdef.h. */
+#ifndef TCP_MAXRT
+#define TCP_MAXRT 5
+#endif
 void hw_tcp_user_timeout(int fd, int ms)
 {
-#ifdef TCP_MAXRT
     DWORD s = ms > 0 ? (DWORD)((ms + 999) / 1000) : 0;
     setsockopt(sock(fd), IPPROTO_TCP, TCP_MAXRT, (const char *)&s, sizeof s);
-#else
-    (void)fd;
-    (void)ms;
-#endif
 }
 
 int hw_addr_is_loopback(const char *host)

@@ -871,6 +871,7 @@ static void *heartbeat_main(void *arg)
             return NULL;
         if (is_down(c))
             continue;
+        hw_release_ended_thread_streams(c);
         uint64_t now = hw_now_ms();
         pthread_mutex_lock(&c->wlock);
         if (!__atomic_load_n(&c->closing, __ATOMIC_ACQUIRE) && !is_down(c)) {

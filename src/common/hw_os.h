@@ -24,7 +24,12 @@ struct iovec {
  * lock may be taken and no network I/O done: on Windows the exit hook is
  * not a destructor (docs/windows.md, "Exit"). */
 #define HW_OS_EXIT_HOOK __attribute__((unused))
+/* pthread key destructors of threads pthreads did not create run from
+ * winpthreads' thread-detach callback, under the loader lock: they must
+ * not do network I/O. */
+#define HW_OS_KEY_DTOR_LOCKED 1
 #else
+#define HW_OS_KEY_DTOR_LOCKED 0
 #include <sys/uio.h>
 #define HW_OS_EXIT_HOOK __attribute__((destructor))
 #endif

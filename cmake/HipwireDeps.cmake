@@ -5,6 +5,11 @@
 option(HIPWIRE_INSTALL_DEPS "Install missing Debian packages at configure time" ON)
 set(HIPWIRE_DEBIAN_PACKAGES libamdhip64-dev hipcc python3 clang libclang-rt-14-dev libssl-dev openssl
     libzstd-dev zlib1g-dev llvm-15 lld-15 clang-format)
+if(WIN32)
+  # The Windows client (cmake/mingw-w64.cmake) needs only the HIP headers;
+  # its compiler and wine are scripts/test.sh's (test-only) packages.
+  set(HIPWIRE_DEBIAN_PACKAGES libamdhip64-dev)
+endif()
 
 function(hipwire_missing_packages out)
   set(missing "")

@@ -12,6 +12,11 @@ set(HIPWIRE_DEBIAN_PACKAGES ${HIPWIRE_BUILD_PACKAGES})
 if(BUILD_TESTING)
   list(APPEND HIPWIRE_DEBIAN_PACKAGES ${HIPWIRE_TEST_PACKAGES})
 endif()
+if(WIN32)
+  # The Windows client (cmake/mingw-w64.cmake) needs only the HIP headers;
+  # its compiler and wine are scripts/test.sh's (test-only) packages.
+  set(HIPWIRE_DEBIAN_PACKAGES libamdhip64-dev)
+endif()
 
 function(hipwire_missing_packages out)
   set(missing "")

@@ -11,38 +11,19 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "client.h"
+#include "hw_os.h"
 
 /* hipHostRegisterDefault/Portable/Mapped/IoMemory and 0x8 (ReadOnly on ROCm,
  * hipExtHostRegisterCoarseGrained in the headers). */
 #define REGISTER_FLAGS 0xfu
 
-/* 1 when every page of [p, p+n) is mapped in this process. */
-static int mapped(const void *p, size_t n)
-{
-    long pg = sysconf(_SC_PAGESIZE);
-    if (pg <= 0)
-        return 0;
-    uintptr_t a = (uintptr_t)p & ~((uintptr_t)pg - 1), end = (uintptr_t)p + n;
-    if (end < (uintptr_t)p)
-        return 0;
-    unsigned char vec[64];
-    while (a < end) {
-        size_t len = end - a < 64 * (size_t)pg ? end - a : 64 * (size_t)pg;
-        if (mincore((void *)a, len, vec) != 0)
-            return 0;
-        a += (len + (size_t)pg - 1) & ~((size_t)pg - 1);
-    }
-    return 1;
-}
-
 HW_EXPORT hipError_t hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned int flags)
 {
     struct hw_mem_range r;
-    if (!hostPtr || sizeBytes == 0 || (flags & ~REGISTER_FLAGS) || !mapped(hostPtr, sizeBytes))
+    if (!hostPtr || sizeBytes == 0 || (flags & ~REGISTER_FLAGS) ||
+        !hw_os_mapped(hostPtr, sizeBytes))
         return hw_ret(hipErrorInvalidValue);
     uint64_t a = (uint64_t)(uintptr_t)hostPtr;
     if (hw_mem_host_overlap(a, sizeBytes, &r)) {

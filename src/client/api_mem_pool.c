@@ -329,7 +329,7 @@ HW_EXPORT hipError_t hipMallocFromPoolAsync(void **dev_ptr, size_t size, hipMemP
 /* hipMallocAsync: from the current pool of the stream's device. */
 hipError_t hw_pool_malloc(void **dev_ptr, size_t size, int device)
 {
-    hipMemPool_t p;
+    hipMemPool_t p = NULL; /* mingw gcc cannot see hipDeviceGetMemPool set it */
     if (!dev_ptr)
         return hw_ret(hipErrorInvalidValue);
     hipError_t err = hipDeviceGetMemPool(&p, device);

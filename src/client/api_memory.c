@@ -12,11 +12,11 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "array.h"
 #include "client.h"
 #include "graph.h"
+#include "hw_os.h"
 
 #define CHUNK HIPR_CAP_COPY_CHUNK
 
@@ -117,16 +117,16 @@ HW_EXPORT hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags)
     }
     /* Pinned memory beyond the machine's is out of memory without asking
      * the allocator (a sanitizer's aborts on such a request). */
-    long pages = sysconf(_SC_PHYS_PAGES), pg = sysconf(_SC_PAGESIZE);
-    if (pages > 0 && pg > 0 && size / (size_t)pg >= (size_t)pages)
+    uint64_t phys = hw_os_phys_mem();
+    if (phys > 0 && size >= phys)
         return hw_ret(hipErrorOutOfMemory);
-    void *p = NULL;
-    if (posix_memalign(&p, 4096, size) != 0)
+    void *p = hw_os_aligned_alloc(4096, size);
+    if (!p)
         return hw_ret(hipErrorOutOfMemory);
     struct hw_mem_range r = { (uint64_t)(uintptr_t)p, size, hw_current_device(), HW_MEM_HOST,
                               flags };
     if (hw_mem_add(&r) < 0) {
-        free(p);
+        hw_os_aligned_free(p);
         return hw_ret(hipErrorOutOfMemory);
     }
     *ptr = p;
@@ -156,7 +156,7 @@ HW_EXPORT hipError_t hipHostFree(void *ptr)
     if (hw_mem_find((uint64_t)(uintptr_t)ptr, &r) < 0 || r.base != (uint64_t)(uintptr_t)ptr ||
         r.kind != HW_MEM_HOST || hw_mem_remove(r.base, &r) < 0)
         return hw_ret(hipErrorInvalidValue);
-    free(ptr);
+    hw_os_aligned_free(ptr);
     return hipSuccess;
 }
 

@@ -483,7 +483,7 @@ HW_EXPORT hiprtcResult hiprtcLinkDestroy(hiprtcLinkState hip_link_state)
  * libhiprtc.so, whose functions have the same names, was loaded first and
  * so comes first in a lookup by name (which would make it call itself). */
 #define RTC_LOCAL_(name) \
-    extern __typeof__(name) local_##name __attribute__((alias(#name), visibility("hidden")));
+    extern __typeof__(name) local_##name __attribute__((alias(#name))) HW_HIDDEN;
 RTC_API(RTC_LOCAL_)
 #undef RTC_LOCAL_
 

@@ -7,6 +7,7 @@
 
 #include "client.h"
 #include "graph.h"
+#include "hw_os.h"
 
 static uint64_t next_id = HIPR_FIRST_STREAM_ID;
 
@@ -19,21 +20,22 @@ uint64_t hw_new_handle_id(void)
  * device, created on the worker the first time the thread names it (the
  * client picks the id, so creating it is fire-and-forget) and destroyed
  * when the thread exits. The ids live on the heap, owned by a pthread key
- * whose destructor runs at thread exit. */
+ * whose destructor runs at thread exit. Where that destructor may run under
+ * the loader lock (Windows, hw_os.h), it only hands the ids to `ended`,
+ * which the next per-thread stream user or the heartbeat releases. */
 struct per_thread_streams {
     uint64_t id[HIPR_CAP_DEVICES];
+    struct per_thread_streams *next; /* on `ended` */
 };
 
 static pthread_key_t pts_key;
 static pthread_once_t pts_once = PTHREAD_ONCE_INIT;
 static int pts_key_ok;
 static _Thread_local struct per_thread_streams *tls_pts;
+static struct per_thread_streams *ended; /* a lock-free stack */
 
-static void pts_destroy(void *arg)
+static void pts_release(struct hw_conn *c, struct per_thread_streams *p)
 {
-    struct per_thread_streams *p = arg;
-    hipError_t err;
-    struct hw_conn *c = hw_conn_get(&err);
     for (int d = 0; c && d < HIPR_CAP_DEVICES; d++) {
         if (p->id[d] == 0)
             continue;
@@ -43,6 +45,32 @@ static void pts_destroy(void *arg)
         (void)hw_post(c, HIPR_OP_STREAM_DESTROY, buf, sizeof buf, NULL, 0);
     }
     free(p);
+}
+
+void hw_release_ended_thread_streams(struct hw_conn *c)
+{
+    if (!__atomic_load_n(&ended, __ATOMIC_ACQUIRE))
+        return;
+    struct per_thread_streams *p = __atomic_exchange_n(&ended, NULL, __ATOMIC_ACQ_REL);
+    while (p) {
+        struct per_thread_streams *next = p->next;
+        pts_release(c, p);
+        p = next;
+    }
+}
+
+static void pts_destroy(void *arg)
+{
+    struct per_thread_streams *p = arg;
+    if (HW_OS_KEY_DTOR_LOCKED) {
+        p->next = __atomic_load_n(&ended, __ATOMIC_RELAXED);
+        while (!__atomic_compare_exchange_n(&ended, &p->next, p, 1, __ATOMIC_RELEASE,
+                                            __ATOMIC_RELAXED))
+            ;
+        return;
+    }
+    hipError_t err;
+    pts_release(hw_conn_get(&err), p);
 }
 
 static void pts_key_create(void)
@@ -64,6 +92,7 @@ static uint64_t per_thread_stream_id(int dev)
     pthread_once(&pts_once, pts_key_create);
     if (!c || !pts_key_ok)
         return 0;
+    hw_release_ended_thread_streams(c);
     if (!tls_pts) {
         struct per_thread_streams *p = calloc(1, sizeof *p);
         if (!p || pthread_setspecific(pts_key, p) != 0) {

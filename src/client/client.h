@@ -248,6 +248,9 @@ hipError_t hw_stream_resolve(hipStream_t s, uint64_t *id, int *dev);
 hipError_t hw_stream_create(hipStream_t *out, unsigned flags, int priority);
 /* hw_stream_resolve's verdict alone. */
 hipError_t hw_stream_check(hipStream_t s);
+/* Destroys on the worker the per-thread streams of threads that ended where
+ * their exit could not (api_stream.c); cheap when there are none. */
+void hw_release_ended_thread_streams(struct hw_conn *c);
 /* A wire id no worker stream has: what hw_stream_wire_id gives for an
  * invalid stream, so that a caller which did not check gets the worker's
  * error instead of reading freed memory. */

@@ -9,15 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "client.h"
 #include "hw_auth.h"
 #include "hw_link.h"
 #include "hw_log.h"
 #include "hw_net.h"
+#include "hw_os.h"
 #include "hw_transport.h"
 #include "hw_time.h"
 
@@ -120,7 +118,7 @@ static hipError_t hello(struct hw_conn *c, uint64_t resume_token, char *why, siz
 {
     struct hipr_hello_req req = { .proto_min = HIPR_VERSION,
                                   .proto_max = HIPR_VERSION,
-                                  .client_pid = (uint32_t)getpid(),
+                                  .client_pid = (uint32_t)hw_os_pid(),
                                   .resume_token = resume_token };
     uint8_t fixed[HIPR_hello_req_SIZE];
     uint8_t body[HIPR_hello_rep_SIZE];
@@ -135,7 +133,7 @@ static hipError_t hello(struct hw_conn *c, uint64_t resume_token, char *why, siz
     if (hw_link_call(&c->tx, HIPR_OP_HELLO, 3, fixed, sizeof fixed, NULL, 0, body, sizeof body,
                      tail, cap, &tail_len, &status) < 0) {
         snprintf(why, why_len, "HELLO failed (%s)",
-                 errno ? strerror(errno) : "the worker closed the connection");
+                 errno ? hw_os_strerror(errno) : "the worker closed the connection");
         err = hipErrorNotInitialized;
         goto out;
     }
@@ -226,6 +224,8 @@ static void conn_init(void)
     char why[512] = "";
 
     hw_log_init("hipwire");
+    /* The heartbeat and resume threads run this library's code. */
+    hw_os_keep_loaded();
     pthread_mutex_init(&c->wlock, NULL);
     pthread_mutex_init(&c->rlock, NULL);
     pthread_cond_init(&c->rcond, NULL);
@@ -362,7 +362,7 @@ static void drain_readable_locked(struct hw_conn *c);
 /* A write failed. Called with wlock held (so c->gen is the link written). */
 static void write_failed_locked(struct hw_conn *c)
 {
-    hw_link_lost(c, c->gen, strerror(errno));
+    hw_link_lost(c, c->gen, hw_os_strerror(errno));
 }
 
 /* Sends what the ring holds unsent, then `extra` (a large tail from the
@@ -730,7 +730,7 @@ static const char *read_failure(const struct hw_conn *c, char *why, size_t len)
                  "presumed dead",
                  DEAD_AFTER * c->heartbeat_ms, c->heartbeat_ms);
     else
-        snprintf(why, len, "%s", errno ? strerror(errno) : "worker closed the connection");
+        snprintf(why, len, "%s", errno ? hw_os_strerror(errno) : "worker closed the connection");
     return why;
 }
 
@@ -882,13 +882,12 @@ static void *heartbeat_main(void *arg)
     struct hw_conn *c = arg;
     int hb = c->heartbeat_ms;
     for (;;) {
-        struct timespec ts = { hb / 1000, (long)(hb % 1000) * 1000000L };
-        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-            ;
+        hw_os_sleep_ms(hb);
         if (__atomic_load_n(&c->closing, __ATOMIC_ACQUIRE) || is_broken(c))
             return NULL;
         if (is_down(c))
             continue;
+        hw_release_ended_thread_streams(c);
         uint64_t now = hw_now_ms();
         pthread_mutex_lock(&c->wlock);
         if (!__atomic_load_n(&c->closing, __ATOMIC_ACQUIRE) && !is_down(c)) {
@@ -953,7 +952,7 @@ static void heartbeat_start(struct hw_conn *c)
 /* Queued work must reach the worker even if the program never synchronises;
  * a resumable session is ended explicitly (a silent close would keep it on
  * the worker for its grace period). */
-__attribute__((destructor)) static void conn_fini(void)
+HW_OS_EXIT_HOOK static void conn_fini(void)
 {
     if (!conn_ok)
         return;
@@ -968,7 +967,7 @@ __attribute__((destructor)) static void conn_fini(void)
         }
         flush_locked(c, NULL, 0);
         pthread_mutex_unlock(&c->wlock);
-        shutdown(c->tx.fd, SHUT_WR);
+        hw_sock_shutdown_write(c->tx.fd);
     }
     /* The resume thread stops (and, if the link is down, lets waiters go). */
     pthread_mutex_lock(&c->rlock);

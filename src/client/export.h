@@ -7,6 +7,16 @@
 #ifndef HIPWIRE_CLIENT_EXPORT_H
 #define HIPWIRE_CLIENT_EXPORT_H
 
+#ifdef _WIN32
+/* The DLL's export table is exactly the HW_EXPORT definitions (docs/windows.md). */
+#define HW_EXPORT __declspec(dllexport)
+/* A DLL's calls to its own functions never bind elsewhere. */
+#define HW_HIDDEN
+#else
 #define HW_EXPORT __attribute__((visibility("default")))
+/* For a library's own alias of an export, which no other library may
+ * interpose. */
+#define HW_HIDDEN __attribute__((visibility("hidden")))
+#endif
 
 #endif

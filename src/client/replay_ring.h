@@ -25,7 +25,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/uio.h>
+
+#include "hw_os.h"
 
 #define REPLAY_RING_PADS  4
 #define REPLAY_RING_MARKS 4096

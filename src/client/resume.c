@@ -28,6 +28,7 @@
 #include "hw_link.h"
 #include "hw_log.h"
 #include "hw_net.h"
+#include "hw_os.h"
 #include "hw_sha256.h"
 #include "hw_time.h"
 
@@ -70,7 +71,7 @@ static enum attempt reconnect(struct hw_conn *c, struct hw_transport *t, uint64_
     if (hw_link_call(t, HIPR_OP_SESSION_ROUTE, 1, rb, sizeof rb, NULL, 0, NULL, 0, NULL, 0, NULL,
                      &status) < 0) {
         snprintf(why, why_len, "SESSION_ROUTE: %s",
-                 errno ? strerror(errno) : "the worker closed the connection");
+                 errno ? hw_os_strerror(errno) : "the worker closed the connection");
         goto retry;
     }
     if (status != 0) {
@@ -102,7 +103,7 @@ static enum attempt reconnect(struct hw_conn *c, struct hw_transport *t, uint64_
     if (hw_link_call(t, HIPR_OP_SESSION_RESUME, 3, qb, sizeof qb, NULL, 0, ab, sizeof ab, NULL, 0,
                      NULL, &status) < 0) {
         snprintf(why, why_len, "SESSION_RESUME: %s",
-                 errno ? strerror(errno) : "the worker closed the connection");
+                 errno ? hw_os_strerror(errno) : "the worker closed the connection");
         goto retry;
     }
     if (status != 0) {

@@ -20,6 +20,7 @@
 #include "client.h"
 #include "hw_log.h"
 #include "hw_net.h"
+#include "hw_os.h"
 #include "hw_time.h"
 
 #define CONNECT_TIMEOUT_MS 5000

@@ -2,14 +2,10 @@
 #include "hw_auth.h"
 
 #include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/random.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "hw_os.h"
 #include "hw_sha256.h"
 
 static int token_set(const uint8_t *p, size_t n, struct hw_token *t, char *why, size_t why_len)
@@ -38,35 +34,10 @@ int hw_token_from_string(const char *s, struct hw_token *t, char *why, size_t wh
 int hw_token_from_file(const char *path, struct hw_token *t, char *why, size_t why_len)
 {
     uint8_t buf[HW_AUTH_TOKEN_MAX + 64];
-    struct stat st;
-    size_t n = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(why, why_len, "cannot open %s: %s", path, strerror(errno));
+    long n = hw_os_read_small_file(path, buf, sizeof buf, why, why_len);
+    if (n < 0)
         return -1;
-    }
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        snprintf(why, why_len, "%s is not a regular file", path);
-        close(fd);
-        return -1;
-    }
-    for (;;) {
-        ssize_t r = read(fd, buf + n, sizeof buf - n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            snprintf(why, why_len, "cannot read %s: %s", path, strerror(errno));
-            close(fd);
-            return -1;
-        }
-        if (r == 0 || n + (size_t)r == sizeof buf) {
-            n += (size_t)r;
-            break;
-        }
-        n += (size_t)r;
-    }
-    close(fd);
-    int rc = token_set(buf, n, t, why, why_len);
+    int rc = token_set(buf, (size_t)n, t, why, why_len);
     memset(buf, 0, sizeof buf);
     return rc;
 }
@@ -81,18 +52,7 @@ void hw_token_clear(struct hw_token *t)
 
 int hw_random_bytes(void *buf, size_t n)
 {
-    uint8_t *p = buf;
-    while (n > 0) {
-        ssize_t r = getrandom(p, n, 0);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        p += r;
-        n -= (size_t)r;
-    }
-    return 0;
+    return hw_os_random(buf, n);
 }
 
 void hw_auth_proof(const struct hw_token *t, enum hw_proof_role role,

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
+
+#include "hw_os.h"
 
 static const char *log_component = "hipwire";
 static int log_debug = -1; /* -1: TF_DEBUG not read yet */
@@ -40,11 +41,15 @@ void hw_log(enum hw_log_level level, const char *fmt, ...)
         struct timespec ts;
         struct tm tm;
         clock_gettime(CLOCK_REALTIME, &ts);
+#ifdef _WIN32
+        gmtime_s(&tm, &ts.tv_sec);
+#else
         gmtime_r(&ts.tv_sec, &tm);
+#endif
         size_t k = strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
         snprintf(stamp + k, sizeof stamp - k, ".%03ldZ ", ts.tv_nsec / 1000000L);
     }
-    int n = snprintf(line, sizeof line, "%s%s[%d]: %s: ", stamp, log_component, (int)getpid(),
+    int n = snprintf(line, sizeof line, "%s%s[%d]: %s: ", stamp, log_component, hw_os_pid(),
                      names[level]);
     va_list ap;
     va_start(ap, fmt);
@@ -54,6 +59,5 @@ void hw_log(enum hw_log_level level, const char *fmt, ...)
     /* One write per line, so lines from several processes never interleave. */
     size_t len = strnlen(line, sizeof line - 2);
     line[len++] = '\n';
-    ssize_t w = write(STDERR_FILENO, line, len);
-    (void)w;
+    hw_os_write_stderr(line, len);
 }

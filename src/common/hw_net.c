@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 void hw_tcp_tune(int fd)
@@ -239,4 +240,40 @@ void hw_tcp_user_timeout(int fd, int ms)
 {
     unsigned v = ms > 0 ? (unsigned)ms : 0;
     setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &v, sizeof v);
+}
+
+ssize_t hw_sock_recv(int fd, void *buf, size_t n)
+{
+    return recv(fd, buf, n, 0);
+}
+
+int hw_sock_poll_in(int fd, int timeout_ms)
+{
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    int r;
+    do
+        r = poll(&p, 1, timeout_ms);
+    while (r < 0 && errno == EINTR);
+    return r < 0 ? -1 : r > 0;
+}
+
+void hw_sock_set_rcvtimeo(int fd, int ms)
+{
+    struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+}
+
+void hw_sock_shutdown(int fd)
+{
+    shutdown(fd, SHUT_RDWR);
+}
+
+void hw_sock_shutdown_write(int fd)
+{
+    shutdown(fd, SHUT_WR);
+}
+
+void hw_sock_close(int fd)
+{
+    close(fd);
 }

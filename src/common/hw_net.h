@@ -1,10 +1,16 @@
-/* hw_net.h - blocking TCP helpers shared by the worker, the proxy and tools. */
+/* hw_net.h - blocking TCP helpers shared by the worker, the proxy and tools.
+ * hw_net.c on Linux; hw_net_win32.c (Winsock, the client's part only) on
+ * Windows, where a SOCKET is kept in an int: Windows handles fit in 32 bits
+ * (so that 32- and 64-bit processes can share them), and INVALID_SOCKET
+ * becomes -1. */
 #ifndef HW_NET_H
 #define HW_NET_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/uio.h>
+#include <sys/types.h>
+
+#include "hw_os.h"
 
 /* Listens on bind_addr:port (port 0 picks a free one, reported in *port_out). */
 int hw_tcp_listen(const char *bind_addr, int port, int *fd_out, int *port_out);
@@ -33,5 +39,17 @@ void hw_tcp_user_timeout(int fd, int ms);
 int hw_addr_is_loopback(const char *host);
 /* "address:port" of the connected peer, for log lines. */
 void hw_peer_name(int fd, char *buf, size_t len);
+
+/* Like recv(): -1 with errno (EAGAIN or ETIMEDOUT when the receive
+ * timeout passed). */
+ssize_t hw_sock_recv(int fd, void *buf, size_t n);
+/* 1 when fd is readable within timeout_ms, 0 when not, -1 on error. */
+int hw_sock_poll_in(int fd, int timeout_ms);
+/* Receive timeout (SO_RCVTIMEO); 0 removes it. */
+void hw_sock_set_rcvtimeo(int fd, int ms);
+/* Wakes threads blocked on fd (both directions), or only ends sending. */
+void hw_sock_shutdown(int fd);
+void hw_sock_shutdown_write(int fd);
+void hw_sock_close(int fd);
 
 #endif

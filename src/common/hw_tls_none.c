@@ -7,7 +7,13 @@
 
 static void no_tls(char *why, size_t why_len)
 {
+#ifdef _WIN32
+    snprintf(why, why_len,
+             "TLS is not yet available in the Windows client (docs/windows.md); "
+             "use a private network or an SSH or VPN tunnel");
+#else
     snprintf(why, why_len, "this build has no TLS (OpenSSL was not found at build time)");
+#endif
 }
 
 int hw_tls_available(void)

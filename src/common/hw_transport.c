@@ -3,11 +3,7 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <poll.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <unistd.h>
 
 #include "hw_net.h"
 #include "hw_time.h"
@@ -38,12 +34,6 @@ int hw_tx_wait_budget(const struct hw_transport *t)
     return left > INT_MAX ? INT_MAX : (int)left;
 }
 
-static void set_rcvtimeo(int fd, int ms)
-{
-    struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-}
-
 ssize_t hw_tx_recv(struct hw_transport *t, void *buf, size_t n)
 {
     if (t->ssl)
@@ -53,9 +43,9 @@ ssize_t hw_tx_recv(struct hw_transport *t, void *buf, size_t n)
             int budget = hw_tx_wait_budget(t);
             if (budget < 0)
                 return -1;
-            set_rcvtimeo(t->fd, budget);
+            hw_sock_set_rcvtimeo(t->fd, budget);
         }
-        ssize_t r = recv(t->fd, buf, n, 0);
+        ssize_t r = hw_sock_recv(t->fd, buf, n);
         if (r >= 0) {
             if (r == 0)
                 errno = 0;
@@ -111,19 +101,14 @@ int hw_tx_poll_readable(struct hw_transport *t, int timeout_ms)
 {
     if (t->ssl && hw_tls_pending(t) > 0)
         return 1;
-    struct pollfd p = { .fd = t->fd, .events = POLLIN };
-    int r;
-    do
-        r = poll(&p, 1, timeout_ms);
-    while (r < 0 && errno == EINTR);
-    return r < 0 ? -1 : r > 0;
+    return hw_sock_poll_in(t->fd, timeout_ms);
 }
 
 void hw_tx_set_recv_timeout(struct hw_transport *t, int ms)
 {
     t->timeout_ms = ms;
     if (!t->ssl)
-        set_rcvtimeo(t->fd, ms);
+        hw_sock_set_rcvtimeo(t->fd, ms);
 }
 
 void hw_tx_set_deadline(struct hw_transport *t, int ms)
@@ -131,7 +116,7 @@ void hw_tx_set_deadline(struct hw_transport *t, int ms)
     t->deadline_ms = ms > 0 ? hw_now_ms() + (uint64_t)ms : 0;
     /* Reads outside hw_tx_recv (a peek at the first byte) are bounded too. */
     if (!t->ssl)
-        set_rcvtimeo(t->fd, ms > 0 ? ms : t->timeout_ms);
+        hw_sock_set_rcvtimeo(t->fd, ms > 0 ? ms : t->timeout_ms);
 }
 
 int hw_tx_channel_binding(struct hw_transport *t, uint8_t out[HW_TLS_CHANNEL_BINDING_LEN])
@@ -143,7 +128,7 @@ int hw_tx_channel_binding(struct hw_transport *t, uint8_t out[HW_TLS_CHANNEL_BIN
 void hw_tx_shutdown(struct hw_transport *t)
 {
     if (t->fd >= 0)
-        shutdown(t->fd, SHUT_RDWR);
+        hw_sock_shutdown(t->fd);
 }
 
 void hw_tx_close(struct hw_transport *t)
@@ -151,7 +136,7 @@ void hw_tx_close(struct hw_transport *t)
     if (t->ssl)
         hw_tls_free(t);
     if (t->fd >= 0)
-        close(t->fd);
+        hw_sock_close(t->fd);
     t->fd = -1;
 }
 

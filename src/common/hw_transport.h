@@ -18,7 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include <sys/uio.h>
+
+#include "hw_os.h"
 
 struct hw_tls_ctx; /* an SSL_CTX: certificates, verification settings */
 

@@ -16,7 +16,11 @@
 
 #include "abi_spelling.h"
 
+#ifdef _WIN32
+#define HWRTC_EXPORT __declspec(dllexport)
+#else
 #define HWRTC_EXPORT __attribute__((visibility("default")))
+#endif
 
 void *hipwire_hiprtc_function(const char *name);
 

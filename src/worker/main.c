@@ -38,6 +38,10 @@ static void usage(FILE *f)
         "  --port-file PATH      write the port actually bound to PATH\n"
         "  --backend NAME        cpu, cuda, hip or auto (default auto)\n"
         "  --max-sessions N      concurrent client sessions (default 64)\n"
+        "  --admission-queue N   clients past --max-sessions that wait for a session, in\n"
+        "                        order (default 256; beyond it: busy, retry later)\n"
+        "  --prewarm N           session processes kept with their device started, so a\n"
+        "                        new client's first call waits for no device start (default 0)\n"
         "  --mem-limit SIZE      device memory per session, e.g. 512M, 8G (default: none)\n"
         "  --cpu-devices N       devices the cpu backend exposes (default 1)\n"
         "  --handshake-timeout MS  time a new connection has to authenticate and say\n"
@@ -278,6 +282,7 @@ int main(int argc, char **argv)
         .port = HIPR_DEFAULT_PORT,
         .backend = "auto",
         .max_sessions = 64,
+        .admission_queue = 256,
         .cpu_devices = 1,
         .handshake_timeout_ms = 5000,
         .max_handles = WORKER_DEFAULT_MAX_HANDLES,
@@ -323,7 +328,9 @@ int main(int argc, char **argv)
         O_HIPCC,
         O_RTC_CONC,
         O_RTC_QUEUE,
-        O_RTC_MEM
+        O_RTC_MEM,
+        O_ADMISSION,
+        O_PREWARM
     };
     const char *token_file = NULL, *tls_cert = NULL, *tls_key = NULL;
     int insecure = 0;
@@ -358,6 +365,8 @@ int main(int argc, char **argv)
         { "rtc-max-concurrent", required_argument, NULL, O_RTC_CONC },
         { "rtc-queue-timeout", required_argument, NULL, O_RTC_QUEUE },
         { "rtc-max-memory", required_argument, NULL, O_RTC_MEM },
+        { "admission-queue", required_argument, NULL, O_ADMISSION },
+        { "prewarm", required_argument, NULL, O_PREWARM },
         { NULL, 0, NULL, 0 },
     };
     hw_log_init("hip-worker");
@@ -474,6 +483,17 @@ int main(int argc, char **argv)
         case O_RTC_MEM:
             /* Below this not even the compiler's driver starts. */
             if (parse_size(optarg, &cfg.rtc_max_memory) < 0 || cfg.rtc_max_memory < (64u << 20))
+                goto bad;
+            break;
+        case O_ADMISSION: {
+            int n;
+            if (parse_int(optarg, 0, 65536, &n) < 0)
+                goto bad;
+            cfg.admission_queue = (uint32_t)n;
+            break;
+        }
+        case O_PREWARM:
+            if (parse_int(optarg, 0, 4096, &cfg.prewarm) < 0)
                 goto bad;
             break;
         case O_HELP:

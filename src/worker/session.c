@@ -11,6 +11,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "admission.h"
 #include "hw_auth.h"
 #include "hw_log.h"
 #include "hw_net.h"
@@ -462,7 +463,7 @@ int session_send_worker_status(struct session *s, uint32_t request_id)
 /* HELLO, once the handshake has accepted it: a status slot, the backend,
  * and the reply with the device descriptions. */
 static int open_session(struct session *s, const struct hipr_header *hh,
-                        const struct hipr_hello_req *hreq)
+                        const struct hipr_hello_req *hreq, const char *peer)
 {
     struct hipr_header h = *hh;
     struct hipr_hello_req req = *hreq;
@@ -472,13 +473,27 @@ static int open_session(struct session *s, const struct hipr_header *hh,
         session_reply(s, h.opcode, h.request_id, HW_ENOTSUP, NULL, 0, NULL, 0);
         return -1;
     }
-    s->slot = status_table_claim(s->table, getpid(), s->id);
-    if (!s->slot) {
-        hw_warn("refusing session: --max-sessions %d reached", s->cfg->max_sessions);
-        session_reply(s, h.opcode, h.request_id, HW_ERESOURCES, NULL, 0, NULL, 0);
+    /* A client that can hear it is told it waits (queued, its device
+     * starting), so its connect timeout need not cover either. */
+    int wait_ok = (req.flags & HIPR_HELLO_WAIT_OK) != 0;
+    int adm = admission_claim(s, wait_ok, peer);
+    if (adm != 0) {
+        if (adm > 0)
+            session_reply(s, h.opcode, h.request_id, HW_ERESOURCES, NULL, 0, NULL, 0);
         return -1;
     }
-    int rc = open_backend(s);
+    int rc = HW_OK;
+    if (!s->be) { /* a prewarmed process has its device already */
+        struct admission_ticker tk;
+        uint64_t t0 = hw_now_ms();
+        if (wait_ok)
+            admission_ticker_start(&tk, s);
+        rc = open_backend(s);
+        if (wait_ok)
+            admission_ticker_stop(&tk);
+        hw_debug("session %016llx: device started in %llu ms", (unsigned long long)s->id,
+                 (unsigned long long)(hw_now_ms() - t0));
+    }
     if (rc != HW_OK) {
         hw_error("backend %s has no usable device (status %d)", s->cfg->backend, rc);
         session_reply(s, h.opcode, h.request_id, rc, NULL, 0, NULL, 0);
@@ -805,7 +820,7 @@ int session_main(int fd, const struct worker_config *cfg, struct status_table *t
     /* Only an accepted HELLO gets the request buffer, a status slot and a backend. */
     if (hs == 0) {
         s.rbuf = malloc(RBUF_SIZE);
-        hs = s.rbuf ? open_session(&s, &hello_h, &hello) : -1;
+        hs = s.rbuf ? open_session(&s, &hello_h, &hello, peer) : -1;
     }
     if (hs == 0 && session_heartbeat_start(&s) == 0)
         while (request_loop(&s) == LOOP_LINK && session_resume_wait(&s) == 0)
@@ -820,5 +835,12 @@ int session_main(int fd, const struct worker_config *cfg, struct status_table *t
     hw_tx_shutdown(&s.tx);
     hw_tx_close(&s.tx);
     free(s.rbuf);
+    /* The slot goes to the next queued client now, not when the
+     * supervisor gets round to reaping this process. */
+    if (s.slot) {
+        uint64_t sid;
+        status_table_release_pid(table, getpid(), &sid);
+        admission_notify(cfg->admission);
+    }
     return hs < 0 ? 1 : 0;
 }

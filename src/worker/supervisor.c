@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "admission.h"
 #include "hw_auth.h"
 #include "hw_log.h"
 #include "hw_net.h"
@@ -59,6 +60,10 @@ static void reap(const struct worker_config *cfg, struct status_table *table, st
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
         uint64_t sid;
         uint64_t bytes = status_table_release_pid(table, pid, &sid);
+        /* A session that died holding a slot or a place in the queue. */
+        admission_forget_pid(cfg->admission, pid);
+        if (sid)
+            admission_notify(cfg->admission);
         /* A session that died holding compile slots cannot give them back. */
         uint32_t slots = rtc_slots_release_pid(cfg->rtc_slots, pid);
         if (slots)
@@ -90,15 +95,20 @@ static int write_port_file(const char *path, int port)
     return rename(tmp, path); /* readers never see a partial file */
 }
 
-int supervisor_run(const struct worker_config *cfg)
+int supervisor_run(const struct worker_config *config)
 {
     int lfd = -1, port = 0, rc = 1, live = 0;
-    int nkids = cfg->max_sessions + HANDSHAKE_SLACK;
+    /* Sessions, the clients queued for one, and those in their handshake. */
+    int nkids = config->max_sessions + (int)config->admission_queue + HANDSHAKE_SLACK;
     uint64_t counter = 0;
+    struct worker_config c = *config;
+    const struct worker_config *cfg = &c;
     struct child *kids = calloc((size_t)nkids, sizeof *kids);
     struct status_table *table =
         status_table_create((uint32_t)cfg->max_sessions, cfg->mem_limit, cfg->backend);
-    if (!kids || !table) {
+    /* Mapped before any session is forked, so every session shares it. */
+    c.admission = admission_create(cfg->admission_queue);
+    if (!kids || !table || !c.admission) {
         hw_error("out of memory");
         goto out;
     }
@@ -118,9 +128,10 @@ int supervisor_run(const struct worker_config *cfg)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
-    hw_info("listening on %s:%d (backend %s, max %d sessions, mem limit %llu, %s, %s)", cfg->bind,
-            port, cfg->backend, cfg->max_sessions, (unsigned long long)cfg->mem_limit,
-            cfg->token ? "token required" : "no authentication",
+    hw_info("listening on %s:%d (backend %s, max %d sessions, admission queue %u, mem limit "
+            "%llu, %s, %s)",
+            cfg->bind, port, cfg->backend, cfg->max_sessions, cfg->admission_queue,
+            (unsigned long long)cfg->mem_limit, cfg->token ? "token required" : "no authentication",
             cfg->require_tls ? "TLS required"
             : cfg->tls       ? "TLS or plain"
                              : "plain TCP");
@@ -131,7 +142,8 @@ int supervisor_run(const struct worker_config *cfg)
          * connect timeout bounds the wait) instead of being closed: a burst
          * of clients larger than the handshake slack is served in turn. */
         uint64_t unused;
-        int pending = live - (int)status_table_count(table, &unused);
+        int pending =
+            live - (int)status_table_count(table, &unused) - (int)admission_waiting(cfg->admission);
         int full = live >= nkids || pending >= HANDSHAKE_SLACK;
         if (full && !full_logged)
             hw_debug("%d connections, %d still in their handshake: new ones wait", live, pending);
@@ -188,6 +200,7 @@ out:
     if (lfd >= 0)
         close(lfd);
     status_table_destroy(table);
+    admission_destroy(c.admission);
     free(kids);
     return rc;
 }

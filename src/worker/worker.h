@@ -55,6 +55,12 @@ struct worker_config {
      * many bytes of unacknowledged replies it may keep. */
     uint64_t resume_grace_ms;
     uint64_t resume_buffer;
+    /* Admission (docs/worker.md): clients past --max-sessions wait in a
+     * queue of this many places (admission.c, mapped by the supervisor);
+     * --prewarm session processes wait with their device started. */
+    uint32_t admission_queue;
+    struct admission *admission;
+    int prewarm;
 };
 
 #endif

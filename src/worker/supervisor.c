@@ -16,6 +16,7 @@
 #include "hw_auth.h"
 #include "hw_log.h"
 #include "hw_net.h"
+#include "prewarm.h"
 #include "rtc_slots.h"
 #include "session.h"
 #include "status_table.h"
@@ -53,11 +54,13 @@ static uint64_t new_session_id(uint64_t *counter)
 }
 
 static void reap(const struct worker_config *cfg, struct status_table *table, struct child *kids,
-                 int nkids, int *live)
+                 int nkids, int *live, struct prewarm_pool *pool)
 {
     int status;
     pid_t pid;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        if (prewarm_pool_reaped(pool, pid, status))
+            continue; /* never had a connection */
         uint64_t sid;
         uint64_t bytes = status_table_release_pid(table, pid, &sid);
         /* A session that died holding a slot or a place in the queue. */
@@ -108,7 +111,9 @@ int supervisor_run(const struct worker_config *config)
         status_table_create((uint32_t)cfg->max_sessions, cfg->mem_limit, cfg->backend);
     /* Mapped before any session is forked, so every session shares it. */
     c.admission = admission_create(cfg->admission_queue);
-    if (!kids || !table || !c.admission) {
+    struct prewarm_pool *pool = cfg->prewarm ? prewarm_pool_create(cfg->prewarm) : NULL;
+    struct pollfd *pfds = calloc((size_t)cfg->prewarm + 1, sizeof *pfds);
+    if (!kids || !table || !c.admission || !pfds || (cfg->prewarm && !pool)) {
         hw_error("out of memory");
         goto out;
     }
@@ -148,19 +153,29 @@ int supervisor_run(const struct worker_config *config)
         if (full && !full_logged)
             hw_debug("%d connections, %d still in their handshake: new ones wait", live, pending);
         full_logged = full;
-        struct pollfd pfd = { .fd = full ? -1 : lfd, .events = POLLIN };
-        int n = poll(&pfd, 1, full ? 20 : 200); /* also the reaping period */
-        reap(cfg, table, kids, nkids, &live);
-        if (n <= 0 || full)
+        prewarm_pool_fill(pool, cfg, table, lfd);
+        pfds[0] = (struct pollfd){ .fd = full ? -1 : lfd, .events = POLLIN };
+        int nw = prewarm_pool_pollfds(pool, pfds + 1, cfg->prewarm);
+        int n = poll(pfds, (nfds_t)nw + 1, full ? 20 : 200); /* also the reaping period */
+        if (n > 0)
+            prewarm_pool_poll(pool, pfds + 1, nw);
+        reap(cfg, table, kids, nkids, &live, pool);
+        if (n <= 0 || full || !(pfds[0].revents & POLLIN))
             continue;
         int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
         if (cfd < 0)
             continue;
         hw_tcp_tune(cfd);
         uint64_t sid = new_session_id(&counter);
-        pid_t pid = fork();
+        /* A process with its device open already, if one is ready. */
+        pid_t pid;
+        if (prewarm_pool_handoff(pool, cfd, sid, &pid) == 0)
+            hw_debug("connection handed to prewarmed session process %d", (int)pid);
+        else
+            pid = fork();
         if (pid == 0) {
             close(lfd);
+            prewarm_pool_close_fds(pool);
             signal(SIGINT, SIG_IGN); /* a terminal ^C goes to the supervisor */
             /* Sessions run one uid; kernels on the cpu backend are the
              * client's code. Not dumpable: no sibling session may read this
@@ -181,12 +196,14 @@ int supervisor_run(const struct worker_config *config)
             }
     }
 
+    prewarm_pool_destroy(pool);
+    pool = NULL;
     hw_info("shutting down: ending %d session process(es)", live);
     for (int i = 0; i < nkids; i++)
         if (kids[i].pid)
             kill(kids[i].pid, SIGTERM);
     for (int waited = 0; live > 0 && waited < 100; waited++) {
-        reap(cfg, table, kids, nkids, &live);
+        reap(cfg, table, kids, nkids, &live, NULL);
         if (live > 0)
             usleep(50 * 1000);
     }
@@ -201,6 +218,8 @@ out:
         close(lfd);
     status_table_destroy(table);
     admission_destroy(c.admission);
+    prewarm_pool_destroy(pool);
+    free(pfds);
     free(kids);
     return rc;
 }

@@ -57,6 +57,7 @@ static void work(int hold_ms, unsigned char tag)
 /* Runs fn in a child whose stderr goes to `log` (when given); its pid. */
 static pid_t spawn(const char *log, void (*fn)(void *), void *arg)
 {
+    fflush(stdout); /* or each child prints it again at exit */
     pid_t pid = fork();
     CHECK(pid >= 0);
     if (pid == 0) {

@@ -1,0 +1,45 @@
+#!/bin/sh
+# Sessions on the GPU (docs/benchmarks.md, "Sessions"): hipwire-bench
+# --sessions against `hip-worker --backend cuda`, cold and prewarmed, with
+# the GPU memory each count costs. For the integrator's H100 runs.
+#
+#   tools/bench/gpu_sessions.sh BUILD_DIR OUT_DIR [cmake -D options...]
+#
+# Env: COUNTS (default 1,8,32,64), BACKEND (default cuda), HOLD_MS (500).
+set -u
+src=$(cd "$(dirname "$0")/../.." && pwd)
+build=$1
+out=$2
+shift 2
+mkdir -p "$out"
+counts=${COUNTS:-1,8,32,64}
+backend=${BACKEND:-cuda}
+hold=${HOLD_MS:-500}
+jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+
+cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DHIPWIRE_INSTALL_DEPS=OFF "$@" \
+  >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+cmake --build "$build" -j "$jobs" --target hip-worker hipwire-bench >"$out/build.log" 2>&1 ||
+  { tail -40 "$out/build.log"; exit 1; }
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv >"$out/gpu.txt" 2>&1
+cat "$out/gpu.txt"
+
+bench() { # $1: name, then hipwire-bench arguments
+  name=$1
+  shift
+  echo "== $name"
+  HIPWIRE_BENCH_WORKER_LOG="$out/$name.worker.log" "$build/bin/hipwire-bench" \
+    --spawn-worker "$build/bin/hip-worker" --backend "$backend" --hold-ms "$hold" "$@" \
+    2>"$out/$name.err" | tee "$out/$name.txt"
+  echo "exit $?" >>"$out/$name.txt"
+}
+
+status=0
+# Cold: every session creates its context when its client says HELLO.
+bench cold --sessions "$counts" || status=1
+# A pool of 8 prewarmed contexts.
+bench prewarm8 --sessions "$counts" --worker-arg --prewarm=8 || status=1
+# 256 clients at once against 64 sessions: 192 wait in the admission queue.
+bench queue256 --sessions 256 --worker-arg --max-sessions=64 --timeout 900 || status=1
+echo "results in $out"
+exit $status

@@ -37,8 +37,10 @@ bench() { # $1: name, then hipwire-bench arguments
 status=0
 # Cold: every session creates its context when its client says HELLO.
 bench cold --sessions "$counts" || status=1
-# A pool of 8 prewarmed contexts.
+# Pools of 8 and 32 prewarmed contexts (each costs a context's GPU memory
+# while it waits; a handed-over one is replaced at once).
 bench prewarm8 --sessions "$counts" --worker-arg --prewarm=8 || status=1
+bench prewarm32 --sessions "$counts" --worker-arg --prewarm=32 || status=1
 # 256 clients at once against 64 sessions: 192 wait in the admission queue.
 bench queue256 --sessions 256 --worker-arg --max-sessions=64 --timeout 900 || status=1
 echo "results in $out"

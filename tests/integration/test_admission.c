@@ -11,6 +11,8 @@
  *                                    second client is told "busy", retries,
  *                                    and is served once the first leaves; one
  *                                    with TF_ADMISSION_TIMEOUT_MS=200 gives up
+ *   test_admission leave             --admission-queue 1: a queued client that
+ *                                    gives up frees its place for the next
  *   test_admission slow              a device start of 1500 ms under
  *                                    TF_CONNECT_TIMEOUT_MS=300 works; with
  *                                    TF_DEVICE_START_TIMEOUT_MS=500 it fails
@@ -214,6 +216,46 @@ static int run_busy(void)
     return 0;
 }
 
+static void gives_up(void *arg)
+{
+    (void)arg;
+    setenv("TF_ADMISSION_TIMEOUT_MS", "300", 1);
+    int n = -1;
+    HIP_EXPECT(hipGetDeviceCount(&n), hipErrorNotInitialized);
+}
+
+/* --max-sessions 1 --admission-queue 1: a queued client that gives up
+ * (TF_ADMISSION_TIMEOUT_MS) frees its place, so the next one queues instead
+ * of being told busy, and is served once the holder leaves. */
+static int run_leave(void)
+{
+    int ready[2];
+    char c, q_log[64], r_log[64];
+    CHECK(pipe(ready) == 0);
+    snprintf(q_log, sizeof q_log, "/tmp/hipwire-leave-%d-q.log", (int)getpid());
+    snprintf(r_log, sizeof r_log, "/tmp/hipwire-leave-%d-r.log", (int)getpid());
+    setenv("TF_DEBUG", "1", 1);
+    pid_t h = spawn(NULL, holder, ready);
+    CHECK(read(ready[0], &c, 1) == 1);
+    CHECK_EQ(exit_code(spawn(q_log, gives_up, NULL)), 0);
+    usleep(500 * 1000); /* the worker notices the hang-up within 250 ms */
+    pid_t r = spawn(r_log, retrier, NULL);
+    int rc = exit_code(r);
+    CHECK_EQ(exit_code(h), 0);
+    int q_said = file_has(q_log, "still queued for a session after 300 ms");
+    int r_queued = file_has(r_log, "queued for a session (all busy), position 1");
+    int r_busy = file_has(r_log, "retry"); /* told busy: "retry after", "retrying in" */
+    unlink(q_log);
+    unlink(r_log);
+    printf("leave: the impatient client gave up with the queue-timeout line: %s; the next one "
+           "was queued (not told busy): %s, served: %s\n",
+           q_said ? "yes" : "no", r_queued && !r_busy ? "yes" : "no", rc == 0 ? "yes" : "no");
+    CHECK(q_said && r_queued && !r_busy);
+    CHECK_EQ(rc, 0);
+    printf("queue place freed: ok\n");
+    return 0;
+}
+
 static void too_slow(void *arg)
 {
     (void)arg;
@@ -250,6 +292,8 @@ int main(int argc, char **argv)
         return run_busy();
     if (argc >= 2 && !strcmp(argv[1], "slow"))
         return run_slow();
-    fprintf(stderr, "usage: test_admission queue N HOLD_MS | busy | slow\n");
+    if (argc >= 2 && !strcmp(argv[1], "leave"))
+        return run_leave();
+    fprintf(stderr, "usage: test_admission queue N HOLD_MS | busy | slow | leave\n");
     return 2;
 }

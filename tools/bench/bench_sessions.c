@@ -19,6 +19,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <hip/hip_runtime_api.h>
 #include <signal.h>
 #include <stdio.h>
@@ -90,10 +91,11 @@ static pid_t start_worker(const struct sess_opts *o)
         for (int i = 0; i < o->nwargs; i++)
             argv[n++] = o->wargs[i];
         argv[n] = NULL;
-        if (!getenv("HIPWIRE_BENCH_WORKER_LOG"))
-            freopen("/dev/null", "w", stderr); /* 256 sessions log a lot */
-        else
-            freopen(getenv("HIPWIRE_BENCH_WORKER_LOG"), "a", stderr);
+        /* 256 sessions log a lot: to a file when asked, else nowhere. */
+        const char *log = getenv("HIPWIRE_BENCH_WORKER_LOG");
+        int fd = open(log ? log : "/dev/null", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+        if (fd >= 0)
+            dup2(fd, 2);
         execv(o->worker, (char *const *)argv);
         _exit(127);
     }

@@ -364,7 +364,7 @@ static int parse_counts(const char *s, struct sess_opts *o)
 int bench_sessions_main(int argc, char **argv)
 {
     struct sess_opts o = { .backend = "cpu", .hold_ms = 500, .timeout_s = 300 };
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc; i += 2) { /* every option takes a value */
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--sessions") && v) {
@@ -387,7 +387,6 @@ int bench_sessions_main(int argc, char **argv)
             fprintf(stderr, "hipwire-bench: --sessions mode: unknown or incomplete %s\n", a);
             return 2;
         }
-        i++;
     }
     if (!o.worker) {
         fprintf(stderr, "hipwire-bench: --sessions needs --spawn-worker PATH (it measures the "

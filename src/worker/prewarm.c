@@ -112,12 +112,23 @@ static void spawn(struct prewarm_pool *p, struct warm *w, const struct worker_co
 }
 
 void prewarm_pool_fill(struct prewarm_pool *p, const struct worker_config *cfg,
-                       struct status_table *table, int lfd)
+                       struct status_table *table, int lfd, int connections)
 {
+    if (!p)
+        return;
+    /* Device contexts are the expensive part (~500 MiB each with CUDA): the
+     * pool never takes the connections' processes (sessions, and those that
+     * will be: in their handshake or queued) and itself past
+     * --max-sessions, since a warm process beyond that could only wait. */
+    int room = cfg->max_sessions - connections;
+    for (int i = 0; i < p->n; i++)
+        room -= p->w[i].pid != 0;
     uint64_t now = hw_now_ms();
-    for (int i = 0; p && i < p->n; i++)
-        if (!p->w[i].pid && now >= p->w[i].not_before_ms)
+    for (int i = 0; i < p->n && room > 0; i++)
+        if (!p->w[i].pid && now >= p->w[i].not_before_ms) {
             spawn(p, &p->w[i], cfg, table, lfd);
+            room -= p->w[i].pid != 0;
+        }
 }
 
 int prewarm_pool_pollfds(struct prewarm_pool *p, struct pollfd *pfd, int max)

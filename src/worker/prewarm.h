@@ -29,9 +29,11 @@ int prewarm_receive(int sock, uint64_t *session_id, int *fd);
 struct prewarm_pool;
 struct prewarm_pool *prewarm_pool_create(int n);
 /* Forks the processes missing from the pool (one whose predecessor died
- * before it was ready is retried after a second). */
+ * before it was ready is retried after a second), as long as the
+ * `connections` processes serving clients and the pool together stay
+ * within --max-sessions. */
 void prewarm_pool_fill(struct prewarm_pool *p, const struct worker_config *cfg,
-                       struct status_table *table, int lfd);
+                       struct status_table *table, int lfd, int connections);
 /* The pairs to watch for "ready" (at most max); then prewarm_pool_poll. */
 int prewarm_pool_pollfds(struct prewarm_pool *p, struct pollfd *pfd, int max);
 void prewarm_pool_poll(struct prewarm_pool *p, const struct pollfd *pfd, int n);

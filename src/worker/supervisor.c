@@ -153,7 +153,7 @@ int supervisor_run(const struct worker_config *config)
         if (full && !full_logged)
             hw_debug("%d connections, %d still in their handshake: new ones wait", live, pending);
         full_logged = full;
-        prewarm_pool_fill(pool, cfg, table, lfd);
+        prewarm_pool_fill(pool, cfg, table, lfd, live);
         pfds[0] = (struct pollfd){ .fd = full ? -1 : lfd, .events = POLLIN };
         int nw = prewarm_pool_pollfds(pool, pfds + 1, cfg->prewarm);
         int n = poll(pfds, (nfds_t)nw + 1, full ? 20 : 200); /* also the reaping period */

@@ -46,6 +46,8 @@ static void wait_ready(const char *log, int n)
     }
 }
 
+static int hold_ms; /* how long each client keeps its session */
+
 /* Forks a client whose first HIP call's latency (ms) comes back on fd. */
 static pid_t client(int fd)
 {
@@ -58,6 +60,7 @@ static pid_t client(int fd)
         HIP_CHECK(hipMalloc(&p, 4096));
         double ms = now_ms() - t0;
         HIP_CHECK(hipMemset(p, 7, 4096));
+        usleep((useconds_t)hold_ms * 1000);
         HIP_CHECK(hipDeviceSynchronize());
         HIP_CHECK(hipFree(p));
         CHECK(write(fd, &ms, sizeof ms) == sizeof ms);
@@ -89,11 +92,42 @@ static void round_of(int n, double *ms)
         }
 }
 
-int main(void)
+/* --max-sessions 2 --prewarm 2: while 2 sessions are open the pool stays
+ * empty (a warm process could only wait for a place); it refills when they
+ * end. */
+static int run_cap(const char *log)
+{
+    double ms[8];
+    wait_ready(log, 2);
+    hold_ms = 1500; /* longer than a device start: a refill would show */
+    double t0 = now_ms();
+    int fds[2];
+    CHECK(pipe(fds) == 0);
+    pid_t a = client(fds[1]), b = client(fds[1]);
+    usleep(1300 * 1000);
+    int during = ready_lines(log);
+    int st;
+    CHECK(waitpid(a, &st, 0) == a && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    CHECK(waitpid(b, &st, 0) == b && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    CHECK(read(fds[0], &ms[0], sizeof ms[0]) == sizeof ms[0]);
+    CHECK(read(fds[0], &ms[1], sizeof ms[1]) == sizeof ms[1]);
+    wait_ready(log, 4);
+    printf("prewarm 2, --max-sessions 2: first calls %.1f and %.1f ms; ready processes while "
+           "both sessions were open: %d (no refill); refilled %.0f ms after the start\n",
+           ms[0], ms[1], during, now_ms() - t0);
+    CHECK(ms[0] < 500 && ms[1] < 500);
+    CHECK_EQ(during, 2);
+    printf("prewarm cap: ok\n");
+    return 0;
+}
+
+int main(int argc, char **argv)
 {
     const char *log = getenv("HIPWIRE_WORKER_LOG");
     double ms[8];
     CHECK(log != NULL);
+    if (argc > 1 && !strcmp(argv[1], "cap"))
+        return run_cap(log);
     wait_ready(log, 2);
     round_of(3, ms);
     printf("prewarm 2, device start 1000 ms, 3 clients at once: first call %.1f, %.1f, %.1f ms\n",

@@ -5,7 +5,8 @@
 #
 #   tools/bench/gpu_sessions.sh BUILD_DIR OUT_DIR [cmake -D options...]
 #
-# Env: COUNTS (default 1,8,32,64), BACKEND (default cuda), HOLD_MS (500).
+# Env: COUNTS (default 1,8,32,64), BACKEND (default cuda), HOLD_MS (500),
+# MPS=1 to repeat the counts under NVIDIA MPS.
 set -u
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$1
@@ -43,5 +44,19 @@ bench prewarm8 --sessions "$counts" --worker-arg --prewarm=8 || status=1
 bench prewarm32 --sessions "$counts" --worker-arg --prewarm=32 || status=1
 # 256 clients at once against 64 sessions: 192 wait in the admission queue.
 bench queue256 --sessions 256 --worker-arg --max-sessions=64 --timeout 900 || status=1
+# Optional (MPS=1): the same counts with every session an NVIDIA MPS client
+# (docs/worker.md, "Isolation modes": the `mps` column). The daemon runs
+# with private pipe and log directories and is stopped afterwards.
+if [ "${MPS:-0}" = 1 ] && command -v nvidia-cuda-mps-control >/dev/null 2>&1; then
+  export CUDA_MPS_PIPE_DIRECTORY="$out/mps-pipe" CUDA_MPS_LOG_DIRECTORY="$out/mps-log"
+  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  if nvidia-cuda-mps-control -d; then
+    bench mps --sessions "$counts" || status=1
+    bench mps-prewarm8 --sessions "$counts" --worker-arg --prewarm=8 || status=1
+    echo quit | nvidia-cuda-mps-control
+  else
+    echo "MPS: nvidia-cuda-mps-control -d failed; skipped"
+  fi
+fi
 echo "results in $out"
 exit $status

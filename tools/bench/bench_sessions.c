@@ -3,7 +3,7 @@
  * how fast they start (docs/benchmarks.md, "Sessions").
  *
  *   hipwire-bench --sessions 1,8,32,64,256 --spawn-worker PATH [--backend cpu|cuda|hip]
- *                 [--worker-arg ARG]... [--hold-ms N] [--timeout S]
+ *                 [--worker-arg ARG]... [--hold-ms N] [--timeout S] [--settle-ms N]
  *
  * For each count N, a fresh worker is started and N client processes (each
  * a HIP program linked against the proxy: one session per process) are
@@ -44,6 +44,7 @@ struct sess_opts {
     int nwargs;
     int hold_ms;
     int timeout_s;
+    int settle_ms; /* between the worker's start and the clients' */
 };
 
 struct result {
@@ -266,7 +267,7 @@ static int run_count(const struct sess_opts *o, int n)
     pid_t worker = start_worker(o);
     if (worker < 0)
         return -1;
-    sleep_ms(300); /* let a prewarmed pool start filling */
+    sleep_ms(o->settle_ms); /* a prewarmed pool must be ready to be measured */
     struct sample idle = sample_worker(worker);
     double gpu0 = gpu_used_mib();
     int go[2], res[2];
@@ -363,7 +364,7 @@ static int parse_counts(const char *s, struct sess_opts *o)
 
 int bench_sessions_main(int argc, char **argv)
 {
-    struct sess_opts o = { .backend = "cpu", .hold_ms = 500, .timeout_s = 300 };
+    struct sess_opts o = { .backend = "cpu", .hold_ms = 500, .timeout_s = 300, .settle_ms = 300 };
     for (int i = 1; i < argc; i += 2) { /* every option takes a value */
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -383,6 +384,8 @@ int bench_sessions_main(int argc, char **argv)
             o.hold_ms = atoi(v);
         } else if (!strcmp(a, "--timeout") && v) {
             o.timeout_s = atoi(v);
+        } else if (!strcmp(a, "--settle-ms") && v) {
+            o.settle_ms = atoi(v);
         } else {
             fprintf(stderr, "hipwire-bench: --sessions mode: unknown or incomplete %s\n", a);
             return 2;
@@ -411,7 +414,7 @@ int bench_sessions_main(int argc, char **argv)
     }
     printf("(first call: from the release to hipMalloc's return. RSS: the supervisor and every "
            "process it forked, peak of 50 ms samples, shared pages counted in each; idle: "
-           "before the clients; MiB/sess: (peak - idle) / N. GPU mem: peak - before, from "
-           "nvidia-smi.)\n");
+           "before the clients (a prewarmed pool included); MiB/sess: (peak - idle) / N. GPU "
+           "mem: peak - before the clients, from nvidia-smi.)\n");
     return bad;
 }

@@ -40,8 +40,9 @@ status=0
 bench cold --sessions "$counts" || status=1
 # Pools of 8 and 32 prewarmed contexts (each costs a context's GPU memory
 # while it waits; a handed-over one is replaced at once).
-bench prewarm8 --sessions "$counts" --worker-arg --prewarm=8 || status=1
-bench prewarm32 --sessions "$counts" --worker-arg --prewarm=32 || status=1
+# --settle-ms: the pool's contexts start in parallel; let them all be ready.
+bench prewarm8 --sessions "$counts" --worker-arg --prewarm=8 --settle-ms 15000 || status=1
+bench prewarm32 --sessions "$counts" --worker-arg --prewarm=32 --settle-ms 30000 || status=1
 # 256 clients at once against 64 sessions: 192 wait in the admission queue.
 bench queue256 --sessions 256 --worker-arg --max-sessions=64 --timeout 900 || status=1
 # Optional (MPS=1): the same counts with every session an NVIDIA MPS client
@@ -52,7 +53,7 @@ if [ "${MPS:-0}" = 1 ] && command -v nvidia-cuda-mps-control >/dev/null 2>&1; th
   mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
   if nvidia-cuda-mps-control -d; then
     bench mps --sessions "$counts" || status=1
-    bench mps-prewarm8 --sessions "$counts" --worker-arg --prewarm=8 || status=1
+    bench mps-prewarm8 --sessions "$counts" --worker-arg --prewarm=8 --settle-ms 15000 || status=1
     echo quit | nvidia-cuda-mps-control
   else
     echo "MPS: nvidia-cuda-mps-control -d failed; skipped"

@@ -144,7 +144,7 @@ static void stop_worker(pid_t pid)
 /* ---- sampling ---------------------------------------------------------------- */
 
 struct sample {
-    double rss_mib;
+    double rss_mib, pss_mib; /* PSS: only when asked for (it costs more to read) */
     int threads, procs;
 };
 
@@ -183,18 +183,40 @@ static void add_status(int pid, struct sample *s)
 }
 
 /* The supervisor and every process it forked (sessions, queued, prewarmed). */
-static struct sample sample_worker(pid_t worker)
+/* Proportional set size: shared pages split among their sharers, so the
+ * sum is what the processes really cost together. */
+static void add_pss(int pid, struct sample *s)
 {
-    struct sample s = { 0, 0, 0 };
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/smaps_rollup", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "Pss:", 4)) {
+            s->pss_mib += strtod(line + 4, NULL) / 1024.0;
+            break;
+        }
+    fclose(f);
+}
+
+static struct sample sample_worker(pid_t worker, int with_pss)
+{
+    struct sample s = { 0, 0, 0, 0 };
     add_status(worker, &s);
+    if (with_pss)
+        add_pss(worker, &s);
     DIR *d = opendir("/proc");
     struct dirent *e;
     while (d && (e = readdir(d))) {
         if (!isdigit((unsigned char)e->d_name[0]))
             continue;
         int pid = atoi(e->d_name);
-        if (pid != worker && parent_of(pid) == worker)
+        if (pid != worker && parent_of(pid) == worker) {
             add_status(pid, &s);
+            if (with_pss)
+                add_pss(pid, &s);
+        }
     }
     if (d)
         closedir(d);
@@ -268,7 +290,7 @@ static int run_count(const struct sess_opts *o, int n)
     if (worker < 0)
         return -1;
     sleep_ms(o->settle_ms); /* a prewarmed pool must be ready to be measured */
-    struct sample idle = sample_worker(worker);
+    struct sample idle = sample_worker(worker, 1);
     double gpu0 = gpu_used_mib();
     int go[2], res[2];
     pid_t *pids = calloc((size_t)n, sizeof *pids);
@@ -299,13 +321,18 @@ static int run_count(const struct sess_opts *o, int n)
     double t0 = now_ms();
     close(go[1]); /* go */
     struct sample peak = idle;
-    double gpu_peak = gpu0, last_gpu = 0;
+    double gpu_peak = gpu0, last_gpu = 0, last_pss = 0;
     int done = 0, served = 0, nfirst = 0;
     struct result r;
     while (done < started && now_ms() - t0 < o->timeout_s * 1000.0) {
-        struct sample s = sample_worker(worker);
+        int with_pss = now_ms() - last_pss > 250;
+        struct sample s = sample_worker(worker, with_pss);
+        if (with_pss)
+            last_pss = now_ms();
         if (s.rss_mib > peak.rss_mib)
             peak.rss_mib = s.rss_mib;
+        if (s.pss_mib > peak.pss_mib)
+            peak.pss_mib = s.pss_mib;
         if (s.threads > peak.threads)
             peak.threads = s.threads;
         if (s.procs > peak.procs)
@@ -336,10 +363,11 @@ static int run_count(const struct sess_opts *o, int n)
     char gpu[48] = "n/a";
     if (gpu0 >= 0)
         snprintf(gpu, sizeof gpu, "%.0f MiB", gpu_peak - gpu0);
-    printf("%8d  %4d/%-4d %5.1f%%  %9.1f  %9.1f  %9.1f  %8.1f  %8.2f  %5d  %7d  %10s  %7.1f s\n", n,
-           served, n, 100.0 * served / n, pct(first, nfirst, 0.5), pct(first, nfirst, 0.99),
-           peak.rss_mib, idle.rss_mib, n ? (peak.rss_mib - idle.rss_mib) / n : 0, peak.procs,
-           peak.threads, gpu, took / 1e3);
+    printf("%8d  %4d/%-4d %5.1f%%  %9.1f  %9.1f  %8.1f  %8.1f  %8.1f  %8.2f  %5d  %7d  %10s  "
+           "%7.1f s\n",
+           n, served, n, 100.0 * served / n, pct(first, nfirst, 0.5), pct(first, nfirst, 0.99),
+           peak.rss_mib, peak.pss_mib, idle.pss_mib, n ? (peak.pss_mib - idle.pss_mib) / n : 0,
+           peak.procs, peak.threads, gpu, took / 1e3);
     fflush(stdout);
     stop_worker(worker);
     free(pids);
@@ -401,9 +429,9 @@ int bench_sessions_main(int argc, char **argv)
         printf(" %s", o.wargs[i]);
     printf("` each; every client: first call (hipMalloc), memset + read back, hold %d ms ==\n",
            o.hold_ms);
-    printf("%8s  %-9s %6s  %9s  %9s  %9s  %8s  %8s  %5s  %7s  %10s  %9s\n", "sessions", "served",
-           "share", "p50 ms", "p99 ms", "RSS MiB", "idle MiB", "MiB/sess", "procs", "threads",
-           "GPU mem", "wall");
+    printf("%8s  %-9s %6s  %9s  %9s  %8s  %8s  %8s  %8s  %5s  %7s  %10s  %9s\n", "sessions",
+           "served", "share", "p50 ms", "p99 ms", "RSS MiB", "PSS MiB", "idle PSS", "PSS/sess",
+           "procs", "threads", "GPU mem", "wall");
     int bad = 0;
     for (int i = 0; i < o.ncounts; i++) {
         int rc = run_count(&o, o.counts[i]);
@@ -412,9 +440,10 @@ int bench_sessions_main(int argc, char **argv)
         if (rc < 0)
             fprintf(stderr, "hipwire-bench: could not run %d sessions\n", o.counts[i]);
     }
-    printf("(first call: from the release to hipMalloc's return. RSS: the supervisor and every "
-           "process it forked, peak of 50 ms samples, shared pages counted in each; idle: "
-           "before the clients (a prewarmed pool included); MiB/sess: (peak - idle) / N. GPU "
-           "mem: peak - before the clients, from nvidia-smi.)\n");
+    printf("(first call: from the release to hipMalloc's return. RSS, PSS: the supervisor "
+           "and every process it forked, peaks of 50 ms (RSS) and 250 ms (PSS) samples; RSS "
+           "counts shared pages in every process, PSS splits them. idle PSS: before the clients "
+           "(a prewarmed pool included); PSS/sess: (peak - idle) / N. GPU mem: peak - before the "
+           "clients, from nvidia-smi.)\n");
     return bad;
 }

@@ -20,6 +20,7 @@
 #include <hip/hip_deprecated.h> /* hipDeviceProp_tR0000 */
 #endif
 
+#include "admission.h"
 #include "export.h"
 #include "handle_registry.h"
 #include "hipr.h"
@@ -42,6 +43,7 @@ struct hw_ext_tail {
 
 struct hw_conn {
     struct hw_transport tx;       /* plain TCP or TLS (TF_WORKER_TLS) */
+    struct hw_admit admit;        /* waiting for the session (admission.h) */
     struct hw_worker_addr worker; /* the TF_WORKER_HOST entry in use */
     uint64_t session_id;
     int device_count;

@@ -119,6 +119,7 @@ static hipError_t hello(struct hw_conn *c, uint64_t resume_token, char *why, siz
     struct hipr_hello_req req = { .proto_min = HIPR_VERSION,
                                   .proto_max = HIPR_VERSION,
                                   .client_pid = (uint32_t)hw_os_pid(),
+                                  .flags = HIPR_HELLO_WAIT_OK,
                                   .resume_token = resume_token };
     uint8_t fixed[HIPR_hello_req_SIZE];
     uint8_t body[HIPR_hello_rep_SIZE];
@@ -130,15 +131,24 @@ static hipError_t hello(struct hw_conn *c, uint64_t resume_token, char *why, siz
     if (!tail)
         return hipErrorOutOfMemory;
     hipr_hello_req_encode(fixed, &req);
-    if (hw_link_call(&c->tx, HIPR_OP_HELLO, 3, fixed, sizeof fixed, NULL, 0, body, sizeof body,
-                     tail, cap, &tail_len, &status) < 0) {
-        snprintf(why, why_len, "HELLO failed (%s)",
-                 errno ? hw_os_strerror(errno) : "the worker closed the connection");
+    /* The worker may answer only once a session is free and its device
+     * started, saying meanwhile that it is on it (admission.c). */
+    if (hw_link_call_watch(&c->tx, HIPR_OP_HELLO, 3, fixed, sizeof fixed, NULL, 0, body,
+                           sizeof body, tail, cap, &tail_len, &status, hw_admit_watch,
+                           &c->admit) < 0) {
+        hw_admit_explain(&c->admit);
+        if (c->admit.why[0])
+            snprintf(why, why_len, "%s", c->admit.why);
+        else
+            snprintf(why, why_len, "HELLO failed (%s)",
+                     errno ? hw_os_strerror(errno) : "the worker closed the connection");
         err = hipErrorNotInitialized;
         goto out;
     }
     err = (hipError_t)status;
-    if (err == hipErrorLaunchOutOfResources)
+    if (err == hipErrorLaunchOutOfResources && c->admit.retry_after_ms)
+        snprintf(why, why_len, "busy: --max-sessions reached and its admission queue is full");
+    else if (err == hipErrorLaunchOutOfResources)
         snprintf(why, why_len, "the worker is at --max-sessions");
     else if (err == hipErrorNotInitialized)
         snprintf(why, why_len, "the worker refused the session (not authenticated)");

@@ -10,12 +10,20 @@
  * --max-sessions), refuses or fails the TLS or authentication handshake, or
  * accepts but does not complete the handshake within TF_CONNECT_TIMEOUT_MS
  * (a hung host, a stalled network path).
+ *
+ * A worker that queues the client or starts its device says so while the
+ * client waits (admission.h): those waits have their own bounds, not the
+ * connect timeout. A worker whose admission queue is full says "busy, retry
+ * after N ms": the next worker is tried, and when every worker that
+ * answered was busy the whole list is tried again after the shortest such
+ * wait, up to TF_ADMISSION_TIMEOUT_MS in all.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "client.h"
 #include "hw_log.h"
@@ -23,18 +31,19 @@
 #include "hw_os.h"
 #include "hw_time.h"
 
-#define CONNECT_TIMEOUT_MS 5000
-#define REASONS_MAX        1024
+#define REASONS_MAX 1024
 
 /* Why a worker that accepted the connection was not used: a timeout, else
  * the reason the link setup gave. */
-static const char *handshake_failure(hipError_t err, const char *why, uint64_t elapsed_ms,
-                                     int timeout_ms)
+static const char *handshake_failure(const struct hw_admit *a, hipError_t err, const char *why,
+                                     uint64_t elapsed_ms, int timeout_ms)
 {
     if (err == hipErrorLaunchOutOfResources)
-        return "the worker is at --max-sessions";
+        return *why ? why : "the worker is at --max-sessions";
     if (err == hipErrorNotSupported)
         return "the worker speaks another protocol version";
+    if (a->why[0])
+        return a->why;
     if (elapsed_ms >= (uint64_t)timeout_ms)
         return "no handshake within TF_CONNECT_TIMEOUT_MS";
     return *why ? why : "handshake failed";
@@ -57,7 +66,10 @@ hipError_t hw_connect_first_worker(struct hw_conn *c, hw_open_link_fn open_link)
 {
     const char *spec = getenv("TF_WORKER_HOST");
     int port = hw_env_int("TF_WORKER_PORT", HIPR_DEFAULT_PORT, 1, 65535);
-    int timeout = hw_env_int("TF_CONNECT_TIMEOUT_MS", CONNECT_TIMEOUT_MS, 1, 3600000);
+    int timeout = hw_env_int("TF_CONNECT_TIMEOUT_MS", HW_CONNECT_TIMEOUT_MS, 1, 3600000);
+    int admission_ms = hw_env_int("TF_ADMISSION_TIMEOUT_MS", HW_ADMISSION_TIMEOUT_MS, 0, 86400000);
+    uint64_t began_ms = hw_now_ms();
+    int busy_said = 0;
     struct hw_worker_addr *list = calloc(HW_WORKER_LIST_MAX, sizeof *list);
     char err[256], where[300], why[512], reasons[REASONS_MAX] = "";
     hipError_t rc = hipErrorNotInitialized;
@@ -74,6 +86,11 @@ hipError_t hw_connect_first_worker(struct hw_conn *c, hw_open_link_fn open_link)
                 spec, err);
         goto out;
     }
+again:;
+    uint32_t busy_ms = 0; /* the shortest "retry after" of the busy workers */
+    reasons[0] = '\0';
+    refused_only = 1;
+    unreachable = 0;
     for (int i = 0; i < n; i++) {
         int fd;
         hw_worker_addr_format(&list[i], where, sizeof where);
@@ -92,6 +109,7 @@ hipError_t hw_connect_first_worker(struct hw_conn *c, hw_open_link_fn open_link)
         hw_tx_set_recv_timeout(&c->tx, timeout);
         uint64_t t0 = hw_now_ns();
         why[0] = '\0';
+        hw_admit_init(&c->admit, &c->tx, where);
         hipError_t herr = open_link(c, &list[i], timeout, why, sizeof why);
         if (herr == hipSuccess) {
             hw_tx_set_recv_timeout(&c->tx, 0);
@@ -101,7 +119,11 @@ hipError_t hw_connect_first_worker(struct hw_conn *c, hw_open_link_fn open_link)
             rc = hipSuccess;
             goto out;
         }
-        const char *reason = handshake_failure(herr, why, (hw_now_ns() - t0) / 1000000u, timeout);
+        const char *reason =
+            handshake_failure(&c->admit, herr, why, (hw_now_ns() - t0) / 1000000u, timeout);
+        uint32_t retry = herr == hipErrorLaunchOutOfResources ? c->admit.retry_after_ms : 0;
+        if (retry && (!busy_ms || retry < busy_ms))
+            busy_ms = retry;
         hw_debug("not using %s: %s", where, reason);
         appendf(reasons, sizeof reasons, "%s%s: %s", *reasons ? "; " : "", where, reason);
         refused_only &= herr == hipErrorLaunchOutOfResources;
@@ -110,6 +132,24 @@ hipError_t hw_connect_first_worker(struct hw_conn *c, hw_open_link_fn open_link)
         pthread_mutex_lock(&c->rlock);
         c->broken = 0; /* the failed handshake marked it; the next worker starts clean */
         pthread_mutex_unlock(&c->rlock);
+    }
+    if (busy_ms) {
+        uint64_t spent = hw_now_ms() - began_ms;
+        if (!admission_ms || spent + busy_ms < (uint64_t)admission_ms) {
+            /* Said once; the retries only with TF_DEBUG. */
+            if (!busy_said++)
+                fprintf(stderr, "hipwire: %s; retrying in %u ms (up to TF_ADMISSION_TIMEOUT_MS)\n",
+                        reasons, busy_ms);
+            else
+                hw_debug("%s; retrying in %u ms", reasons, busy_ms);
+            /* Spread, so clients told the same wait do not all come back at once. */
+            uint32_t jitter = (uint32_t)(hw_now_ns() % (busy_ms / 4 + 1));
+            struct timespec ts = { (busy_ms + jitter) / 1000,
+                                   (long)((busy_ms + jitter) % 1000) * 1000000L };
+            while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                ;
+            goto again;
+        }
     }
     /* The one line a user sees when the proxy cannot do anything. */
     fprintf(stderr,

@@ -12,6 +12,16 @@ int hw_link_call(struct hw_transport *t, uint16_t opcode, uint32_t request_id, c
                  size_t fixed_len, const void *req_tail, size_t req_tail_len, void *body,
                  size_t body_cap, void *tail, uint64_t tail_cap, uint64_t *tail_len, int *status)
 {
+    return hw_link_call_watch(t, opcode, request_id, fixed, fixed_len, req_tail, req_tail_len, body,
+                              body_cap, tail, tail_cap, tail_len, status, NULL, NULL);
+}
+
+int hw_link_call_watch(struct hw_transport *t, uint16_t opcode, uint32_t request_id,
+                       const void *fixed, size_t fixed_len, const void *req_tail,
+                       size_t req_tail_len, void *body, size_t body_cap, void *tail,
+                       uint64_t tail_cap, uint64_t *tail_len, int *status, hw_link_watch_fn watch,
+                       void *watch_ctx)
+{
     uint8_t hbuf[HIPR_HEADER_SIZE + HIPR_reply_hdr_SIZE];
     struct hipr_header h = { HIPR_MAGIC, HIPR_VERSION,
                              opcode,     request_id,
@@ -40,6 +50,14 @@ int hw_link_call(struct hw_transport *t, uint16_t opcode, uint32_t request_id, c
             if (h.request_id != 0) {
                 errno = EPROTO; /* nothing else is outstanding on this link */
                 return -1;
+            }
+            if (watch && rest <= 64) {
+                uint8_t notice[64];
+                if (rest && hw_tx_read_full(t, notice, (size_t)rest) < 0)
+                    return -1;
+                if (watch(watch_ctx, h.opcode, notice, (size_t)rest) < 0)
+                    return -1;
+                continue;
             }
             if (hw_tx_discard(t, rest) < 0)
                 return -1;

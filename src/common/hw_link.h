@@ -26,6 +26,18 @@ int hw_link_call(struct hw_transport *t, uint16_t opcode, uint32_t request_id, c
                  size_t fixed_len, const void *req_tail, size_t req_tail_len, void *body,
                  size_t body_cap, void *tail, uint64_t tail_cap, uint64_t *tail_len, int *status);
 
+/* A frame the worker sent on its own (request_id 0) while a call waits for
+ * its reply: opcode and the payload after the reply header (at most 64
+ * bytes). Returns 0 to keep waiting, -1 to give the call up. */
+typedef int (*hw_link_watch_fn)(void *ctx, uint16_t opcode, const uint8_t *body, size_t len);
+
+/* hw_link_call, showing the unsolicited frames to watch (may be NULL). */
+int hw_link_call_watch(struct hw_transport *t, uint16_t opcode, uint32_t request_id,
+                       const void *fixed, size_t fixed_len, const void *req_tail,
+                       size_t req_tail_len, void *body, size_t body_cap, void *tail,
+                       uint64_t tail_cap, uint64_t *tail_len, int *status, hw_link_watch_fn watch,
+                       void *watch_ctx);
+
 /*
  * AUTH_BEGIN, and AUTH_PROOF when the worker wants a token: the client
  * proves it holds token (len 0: none), then checks the worker's proof; a

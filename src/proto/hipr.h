@@ -26,6 +26,12 @@
 
 /* HELLO request flags. */
 #define HIPR_HELLO_STATUS_ONLY 0x1u /* ask for WORKER_STATUS, open no session */
+#define HIPR_HELLO_WAIT_OK     0x2u /* the client takes SESSION_WAIT frames */
+
+/* SESSION_WAIT states. */
+#define HIPR_WAIT_QUEUED   1u
+#define HIPR_WAIT_STARTING 2u
+#define HIPR_WAIT_BUSY     3u
 
 /* AUTH_BEGIN reply: what the worker requires, and what this link is. */
 #define HIPR_AUTH_REQUIRES_TOKEN 0x1u

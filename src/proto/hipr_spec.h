@@ -167,6 +167,19 @@
     F(u32, interval_ms)       \
     F(u32, reserved)
 
+/* Admission (docs/protocol.md, "Admission"): an unsolicited worker frame
+ * (RESPONSE, request_id 0) between a HELLO carrying HIPR_HELLO_WAIT_OK and
+ * its reply. state: HIPR_WAIT_QUEUED (position: the place in the
+ * admission queue, 1 = next), HIPR_WAIT_STARTING (the device is starting) or
+ * HIPR_WAIT_BUSY (the queue is full; the HELLO reply that follows refuses
+ * the session: try again after retry_after_ms). interval_ms: the most the
+ * worker lets pass between two of these frames while the client waits. */
+#define HIPR_MSG_SESSION_WAIT(F) \
+    F(u32, state)                \
+    F(u32, position)             \
+    F(u32, retry_after_ms)       \
+    F(u32, interval_ms)
+
 /* Session resume (docs/protocol.md, "Session resume"). RESUME_ENABLE, on the
  * connection that said HELLO (with a non-zero resume_token), turns resume on
  * for the session; grace_ms: how long the worker keeps it after a cut. */
@@ -488,7 +501,8 @@
     M(session_route, HIPR_MSG_SESSION_ROUTE)             \
     M(going_away, HIPR_MSG_GOING_AWAY)                   \
     M(session_resume_req, HIPR_MSG_SESSION_RESUME_REQ)   \
-    M(session_resume_rep, HIPR_MSG_SESSION_RESUME_REP)
+    M(session_resume_rep, HIPR_MSG_SESSION_RESUME_REP)   \
+    M(session_wait, HIPR_MSG_SESSION_WAIT)
 
 /* Caps on trailing data, in bytes. */
 #define HIPR_KiB             (UINT64_C(1) << 10)
@@ -535,6 +549,7 @@
     X(SESSION_RESUME, 0x000E, session_resume_req, session_resume_rep, 0, 0, SYNC)                  \
     X(GOING_AWAY, 0x000F, going_away, going_away, 0, 0, ASYNC)                                     \
     X(RTC_CACHE_STATS, 0x0010, empty, rtc_cache_stats_rep, 0, 0, SYNC)                             \
+    X(SESSION_WAIT, 0x0011, session_wait, session_wait, 0, 0, ASYNC)                               \
     X(DEVICE_SYNCHRONIZE, 0x0101, device, empty, 0, 0, SYNC)                                       \
     X(DEVICE_RESET, 0x0102, device, empty, 0, 0, SYNC)                                             \
     X(MEM_GET_INFO, 0x0103, device, mem_info_rep, 0, 0, SYNC)                                      \

@@ -341,6 +341,16 @@ HANDLER(SESSION_RESUME)
     return HW_EINVAL;
 }
 
+/* The worker's own notice while a client waits for its session (admission.c);
+ * a client never sends one. */
+HANDLER(SESSION_WAIT)
+{
+    (void)s;
+    (void)h;
+    (void)fixed;
+    return HW_EINVAL;
+}
+
 HANDLER(DEVICE_SYNCHRONIZE)
 {
     struct hipr_device m;

@@ -43,6 +43,10 @@ static void usage(FILE *f)
         "  --port-file PATH      write the port actually bound to PATH\n"
         "  --backend NAME        cpu, cuda, hip or auto (default auto)\n"
         "  --max-sessions N      concurrent client sessions (default 64)\n"
+        "  --admission-queue N   clients past --max-sessions that wait for a session, in\n"
+        "                        order (default 256; beyond it: busy, retry later)\n"
+        "  --prewarm N           session processes kept with their device started, so a\n"
+        "                        new client's first call waits for no device start (default 0)\n"
         "  --mem-limit SIZE      device memory per session, e.g. 512M, 8G (default: none)\n"
         "  --cpu-devices N       devices the cpu backend exposes (default 1)\n"
         "  --handshake-timeout MS  time a new connection has to authenticate and say\n"
@@ -296,6 +300,7 @@ int main(int argc, char **argv)
         .port = HIPR_DEFAULT_PORT,
         .backend = "auto",
         .max_sessions = 64,
+        .admission_queue = 256,
         .cpu_devices = 1,
         .handshake_timeout_ms = 5000,
         .max_handles = WORKER_DEFAULT_MAX_HANDLES,
@@ -346,7 +351,9 @@ int main(int argc, char **argv)
         O_RTC_CACHE_MAX,
         O_METRICS,
         O_METRICS_PORT_FILE,
-        O_CONFIG
+        O_CONFIG,
+        O_ADMISSION,
+        O_PREWARM
     };
     const char *rtc_cache_dir = NULL;
     uint64_t rtc_cache_max = 1ull << 30;
@@ -389,6 +396,8 @@ int main(int argc, char **argv)
         { "metrics-listen", required_argument, NULL, O_METRICS },
         { "metrics-port-file", required_argument, NULL, O_METRICS_PORT_FILE },
         { "config", required_argument, NULL, O_CONFIG },
+        { "admission-queue", required_argument, NULL, O_ADMISSION },
+        { "prewarm", required_argument, NULL, O_PREWARM },
         { NULL, 0, NULL, 0 },
     };
     hw_log_init("hip-worker");
@@ -532,6 +541,17 @@ int main(int argc, char **argv)
         }
         case O_METRICS_PORT_FILE: cfg.metrics_port_file = optarg; break;
         case O_CONFIG: break; /* read by hw_config_expand */
+        case O_ADMISSION: {
+            int n;
+            if (parse_int(optarg, 0, 65536, &n) < 0)
+                goto bad;
+            cfg.admission_queue = (uint32_t)n;
+            break;
+        }
+        case O_PREWARM:
+            if (parse_int(optarg, 0, 4096, &cfg.prewarm) < 0)
+                goto bad;
+            break;
         case O_HELP:
         case 'h': usage(stdout); return 0;
         case O_VERSION: printf("hip-worker %s\n", HIPWIRE_VERSION); return 0;

@@ -11,7 +11,9 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "admission.h"
 #include "hw_auth.h"
+#include "prewarm.h"
 #include "hw_log.h"
 #include "hw_net.h"
 #include "hw_sha256.h"
@@ -478,7 +480,7 @@ int session_send_worker_status(struct session *s, uint32_t request_id)
 /* HELLO, once the handshake has accepted it: a status slot, the backend,
  * and the reply with the device descriptions. */
 static int open_session(struct session *s, const struct hipr_header *hh,
-                        const struct hipr_hello_req *hreq)
+                        const struct hipr_hello_req *hreq, const char *peer)
 {
     struct hipr_header h = *hh;
     struct hipr_hello_req req = *hreq;
@@ -488,15 +490,29 @@ static int open_session(struct session *s, const struct hipr_header *hh,
         session_reply(s, h.opcode, h.request_id, HW_ENOTSUP, NULL, 0, NULL, 0);
         return -1;
     }
-    s->slot = status_table_claim(s->table, getpid(), s->id);
-    if (!s->slot) {
-        hw_warn("refusing session: --max-sessions %d reached", s->cfg->max_sessions);
-        session_reply(s, h.opcode, h.request_id, HW_ERESOURCES, NULL, 0, NULL, 0);
+    /* A client that can hear it is told it waits (queued, its device
+     * starting), so its connect timeout need not cover either. */
+    int wait_ok = (req.flags & HIPR_HELLO_WAIT_OK) != 0;
+    int adm = admission_claim(s, wait_ok, peer);
+    if (adm != 0) {
+        if (adm > 0)
+            session_reply(s, h.opcode, h.request_id, HW_ERESOURCES, NULL, 0, NULL, 0);
         return -1;
     }
     status_slot_set_client(s->slot, s->tx.fd);
     s->metrics = worker_metrics_slot(s->cfg->metrics, (uint32_t)(s->slot - s->table->slots));
-    int rc = open_backend(s);
+    int rc = HW_OK;
+    if (!s->be) { /* a prewarmed process has its device already */
+        struct admission_ticker tk;
+        uint64_t t0 = hw_now_ms();
+        if (wait_ok)
+            admission_ticker_start(&tk, s);
+        rc = open_backend(s);
+        if (wait_ok)
+            admission_ticker_stop(&tk);
+        hw_debug("session %016llx: device started in %llu ms", (unsigned long long)s->id,
+                 (unsigned long long)(hw_now_ms() - t0));
+    }
     if (rc != HW_OK) {
         hw_error("backend %s has no usable device (status %d)", s->cfg->backend, rc);
         session_reply(s, h.opcode, h.request_id, rc, NULL, 0, NULL, 0);
@@ -770,19 +786,44 @@ static int accept_connection(struct session *s, struct link_setup *l, struct hip
     return hs;
 }
 
-int session_main(int fd, const struct worker_config *cfg, struct status_table *table,
-                 uint64_t session_id)
+/* What every session process sets up before it has a connection. */
+static void session_setup(struct session *s, const struct worker_config *cfg,
+                          struct status_table *table)
 {
-    struct session s;
+    memset(s, 0, sizeof *s);
+    hw_tx_init_plain(&s->tx, -1);
+    hw_tx_init_plain(&s->next_tx, -1);
+    s->route_fd = -1;
+    s->cfg = cfg;
+    s->table = table;
+    pthread_mutex_init(&s->send_lock, NULL);
+    pthread_mutex_init(&s->stage_lock, NULL);
+    pthread_cond_init(&s->stage_cond, NULL);
+    pthread_mutex_init(&s->resume_lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->resume_cond, &ca);
+    pthread_condattr_destroy(&ca);
+    reply_log_init(&s->replies, give_back_buf, s);
+    alloc_table_init(&s->allocs);
+    handle_map_init(&s->streams);
+    handle_map_init(&s->events);
+    handle_map_init(&s->modules);
+    handle_map_init(&s->functions);
+}
+
+/* The connection, from its first byte to the session's end. */
+static int session_serve(struct session *s, int fd, uint64_t session_id)
+{
+    const struct worker_config *cfg = s->cfg;
+    struct status_table *table = s->table;
     struct hipr_header hello_h;
     struct hipr_hello_req hello;
     char peer[80];
     int route_status = 1;
-    memset(&s, 0, sizeof s);
-    hw_tx_init_plain(&s.tx, fd);
-    hw_tx_init_plain(&s.next_tx, -1);
-    s.id = session_id;
-    s.route_fd = -1;
+    hw_tx_init_plain(&s->tx, fd);
+    s->id = session_id;
     session_track_fd(fd);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -790,32 +831,15 @@ int session_main(int fd, const struct worker_config *cfg, struct status_table *t
     sigaction(SIGTERM, &sa, NULL);
     sa.sa_handler = on_handshake_timer;
     sigaction(SIGALRM, &sa, NULL);
-    s.cfg = cfg;
-    s.table = table;
-    pthread_mutex_init(&s.send_lock, NULL);
-    pthread_mutex_init(&s.stage_lock, NULL);
-    pthread_cond_init(&s.stage_cond, NULL);
-    pthread_mutex_init(&s.resume_lock, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&s.resume_cond, &ca);
-    pthread_condattr_destroy(&ca);
-    reply_log_init(&s.replies, give_back_buf, &s);
-    alloc_table_init(&s.allocs);
-    handle_map_init(&s.streams);
-    handle_map_init(&s.events);
-    handle_map_init(&s.modules);
-    handle_map_init(&s.functions);
     hw_peer_name(fd, peer, sizeof peer);
 
-    struct link_setup l = { .tx = &s.tx, .cfg = cfg, .peer = peer };
+    struct link_setup l = { .tx = &s->tx, .cfg = cfg, .peer = peer };
     handshake_timer(cfg->handshake_timeout_ms);
-    int hs = accept_connection(&s, &l, &hello_h, &hello, &route_status);
+    int hs = accept_connection(s, &l, &hello_h, &hello, &route_status);
     handshake_timer(0);
     signal(SIGALRM, SIG_IGN); /* a late tick must not cut a session's link */
     if (hs == 2) {
-        hw_tx_close(&s.tx);
+        hw_tx_close(&s->tx);
         return route_status;
     }
     if (handshake_expired) {
@@ -823,14 +847,14 @@ int session_main(int fd, const struct worker_config *cfg, struct status_table *t
                 cfg->handshake_timeout_ms);
         hs = -1;
     }
-    s.heartbeat_ms = l.heartbeat_ms;
+    s->heartbeat_ms = l.heartbeat_ms;
     /* Only an accepted HELLO gets the request buffer, a status slot and a backend. */
     if (hs == 0) {
-        s.rbuf = malloc(RBUF_SIZE);
-        hs = s.rbuf ? open_session(&s, &hello_h, &hello) : -1;
+        s->rbuf = malloc(RBUF_SIZE);
+        hs = s->rbuf ? open_session(s, &hello_h, &hello, peer) : -1;
     }
-    if (hs == 0 && session_heartbeat_start(&s) == 0)
-        while (request_loop(&s) == LOOP_LINK && session_resume_wait(&s) == 0)
+    if (hs == 0 && session_heartbeat_start(s) == 0)
+        while (request_loop(s) == LOOP_LINK && session_resume_wait(s) == 0)
             ;
     if (hs == 0 && session_terminating()) {
         /* The client would otherwise take the cut for a network fault and
@@ -838,17 +862,52 @@ int session_main(int fd, const struct worker_config *cfg, struct status_table *t
         struct hipr_going_away ga = { .reason = HIPR_GOING_AWAY_SHUTDOWN };
         uint8_t out[HIPR_going_away_SIZE];
         hipr_going_away_encode(out, &ga);
-        session_send_unsolicited(&s, HIPR_OP_GOING_AWAY, out, sizeof out);
+        session_send_unsolicited(s, HIPR_OP_GOING_AWAY, out, sizeof out);
     }
     /* Wakes the heartbeat thread if it is blocked writing to a dead peer. */
-    hw_tx_shutdown(&s.tx);
-    session_heartbeat_stop(&s);
-    session_resume_end(&s);
-    session_release_all(&s);
-    session_buf_drop_all(&s);
+    hw_tx_shutdown(&s->tx);
+    session_heartbeat_stop(s);
+    session_resume_end(s);
+    session_release_all(s);
+    session_buf_drop_all(s);
     /* Wake a client blocked on a reply before the process goes away. */
-    hw_tx_shutdown(&s.tx);
-    hw_tx_close(&s.tx);
-    free(s.rbuf);
+    hw_tx_shutdown(&s->tx);
+    hw_tx_close(&s->tx);
+    free(s->rbuf);
+    /* The slot goes to the next queued client now, not when the
+     * supervisor gets round to reaping this process. */
+    if (s->slot) {
+        uint64_t sid;
+        status_table_release_pid(table, getpid(), &sid);
+        admission_notify(cfg->admission);
+    }
     return hs < 0 ? 1 : 0;
+}
+
+int session_main(int fd, const struct worker_config *cfg, struct status_table *table,
+                 uint64_t session_id)
+{
+    struct session s;
+    session_setup(&s, cfg, table);
+    return session_serve(&s, fd, session_id);
+}
+
+int session_warm_main(int sock, const struct worker_config *cfg, struct status_table *table)
+{
+    struct session s;
+    uint64_t sid;
+    int fd = -1;
+    session_setup(&s, cfg, table);
+    int rc = open_backend(&s);
+    if (rc != HW_OK) {
+        hw_error("prewarm: backend %s has no usable device (status %d)", cfg->backend, rc);
+        return 1;
+    }
+    if (prewarm_ready(sock) < 0 || prewarm_receive(sock, &sid, &fd) < 0) {
+        /* The supervisor is stopping (or gone): nothing was served. */
+        s.ops->close(s.be);
+        return 0;
+    }
+    close(sock);
+    return session_serve(&s, fd, sid);
 }

@@ -159,6 +159,9 @@ struct link_setup {
  * everything the session held. Returns the process exit status. */
 int session_main(int fd, const struct worker_config *cfg, struct status_table *table,
                  uint64_t session_id);
+/* A prewarmed session process (prewarm.h): opens the device, says so on
+ * sock, then serves the connection the supervisor hands it. */
+int session_warm_main(int sock, const struct worker_config *cfg, struct status_table *table);
 
 /* handshake.c: TLS or plain (peeks at the first byte), then authentication
  * and the first request. link_handshake returns 0 with the accepted final

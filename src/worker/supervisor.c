@@ -12,11 +12,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "admission.h"
 #include "hw_auth.h"
 #include "hw_log.h"
 #include "hw_net.h"
 #include "leak_check.h"
 #include "metrics_http.h"
+#include "prewarm.h"
 #include "rtc_slots.h"
 #include "session.h"
 #include "status_table.h"
@@ -77,17 +79,23 @@ static uint64_t new_session_id(uint64_t *counter)
 }
 
 static void reap(const struct worker_config *cfg, struct status_table *table, struct child *kids,
-                 int nkids, int *live, int *leaked)
+                 int nkids, int *live, int *leaked, struct prewarm_pool *pool)
 {
     int status;
     pid_t pid;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        if (prewarm_pool_reaped(pool, pid, status))
+            continue; /* never had a connection */
         uint64_t sid;
         /* its counters join the totals before anyone can take its slot */
         int idx = status_table_index_of(table, pid);
         if (idx >= 0)
             worker_metrics_retire(cfg->metrics, (uint32_t)idx);
         uint64_t bytes = status_table_release_pid(table, pid, &sid);
+        /* A session that died holding a slot or a place in the queue. */
+        admission_forget_pid(cfg->admission, pid);
+        if (sid)
+            admission_notify(cfg->admission);
         /* A session that died holding compile slots cannot give them back. */
         uint32_t slots = rtc_slots_release_pid(cfg->rtc_slots, pid);
         if (slots)
@@ -124,18 +132,25 @@ static int write_port_file(const char *path, int port)
     return rename(tmp, path); /* readers never see a partial file */
 }
 
-int supervisor_run(const struct worker_config *cfg)
+int supervisor_run(const struct worker_config *config)
 {
     int leaked = 0; /* a session process failed LeakSanitizer's check */
     int lfd = -1, port = 0, rc = 1, live = 0;
-    int nkids = cfg->max_sessions + HANDSHAKE_SLACK;
+    /* Sessions, the clients queued for one, and those in their handshake. */
+    int nkids = config->max_sessions + (int)config->admission_queue + HANDSHAKE_SLACK;
+    uint64_t counter = 0;
+    struct worker_config c = *config;
+    const struct worker_config *cfg = &c;
     struct metrics_http *mh = NULL;
     struct sup_view view = { .cfg = cfg, .live = 0 };
-    uint64_t counter = 0;
     struct child *kids = calloc((size_t)nkids, sizeof *kids);
     struct status_table *table =
         status_table_create((uint32_t)cfg->max_sessions, cfg->mem_limit, cfg->backend);
-    if (!kids || !table) {
+    /* Mapped before any session is forked, so every session shares it. */
+    c.admission = admission_create(cfg->admission_queue);
+    struct prewarm_pool *pool = cfg->prewarm ? prewarm_pool_create(cfg->prewarm) : NULL;
+    struct pollfd *pfds = calloc((size_t)cfg->prewarm + 1, sizeof *pfds);
+    if (!kids || !table || !c.admission || !pfds || (cfg->prewarm && !pool)) {
         hw_error("out of memory");
         goto out;
     }
@@ -168,8 +183,9 @@ int supervisor_run(const struct worker_config *cfg)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
-    hw_info("listening on %s:%d (backend %s, max %d sessions, mem limit %.3f GiB, %s, %s)",
-            cfg->bind, port, cfg->backend, cfg->max_sessions,
+    hw_info("listening on %s:%d (backend %s, max %d sessions, admission queue %u, mem limit "
+            "%.3f GiB, %s, %s)",
+            cfg->bind, port, cfg->backend, cfg->max_sessions, cfg->admission_queue,
             (double)cfg->mem_limit / (double)(1ull << 30),
             cfg->token ? "token required" : "no authentication",
             cfg->require_tls ? "TLS required"
@@ -182,28 +198,39 @@ int supervisor_run(const struct worker_config *cfg)
          * connect timeout bounds the wait) instead of being closed: a burst
          * of clients larger than the handshake slack is served in turn. */
         uint64_t unused;
-        int pending = live - (int)status_table_count(table, &unused);
+        int pending =
+            live - (int)status_table_count(table, &unused) - (int)admission_waiting(cfg->admission);
         int full = live >= nkids || pending >= HANDSHAKE_SLACK;
         if (full && !full_logged)
             hw_debug("%d connections, %d still in their handshake: new ones wait", live, pending);
         full_logged = full;
-        struct pollfd pfd = { .fd = full ? -1 : lfd, .events = POLLIN };
-        int n = poll(&pfd, 1, full ? 20 : 200); /* also the reaping period */
-        reap(cfg, table, kids, nkids, &live, &leaked);
+        prewarm_pool_fill(pool, cfg, table, lfd, live);
+        pfds[0] = (struct pollfd){ .fd = full ? -1 : lfd, .events = POLLIN };
+        int nw = prewarm_pool_pollfds(pool, pfds + 1, cfg->prewarm);
+        int n = poll(pfds, (nfds_t)nw + 1, full ? 20 : 200); /* also the reaping period */
+        if (n > 0)
+            prewarm_pool_poll(pool, pfds + 1, nw);
+        reap(cfg, table, kids, nkids, &live, &leaked, pool);
         __atomic_store_n(&view.live, live, __ATOMIC_RELAXED);
-        if (n <= 0 || full)
+        if (n <= 0 || full || !(pfds[0].revents & POLLIN))
             continue;
         int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
         if (cfd < 0)
             continue;
         hw_tcp_tune(cfd);
         uint64_t sid = new_session_id(&counter);
-        pid_t pid = fork();
+        /* A process with its device open already, if one is ready. */
+        pid_t pid;
+        if (prewarm_pool_handoff(pool, cfd, sid, &pid) == 0)
+            hw_debug("connection handed to prewarmed session process %d", (int)pid);
+        else
+            pid = fork();
         if (pid == 0) {
             close(lfd);
             /* only the supervisor serves metrics (its thread is not here) */
             if (mh)
                 close(metrics_http_fd(mh));
+            prewarm_pool_close_fds(pool);
             signal(SIGINT, SIG_IGN); /* a terminal ^C goes to the supervisor */
             /* Sessions run one uid; kernels on the cpu backend are the
              * client's code. Not dumpable: no sibling session may read this
@@ -225,6 +252,8 @@ int supervisor_run(const struct worker_config *cfg)
             }
     }
 
+    prewarm_pool_destroy(pool);
+    pool = NULL;
     hw_info("shutting down: ending %d session process(es)", live);
     /* Nobody new gets in, not even into the backlog, while sessions end. */
     close(lfd);
@@ -233,7 +262,7 @@ int supervisor_run(const struct worker_config *cfg)
         if (kids[i].pid)
             kill(kids[i].pid, SIGTERM);
     for (int waited = 0; live > 0 && waited < 100; waited++) {
-        reap(cfg, table, kids, nkids, &live, &leaked);
+        reap(cfg, table, kids, nkids, &live, &leaked, NULL);
         if (live > 0)
             usleep(50 * 1000);
     }
@@ -248,6 +277,9 @@ out:
     if (lfd >= 0)
         close(lfd);
     status_table_destroy(table);
+    admission_destroy(c.admission);
+    prewarm_pool_destroy(pool);
+    free(pfds);
     free(kids);
     return rc;
 }

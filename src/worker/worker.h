@@ -61,6 +61,12 @@ struct worker_config {
     const char *metrics_listen;
     const char *metrics_port_file;  /* write the metrics port here (for :0) */
     struct worker_metrics *metrics; /* shared counters; NULL without endpoint */
+    /* Admission (docs/worker.md): clients past --max-sessions wait in a
+     * queue of this many places (admission.c, mapped by the supervisor);
+     * --prewarm session processes wait with their device started. */
+    uint32_t admission_queue;
+    struct admission *admission;
+    int prewarm;
 };
 
 #endif

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "bench_sessions.h"
 
 #ifndef HIPWIRE_BENCH_DEFAULT_KERNELS
 #define HIPWIRE_BENCH_DEFAULT_KERNELS "kernels/test_kernels.so"
@@ -544,7 +545,15 @@ static void usage(FILE *out)
             "                       (default $HIPWIRE_KERNELS, else %s)\n"
             "  --quick              fewer repetitions and sizes up to 16 MiB (~10 s)\n"
             "  --json FILE          also write the results as JSON\n"
-            "  --section N          run only section 1, 2, 3 or 4 (for profiling)\n",
+            "  --section N          run only section 1, 2, 3 or 4 (for profiling)\n"
+            "\n"
+            "       hipwire-bench --sessions N[,N...] --spawn-worker PATH [--backend NAME]\n"
+            "                     [--worker-arg ARG]... [--hold-ms MS] [--timeout S]\n"
+            "                     [--settle-ms MS]\n"
+            "  N clients at once per count against a fresh worker: first-call p50/p99,\n"
+            "  share served, the worker's host RSS, processes, threads (and GPU memory\n"
+            "  with nvidia-smi); exit 0 only when every client was served. --settle-ms:\n"
+            "  wait after the worker starts (default 300; longer for a --prewarm pool)\n",
             HIPWIRE_BENCH_DEFAULT_KERNELS);
 }
 
@@ -599,6 +608,9 @@ int main(int argc, char **argv)
     static struct bench_results r; /* large: keep it off the stack */
     struct raw_server raw = { 0 };
 
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--sessions"))
+            return bench_sessions_main(argc, argv);
     if (parse_args(argc, argv, &opt) < 0) {
         usage(stderr);
         return 2;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cpu_internal.h"
@@ -15,8 +16,23 @@
 #define CPU_DEFAULT_MEMORY (UINT64_C(4) << 30)
 #define CPU_ALIGN          256
 
+/* Test hook: HIPWIRE_CPU_START_DELAY_MS makes opening the device as slow as
+ * a GPU runtime's context creation, so tests can exercise a slow device
+ * start (docs/worker.md, "Admission"). Unset in production. */
+static void start_delay(void)
+{
+    const char *v = getenv("HIPWIRE_CPU_START_DELAY_MS");
+    long ms = v ? strtol(v, NULL, 10) : 0;
+    if (ms <= 0 || ms > 600000)
+        return;
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+    while (nanosleep(&ts, &ts) < 0)
+        ;
+}
+
 static int cpu_open(const struct hw_backend_config *cfg, struct hw_backend **out)
 {
+    start_delay();
     struct hw_backend *be = calloc(1, sizeof *be);
     int ndev = cfg->cpu_devices > 0 ? cfg->cpu_devices : 1;
     if (!be)

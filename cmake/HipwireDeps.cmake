@@ -4,7 +4,8 @@
 # apt, e.g. a GPU box where HIP headers are supplied through -DHIP_ROOT).
 option(HIPWIRE_INSTALL_DEPS "Install missing Debian packages at configure time" ON)
 set(HIPWIRE_DEBIAN_PACKAGES libamdhip64-dev hipcc python3 clang libclang-rt-14-dev libssl-dev openssl
-    libzstd-dev zlib1g-dev llvm-15 lld-15 clang-format)
+    libzstd-dev zlib1g-dev llvm-15 lld-15 clang-format
+    libmicrohttpd-dev libsqlite3-dev libjansson-dev libcurl4-openssl-dev libffi-dev libseccomp-dev)
 
 function(hipwire_missing_packages out)
   set(missing "")

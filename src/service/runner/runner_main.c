@@ -1,0 +1,222 @@
+/* hipwire-runner - runs one submission for hipwire-service. It is a hipwire
+ * client (the proxy libamdhip64 talks to TF_WORKER_HOST:TF_WORKER_PORT),
+ * sandboxed (sandbox.c), and reports only on the authenticated result fd
+ * (report.c): its stdout and stderr belong to the solution and are never
+ * read for results.
+ *
+ * Exit status: 0 done (the events said how), 75 the worker could not be
+ * reached (the service retries elsewhere), 2 bad usage or job. */
+#include "runner.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../frame.h"
+
+#define EXIT_UNREACHABLE 75
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: hipwire-runner --job FILE --result-fd N\n"
+               "       hipwire-runner --probe\n"
+               "Runs one hipwire-service submission against the worker named by\n"
+               "TF_WORKER_HOST/TF_WORKER_PORT; --probe prints the worker's devices as JSON.\n");
+}
+
+static int probe(void)
+{
+    int n = 0;
+    if (hipGetDeviceCount(&n) != hipSuccess)
+        return EXIT_UNREACHABLE;
+    json_t *devs = json_array();
+    for (int i = 0; i < n; i++) {
+        hipDeviceProp_t p;
+        if (hipGetDeviceProperties(&p, i) != hipSuccess)
+            continue;
+        json_t *d = json_object();
+        json_object_set_new(d, "index", json_integer(i));
+        json_object_set_new(d, "name", json_string(p.name));
+        json_object_set_new(d, "arch", json_string(p.gcnArchName));
+        json_object_set_new(d, "memory", json_integer((json_int_t)p.totalGlobalMem));
+        json_array_append_new(devs, d);
+    }
+    json_t *o = json_object();
+    json_object_set_new(o, "devices", devs);
+    char *s = json_dumps(o, JSON_COMPACT);
+    printf("%s\n", s);
+    free(s);
+    json_decref(o);
+    return 0;
+}
+
+static int parse_params(struct rjob *job)
+{
+    json_t *ps = json_object_get(job->problem, "parameters");
+    size_t i;
+    json_t *p;
+    if (!json_is_array(ps) || json_array_size(ps) > RUNNER_MAX_PARAMS)
+        return -1;
+    json_array_foreach(ps, i, p)
+    {
+        struct rparam *rp = &job->params[i];
+        const char *type = json_string_value(json_object_get(p, "type"));
+        rp->name = json_string_value(json_object_get(p, "name"));
+        if (!type || !rp->name)
+            return -1;
+        if (json_is_true(json_object_get(p, "pointer"))) {
+            if (strcmp(type, "float") != 0)
+                return -1;
+            rp->kind = RK_FLOAT_PTR;
+            rp->is_output = !json_is_true(json_object_get(p, "const"));
+            rp->count = json_string_value(json_object_get(p, "count"));
+            json_t *g = json_object_get(p, "gen");
+            rp->low = g ? json_number_value(json_object_get(g, "low")) : -1;
+            rp->high = g ? json_number_value(json_object_get(g, "high")) : 1;
+        } else if (!strcmp(type, "size_t")) {
+            rp->kind = RK_SIZE_T;
+        } else if (!strcmp(type, "int")) {
+            rp->kind = RK_INT;
+        } else if (!strcmp(type, "float")) {
+            rp->kind = RK_FLOAT;
+        } else {
+            return -1;
+        }
+    }
+    job->nparams = (int)json_array_size(ps);
+    json_t *tol = json_object_get(job->problem, "tolerance");
+    job->exact = json_is_true(json_object_get(job->problem, "exact"));
+    job->rtol = json_number_value(json_object_get(tol, "rtol"));
+    job->atol = json_number_value(json_object_get(tol, "atol"));
+    return 0;
+}
+
+static int load_job(const char *path, struct rjob *job, unsigned char *key)
+{
+    json_error_t err;
+    memset(job, 0, sizeof *job);
+    job->root = json_load_file(path, 0, &err);
+    /* The key is in this file: gone before any solution code runs. */
+    unlink(path);
+    if (!job->root)
+        return -1;
+    const char *hex = json_string_value(json_object_get(job->root, "key"));
+    if (!hex || strlen(hex) != 2 * HW_FRAME_KEY_LEN)
+        return -1;
+    for (int i = 0; i < HW_FRAME_KEY_LEN; i++) {
+        unsigned v;
+        if (sscanf(hex + 2 * i, "%2x", &v) != 1)
+            return -1;
+        key[i] = (unsigned char)v;
+    }
+    json_object_del(job->root, "key");
+    job->problem = json_object_get(job->root, "problem");
+    job->endpoint = json_string_value(json_object_get(job->root, "endpoint"));
+    job->language = json_string_value(json_object_get(job->root, "language"));
+    job->solution_path = json_string_value(json_object_get(job->root, "solution_path"));
+    job->reference_source = json_string_value(json_object_get(job->root, "reference_source"));
+    job->compiler = json_string_value(json_object_get(job->root, "compiler"));
+    job->workdir = json_string_value(json_object_get(job->root, "workdir"));
+    job->device_class = json_string_value(json_object_get(job->root, "device_class"));
+    job->device = (int)json_integer_value(json_object_get(job->root, "device"));
+    job->seed = (uint64_t)json_integer_value(json_object_get(job->root, "seed"));
+    job->flush_bytes = (size_t)json_integer_value(json_object_get(job->root, "flush_bytes"));
+    job->bench_budget_s = json_number_value(json_object_get(job->root, "bench_budget_s"));
+    if (!job->problem || !job->endpoint || !job->language || !job->solution_path ||
+        !job->reference_source || !job->workdir || !job->device_class)
+        return -1;
+    if (!job->compiler)
+        job->compiler = "hipwire-cc";
+    if (job->bench_budget_s <= 0)
+        job->bench_budget_s = 10;
+    return parse_params(job);
+}
+
+static void error_event(const char *name, const char *msg, const char *details)
+{
+    json_t *p = json_object();
+    json_object_set_new(p, "message", json_string(msg));
+    if (details)
+        json_object_set_new(p, "details", json_string(details));
+    report_event(name, p);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "job", required_argument, NULL, 'j' },
+        { "result-fd", required_argument, NULL, 'r' },
+        { "probe", no_argument, NULL, 'p' },
+        { "time-limit", required_argument, NULL, 't' },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *jobpath = NULL;
+    int rfd = -1, do_probe = 0, c;
+    double limit = 100;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j': jobpath = optarg; break;
+        case 'r': rfd = atoi(optarg); break;
+        case 'p': do_probe = 1; break;
+        case 't': limit = atof(optarg); break;
+        case 'h': usage(stdout); return 0;
+        case 'V': printf("hipwire-runner %s\n", HIPWIRE_VERSION); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (do_probe)
+        return probe();
+    struct rjob job;
+    unsigned char key[HW_FRAME_KEY_LEN];
+    if (!jobpath || rfd < 0) {
+        usage(stderr);
+        return 2;
+    }
+    if (load_job(jobpath, &job, key) != 0) {
+        fprintf(stderr, "hipwire-runner: unreadable job %s\n", jobpath);
+        return 2;
+    }
+    report_init(rfd, key);
+    memset(key, 0, sizeof key);
+    sandbox_limits(limit);
+    const char *landlock = sandbox_landlock(job.workdir);
+    if (hipSetDevice(job.device) != hipSuccess)
+        return EXIT_UNREACHABLE;
+    const char *seccomp = sandbox_seccomp();
+    json_t *p = json_object();
+    json_object_set_new(p, "message", json_string("Compiling"));
+    json_object_set_new(p, "landlock", json_string(landlock ? landlock : "on"));
+    json_object_set_new(p, "seccomp", json_string(seccomp ? seccomp : "on"));
+    report_event("COMPILING", p);
+
+    struct rtc_kernel ref;
+    char *log = NULL;
+    const char *kname =
+        json_string_value(json_object_get(json_object_get(job.problem, "reference"), "kernel"));
+    if (rtc_build(job.reference_source, kname ? kname : "reference", &ref, &log) != 0) {
+        error_event("ERROR", "the problem's reference did not compile", log);
+        return 0;
+    }
+    free(log);
+    log = NULL;
+    int compile_failed = 0;
+    struct solution *s = solution_load(&job, &log, &compile_failed);
+    if (!s) {
+        error_event(compile_failed ? "COMPILE_ERROR" : "ERROR",
+                    compile_failed ? "Compilation failed" : "cannot load the solution", log);
+        free(log);
+        return 0;
+    }
+    free(log);
+    int passed = 0;
+    if (!strcmp(job.endpoint, "sample"))
+        harness_sample(&job, s, &ref);
+    else if (harness_check(&job, s, &ref, &passed) == 0 && !strcmp(job.endpoint, "benchmark"))
+        harness_benchmark(&job, s, &ref);
+    fflush(NULL);
+    return 0;
+}

@@ -102,6 +102,7 @@ hipError_t hw_module_release(struct hw_conn *c, struct hw_module *m)
     for (size_t i = 0; i < m->nglobals; i++)
         hw_mem_remove(m->globals[i], &r);
     free(m->globals);
+    free(m->no_binary_note);
     free(m);
     return err;
 }
@@ -400,8 +401,15 @@ hipError_t hw_launch_on(const struct hw_function *f, const uint32_t grid[3],
         return hw_ret(hipErrorInvalidConfiguration);
     /* HIP answers this from the launch call itself, not later: the worker
      * said at load time that nothing in the image runs on the device. */
-    if (f->module->flags & HIPR_MODULE_NO_BINARY)
+    if (f->module->flags & HIPR_MODULE_NO_BINARY) {
+        /* Said once per module and by default: the program can only be
+         * fixed by rebuilding it, and a bare error code does not say so. */
+        if (f->module->no_binary_note &&
+            !__atomic_exchange_n(&f->module->note_said, 1, __ATOMIC_ACQ_REL))
+            fprintf(stderr, "hipwire: kernel '%s' cannot run: %s\n", f->name,
+                    f->module->no_binary_note);
         return hw_ret(hipErrorNoBinaryForGpu);
+    }
     uint8_t args[HIPR_CAP_KERNEL_ARGS];
     size_t len = 0;
     if ((err = marshal(f, kernelParams, extra, args, sizeof args, &len)) != hipSuccess)

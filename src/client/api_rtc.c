@@ -15,6 +15,7 @@
 
 #include "api_unsupported.h"
 #include "client.h"
+#include "rtc_compile.h"
 
 struct rtc_name {
     char *expr;
@@ -204,8 +205,7 @@ static hiprtcResult take_reply(hiprtcProgram prog, const struct hipr_rtc_compile
     return (hiprtcResult)r->result;
 }
 
-HW_EXPORT hiprtcResult hiprtcCompileProgram(hiprtcProgram prog, int numOptions,
-                                            const char **options)
+hiprtcResult hw_rtc_compile(hiprtcProgram prog, int device, int numOptions, const char **options)
 {
     if (!prog)
         return HIPRTC_ERROR_INVALID_PROGRAM;
@@ -256,7 +256,7 @@ HW_EXPORT hiprtcResult hiprtcCompileProgram(hiprtcProgram prog, int numOptions,
     for (int i = 0; i < prog->name_count; i++)
         p = put_string(p, prog->names[i].expr);
 
-    struct hipr_rtc_compile_req m = { .device = hw_wire_device(hw_current_device()),
+    struct hipr_rtc_compile_req m = { .device = hw_wire_device(device),
                                       .header_count = (uint32_t)prog->header_count,
                                       .option_count = (uint32_t)numOptions,
                                       .name_count = (uint32_t)prog->name_count };
@@ -286,6 +286,12 @@ HW_EXPORT hiprtcResult hiprtcCompileProgram(hiprtcProgram prog, int numOptions,
     }
     free(tail);
     return res;
+}
+
+HW_EXPORT hiprtcResult hiprtcCompileProgram(hiprtcProgram prog, int numOptions,
+                                            const char **options)
+{
+    return hw_rtc_compile(prog, hw_current_device(), numOptions, options);
 }
 
 HW_EXPORT hiprtcResult hiprtcGetCodeSize(hiprtcProgram prog, size_t *codeSizeRet)

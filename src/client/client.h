@@ -214,6 +214,10 @@ struct hw_module {
      * when it is unloaded (their addresses are reused). */
     uint64_t *globals;
     size_t nglobals;
+    /* For a fat binary with no code for the device: what it carries and
+     * the fix, said on stderr at the first launch (owned; may be NULL). */
+    char *no_binary_note;
+    int note_said;
 };
 
 struct hw_function {
@@ -261,6 +265,15 @@ hipError_t hw_function_of(const void *func, const struct hw_function **out);
 
 hipError_t hw_module_load(struct hw_conn *c, int device, const void *image, size_t size,
                           struct hw_module **out);
+/* When image is a hipwire-cc fat binary and has no AMD code object for the
+ * device: compiles its portable source on the worker for device and loads
+ * the result into *out (fatbin_source.c); returns 1 with *err set. 0 when
+ * the image is for hw_module_load as it is. */
+/* The message for a fat binary whose code objects are all for other
+ * devices than device (malloc'ed; NULL when out of memory). */
+char *hw_fatbin_arch_note(struct hw_conn *c, int device, const void *image, size_t size);
+int hw_fatbin_source_load(struct hw_conn *c, int device, const void *image, size_t size,
+                          struct hw_module **out, hipError_t *err);
 /* Unloads on the worker (fire-and-forget; not when c is NULL), forgets its
  * variables' ranges and frees m. */
 hipError_t hw_module_release(struct hw_conn *c, struct hw_module *m);

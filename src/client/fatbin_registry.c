@@ -269,8 +269,11 @@ static hipError_t fatbin_module(struct hw_conn *c, struct hw_fatbin *fb, int dev
             hw_debug("fat binary at %p cannot be sized: %s", fb->image, cerr.msg);
             err = hipErrorInvalidImage;
         }
-        if (err == hipSuccess)
+        if (err == hipSuccess &&
+            !hw_fatbin_source_load(c, dev, fb->image, (size_t)fb->image_size, &m, &err))
             err = hw_module_load(c, dev, fb->image, (size_t)fb->image_size, &m);
+        if (err == hipSuccess && (m->flags & HIPR_MODULE_NO_BINARY))
+            m->no_binary_note = hw_fatbin_arch_note(c, dev, fb->image, (size_t)fb->image_size);
         if (err == hipSuccess) {
             hw_debug("fat binary at %p: %llu bytes uploaded for device %d%s", fb->image,
                      (unsigned long long)fb->image_size, dev,

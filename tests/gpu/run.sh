@@ -15,6 +15,10 @@ cmake --build "$build" -j "$jobs" --target hip-worker with_worker gpu_check test
 if cmake --build "$build" --target help | grep -q hipwire_gpu_kernels; then
   cmake --build "$build" --target hipwire_gpu_kernels
 fi
+# hipwire-cc programs (tests/hipwire_cc): only where clang with HIP is installed.
+if cmake --build "$build" --target help | grep -q hipwire_cc_programs; then
+  cmake --build "$build" -j "$jobs" --target hipwire_cc_programs cc_lib_host
+fi
 if cmake --build "$build" --target help | grep -q test_cuda_decls; then
   cmake --build "$build" --target test_cuda_decls
   extra='|cuda_decls'

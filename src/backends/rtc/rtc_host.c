@@ -59,6 +59,19 @@ static int is_ident(char c)
     return isalnum((unsigned char)c) || c == '_';
 }
 
+/* Whether p is inside a // comment (a comment that mentions `extern
+ * __shared__` is not a declaration). */
+static int in_line_comment(const char *src, const char *p)
+{
+    const char *line = p;
+    while (line > src && line[-1] != '\n')
+        line--;
+    for (const char *c = line; c + 1 < p; c++)
+        if (c[0] == '/' && c[1] == '/')
+            return 1;
+    return 0;
+}
+
 /* `extern __shared__ T name[];` (dynamic shared memory) cannot be a
  * thread_local: it becomes `static __hipwire::dyn_shared<T> name;`, which
  * converts to the block's buffer. Line breaks are kept so #line holds. */
@@ -76,7 +89,7 @@ static void rewrite_dynamic_shared(const char *src, struct text *out)
             q++;
         const char *semi = strchr(q, ';');
         if ((e > src && is_ident(e[-1])) || strncmp(q, "__shared__", 10) != 0 || is_ident(q[10]) ||
-            !semi) {
+            !semi || in_line_comment(src, e)) {
             text_add(out, p, (size_t)(q - p));
             p = q;
             continue;

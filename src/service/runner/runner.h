@@ -72,6 +72,7 @@ void report_event(const char *name, json_t *payload); /* steals payload */
 /* sandbox.c */
 void sandbox_limits(double cpu_seconds);
 const char *sandbox_landlock(const char *workdir);
+const char *sandbox_landlock_paths(const char *workdir, const char *also);
 const char *sandbox_seccomp(void);
 
 /* kernel_rtc.c: HIP source compiled by hiprtc on the worker's device. */
@@ -94,6 +95,9 @@ int args_compare(struct rjob *job, struct rargs *a, json_t **debug);
 
 /* solution.c */
 struct solution;
+#include <sys/types.h>
+pid_t solution_compile_start(struct rjob *job);
+int solution_compile_wait(struct rjob *job, pid_t pid, char **log);
 struct solution *solution_load(struct rjob *job, char **log, int *compile_failed);
 hipError_t solution_call(struct rjob *job, struct solution *s, struct rargs *a);
 

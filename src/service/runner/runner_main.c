@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../frame.h"
@@ -183,9 +184,16 @@ int main(int argc, char **argv)
     report_init(rfd, key);
     memset(key, 0, sizeof key);
     sandbox_limits(limit);
+    /* The compiler starts before the runner confines itself (it needs /tmp);
+     * the runner then takes the stricter domain, connects to its worker, and
+     * shuts the network before any solution code is loaded. */
+    pid_t cc = solution_compile_start(&job);
     const char *landlock = sandbox_landlock(job.workdir);
-    if (hipSetDevice(job.device) != hipSuccess)
+    if (hipSetDevice(job.device) != hipSuccess) {
+        if (cc > 0)
+            waitpid(cc, NULL, 0);
         return EXIT_UNREACHABLE;
+    }
     const char *seccomp = sandbox_seccomp();
     json_t *p = json_object();
     json_object_set_new(p, "message", json_string("Compiling"));
@@ -198,11 +206,18 @@ int main(int argc, char **argv)
     const char *kname =
         json_string_value(json_object_get(json_object_get(job.problem, "reference"), "kernel"));
     if (rtc_build(job.reference_source, kname ? kname : "reference", &ref, &log) != 0) {
+        if (cc > 0)
+            waitpid(cc, NULL, 0);
         error_event("ERROR", "the problem's reference did not compile", log);
         return 0;
     }
     free(log);
     log = NULL;
+    if (solution_compile_wait(&job, cc, &log) != 0) {
+        error_event("COMPILE_ERROR", "Compilation failed", log);
+        free(log);
+        return 0;
+    }
     int compile_failed = 0;
     struct solution *s = solution_load(&job, &log, &compile_failed);
     if (!s) {

@@ -37,6 +37,13 @@ void sandbox_limits(double cpu_seconds)
 
 const char *sandbox_landlock(const char *workdir)
 {
+    return sandbox_landlock_paths(workdir, NULL);
+}
+
+/* Writes under workdir (and also, when given), and to existing nodes in
+ * /dev. */
+const char *sandbox_landlock_paths(const char *workdir, const char *also)
+{
     int abi = (int)syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
     if (abi < 1)
         return "Landlock is not available in this kernel";
@@ -51,8 +58,8 @@ const char *sandbox_landlock(const char *workdir)
     if (rs < 0)
         return "landlock_create_ruleset failed";
     const char *err = NULL;
-    const char *dirs[] = { workdir, "/dev" };
-    for (unsigned i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+    const char *dirs[] = { workdir, "/dev", also };
+    for (unsigned i = 0; i < sizeof dirs / sizeof dirs[0] && dirs[i]; i++) {
         struct landlock_path_beneath_attr pb = { .allowed_access = attr.handled_access_fs };
         pb.parent_fd = open(dirs[i], O_PATH | O_CLOEXEC);
         if (pb.parent_fd < 0) {

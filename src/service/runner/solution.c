@@ -41,33 +41,53 @@ static char *read_text(const char *path)
 }
 
 /* The one place the compiler is named: hipwire-cc turns HIP source into a
- * shared library for the device class the runner's worker has. Output and
- * diagnostics go to files in the private directory. Returns 0 when it
- * built, else -1 with *log holding the compiler's messages. */
-static int compile_with_hipwire_cc(struct rjob *job, const char *so, char **log)
+ * shared library whose kernels the worker compiles for its own device at
+ * first launch. It runs in a child started before the runner confines
+ * itself, under its own Landlock domain that also lets it write /tmp
+ * (hipwire-cc keeps its intermediates there, whatever TMPDIR says).
+ * Output and diagnostics go to a file in the private directory. Returns
+ * the compiler's pid, 0 when the language needs no compiler, -1. */
+pid_t solution_compile_start(struct rjob *job)
+{
+    char logpath[4096], so[4096];
+    if (!strcmp(job->language, "hip-kernel"))
+        return 0;
+    snprintf(logpath, sizeof logpath, "%s/compile.log", job->workdir);
+    snprintf(so, sizeof so, "%s/solution.so", job->workdir);
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    const char *why = sandbox_landlock_paths(job->workdir, "/tmp");
+    int fd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd >= 0) {
+        dup2(fd, 1);
+        dup2(fd, 2);
+    }
+    if (why)
+        fprintf(stderr, "hipwire-runner: compiling without Landlock: %s\n", why);
+    const char *arch = !strcmp(job->device_class, "cpu") ? "--offload-arch=hipwire-cpu" : "-O3";
+    execl(job->compiler, job->compiler, "-shared", "-fPIC", "-O3", arch, "-o", so,
+          job->solution_path, (char *)NULL);
+    fprintf(stderr, "cannot run %s: %s\n", job->compiler, strerror(errno));
+    _exit(127);
+}
+
+/* 0 when the compile succeeded; else -1 with *log the compiler's output. */
+int solution_compile_wait(struct rjob *job, pid_t pid, char **log)
 {
     char logpath[4096];
-    snprintf(logpath, sizeof logpath, "%s/compile.log", job->workdir);
-    pid_t pid = fork();
+    int st = 0;
+    if (pid == 0)
+        return 0;
     if (pid < 0)
         return -1;
-    if (pid == 0) {
-        int fd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-        }
-        const char *arch = !strcmp(job->device_class, "cpu") ? "--offload-arch=hipwire-cpu" : "-O3";
-        execl(job->compiler, job->compiler, "-shared", "-fPIC", "-O3", arch, "-o", so,
-              job->solution_path, (char *)NULL);
-        fprintf(stderr, "cannot run %s: %s\n", job->compiler, strerror(errno));
-        _exit(127);
-    }
-    int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+        return 0;
+    snprintf(logpath, sizeof logpath, "%s/compile.log", job->workdir);
     *log = read_text(logpath);
-    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+    return -1;
 }
 
 static ffi_type *ffi_of(enum rkind k)
@@ -101,11 +121,6 @@ struct solution *solution_load(struct rjob *job, char **log, int *compile_failed
     }
     char so[4096];
     snprintf(so, sizeof so, "%s/solution.so", job->workdir);
-    if (compile_with_hipwire_cc(job, so, log) != 0) {
-        *compile_failed = 1;
-        free(s);
-        return NULL;
-    }
     s->dl = dlopen(so, RTLD_NOW | RTLD_LOCAL);
     if (!s->dl || !(s->fn = (void (*)(void))dlsym(s->dl, "solution"))) {
         free(*log);

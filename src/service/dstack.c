@@ -206,7 +206,7 @@ static void *provision_thread(void *arg)
             msg = json_string_value(json_object_get(sub, "status_message"));
         const char *jst = json_string_value(json_object_get(sub, "status"));
         char now[128];
-        snprintf(now, sizeof now, "%s/%s", st ? st : "?", msg ? msg : "");
+        snprintf(now, sizeof now, "%s/%s/%s", st ? st : "?", jst ? jst : "", msg ? msg : "");
         if (strcmp(now, last) != 0) {
             provisioning(type, jst ? jst : st ? st : "unknown", msg);
             snprintf(last, sizeof last, "%s", now);
@@ -224,7 +224,7 @@ static void *provision_thread(void *arg)
             json_decref(r);
             /* The worker may need a moment after the run turns running. */
             for (int i = 0; i < 20; i++) {
-                if (pool_add_worker(host, port, name) == 0)
+                if (pool_add_worker(host, port, name, type) == 0)
                     break;
                 sleep(1);
             }
@@ -310,7 +310,15 @@ void dstack_adopt_running(void)
             json_is_string(json_object_get(run, "status")) &&
             !strcmp(json_string_value(json_object_get(run, "status")), "running") &&
             worker_address(run, host, sizeof host, &port) == 0)
-            pool_add_worker(host, port, name);
+            pool_add_worker(
+                host, port, name,
+                json_string_value(json_object_get(
+                    json_object_get(
+                        json_object_get(
+                            json_object_get(json_object_get(run, "run_spec"), "configuration"),
+                            "resources"),
+                        "gpu"),
+                    "name")));
     }
     json_decref(r);
 }

@@ -206,7 +206,7 @@ int main(int argc, char **argv)
                     cfg.worker_path ? cfg.worker_path : "hip-worker not found");
             return 1;
         }
-        if (pool_add_worker("127.0.0.1", private_port, NULL) != 0) {
+        if (pool_add_worker("127.0.0.1", private_port, NULL, NULL) != 0) {
             worker_local_stop();
             return 1;
         }
@@ -217,7 +217,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "hipwire-service: --worker wants HOST:PORT, not %s\n", workers[i]);
             return 2;
         }
-        if (pool_add_worker(host, port, NULL) != 0)
+        if (pool_add_worker(host, port, NULL, NULL) != 0)
             fprintf(stderr, "hipwire-service: worker %s left out for now\n", workers[i]);
     }
     dstack_adopt_running();

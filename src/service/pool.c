@@ -106,7 +106,7 @@ static json_t *probe(const char *host, int port)
     return devs;
 }
 
-int pool_add_worker(const char *host, int port, const char *dstack_run)
+int pool_add_worker(const char *host, int port, const char *dstack_run, const char *type)
 {
     json_t *devs = probe(host, port);
     if (!devs || json_array_size(devs) == 0) {
@@ -147,9 +147,14 @@ int pool_add_worker(const char *host, int port, const char *dstack_run)
         g->worker = w;
         g->device = (int)json_integer_value(json_object_get(d, "index"));
         const char *name = json_string_value(json_object_get(d, "name"));
-        type_of(name ? name : "unknown", g->type, sizeof g->type);
+        /* A dstack machine was asked for by type; dstack's resources
+         * guarantee it, whatever the device calls itself. */
+        char model[64];
+        type_of(name ? name : "unknown", model, sizeof model);
+        snprintf(g->type, sizeof g->type, "%s", type ? type : model);
+        /* Test sizes follow the device itself, not the label. */
         snprintf(g->device_class, sizeof g->device_class, "%s",
-                 !strcmp(g->type, "cpu") ? "cpu" : "gpu");
+                 !strcmp(model, "cpu") ? "cpu" : "gpu");
         fprintf(stderr, "hipwire-service: worker %s:%d device %d: %s (type %s)\n", host, port,
                 g->device, name ? name : "?", g->type);
     }
@@ -297,9 +302,12 @@ char *pool_types_text(void)
     json_array_foreach(arr, k, x)
     {
         size_t n = strlen(buf);
+        const char *note = "";
+        if (!json_integer_value(json_object_get(x, "available")))
+            note = json_is_true(json_object_get(x, "provisionable")) ? " (provisionable)"
+                                                                     : " (all down)";
         snprintf(buf + n, sizeof buf - n, "%s%s%s", n ? ", " : "",
-                 json_string_value(json_object_get(x, "type")),
-                 json_integer_value(json_object_get(x, "available")) ? "" : " (provisionable)");
+                 json_string_value(json_object_get(x, "type")), note);
     }
     json_decref(arr);
     return strdup(buf[0] ? buf : "none");

@@ -110,7 +110,9 @@ struct lease {
     int device;
     char device_class[8];
 };
-int pool_add_worker(const char *host, int port, const char *dstack_run);
+/* Probes host:port and adds its devices; type, when given, names them
+ * (dstack machines), else their model name does. */
+int pool_add_worker(const char *host, int port, const char *dstack_run, const char *type);
 int pool_has_type(const char *type);
 int pool_lease(const char *type, int exclusive, int avoid_worker, struct lease *l);
 void pool_release(const struct lease *l);

@@ -99,6 +99,7 @@ struct solution;
 pid_t solution_compile_start(struct rjob *job);
 int solution_compile_wait(struct rjob *job, pid_t pid, char **log);
 struct solution *solution_load(struct rjob *job, char **log, int *compile_failed);
+void solution_free(struct solution *s);
 hipError_t solution_call(struct rjob *job, struct solution *s, struct rargs *a);
 
 /* harness.c */

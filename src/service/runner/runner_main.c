@@ -233,5 +233,8 @@ int main(int argc, char **argv)
     else if (harness_check(&job, s, &ref, &passed) == 0 && !strcmp(job.endpoint, "benchmark"))
         harness_benchmark(&job, s, &ref);
     fflush(NULL);
+    solution_free(s);
+    hipModuleUnload(ref.mod);
+    json_decref(job.root);
     return 0;
 }

@@ -18,6 +18,11 @@
 #include <unistd.h>
 
 #include <linux/landlock.h>
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HW_RUNNER_ASAN 1
+#endif
+#endif
 #include <seccomp.h>
 
 static void set_limit(int res, rlim_t v)
@@ -32,7 +37,10 @@ void sandbox_limits(double cpu_seconds)
     set_limit(RLIMIT_FSIZE, 64u << 20);
     set_limit(RLIMIT_CORE, 0);
     set_limit(RLIMIT_NOFILE, 256);
+    /* A sanitizer's shadow memory is address space: no limit there. */
+#if !defined(__SANITIZE_ADDRESS__) && !defined(HW_RUNNER_ASAN)
     set_limit(RLIMIT_AS, (rlim_t)16 << 30);
+#endif
 }
 
 const char *sandbox_landlock(const char *workdir)

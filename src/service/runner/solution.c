@@ -152,3 +152,11 @@ hipError_t solution_call(struct rjob *job, struct solution *s, struct rargs *a)
     ffi_call(&s->cif, s->fn, NULL, a->argv);
     return hipGetLastError();
 }
+
+void solution_free(struct solution *s)
+{
+    if (s->is_kernel)
+        hipModuleUnload(s->kernel.mod);
+    /* The library stays loaded: its kernels' registrations live until exit. */
+    free(s);
+}

@@ -92,6 +92,29 @@ class Service:
         status, text, hdrs = self.request("POST", "/api/amd/submit", body, token)
         return status, parse_sse(text) if status == 200 else text, hdrs
 
+    def submit_timed(self, code, problem="vector-addition", gpu="cpu", endpoint="checker"):
+        """Reads the stream as it arrives: [(event name, seconds since the POST)]."""
+        import http.client
+        body = json.dumps({"solution_code": code, "problem": problem, "gpu_type": gpu,
+                           "endpoint": endpoint})
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
+        t0 = time.time()
+        c.request("POST", "/api/amd/submit", body, self.headers())
+        r = c.getresponse()
+        seen, buf = [], b""
+        while True:
+            chunk = r.read1(65536)
+            if not chunk:
+                break
+            buf += chunk
+            while b"\n\n" in buf:
+                frame, buf = buf.split(b"\n\n", 1)
+                for line in frame.decode().split("\n"):
+                    if line.startswith("event: "):
+                        seen.append((line[7:], time.time() - t0))
+        c.close()
+        return seen
+
     def stop(self, sig=signal.SIGTERM):
         if self.proc.poll() is None:
             self.proc.send_signal(sig)

@@ -97,16 +97,35 @@ static json_t *post(const char *path, json_t *body, char *err, size_t errsz)
     return out;
 }
 
+/* The worker's token travels in the run's environment and the task writes
+ * it to a file for --token-file; without one the worker runs --insecure
+ * (for a private network only). */
 static json_t *run_spec(const char *type, const char *name)
 {
     const struct svc_config *cfg = svc_cfg();
-    char cmd[256];
-    snprintf(cmd, sizeof cmd, "hip-worker --bind 0.0.0.0 --insecure --port %d --backend auto",
-             cfg->dstack_worker_port);
+    char cmd[512], secret[1100] = "";
+    FILE *f = cfg->worker_token_file ? fopen(cfg->worker_token_file, "r") : NULL;
+    if (f) {
+        if (!fgets(secret, sizeof secret, f))
+            secret[0] = '\0';
+        secret[strcspn(secret, "\r\n")] = '\0';
+        fclose(f);
+    }
+    if (secret[0])
+        snprintf(cmd, sizeof cmd,
+                 "printf %%s \"$HIPWIRE_WORKER_TOKEN\" > /tmp/hipwire-token && chmod 600 "
+                 "/tmp/hipwire-token && hip-worker --bind 0.0.0.0 --port %d --backend auto "
+                 "--token-file /tmp/hipwire-token",
+                 cfg->dstack_worker_port);
+    else
+        snprintf(cmd, sizeof cmd, "hip-worker --bind 0.0.0.0 --insecure --port %d --backend auto",
+                 cfg->dstack_worker_port);
     json_t *conf =
         json_pack("{s:s, s:s, s:[s], s:[i], s:{s:{s:s, s:i}}, s:s}", "type", "task", "image",
                   cfg->dstack_image, "commands", cmd, "ports", cfg->dstack_worker_port, "resources",
                   "gpu", "name", type, "count", 1, "idle_duration", cfg->dstack_idle);
+    if (secret[0])
+        json_object_set_new(conf, "env", json_pack("{s:s}", "HIPWIRE_WORKER_TOKEN", secret));
     return json_pack("{s:s, s:o}", "run_name", name, "configuration", conf);
 }
 

@@ -151,6 +151,8 @@ static pid_t start_runner(struct submission *s, const struct lease *l, const cha
         setenv("TF_WORKER_HOST", l->host, 1);
         setenv("TF_WORKER_PORT", port, 1);
         setenv("TF_WORKER_RESUME_TIMEOUT_MS", "0", 1);
+        if (svc_cfg()->worker_token_file)
+            setenv("TF_WORKER_TOKEN_FILE", svc_cfg()->worker_token_file, 1);
         setenv("TMPDIR", dir, 1);
         if (chdir(dir) != 0)
             _exit(126);

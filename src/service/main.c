@@ -57,6 +57,7 @@ static void usage(FILE *f)
             "         --dstack-project P [--dstack-gpu TYPE]...] [--time-limit S]\n"
             "         [--max-body BYTES] [--rate N] [--max-active N] [--check-slots N]\n"
             "         [--bench-budget S] [--flush-bytes-cpu BYTES] [--flush-bytes-gpu BYTES]\n"
+            "         [--worker-token-file F]\n"
             "Checks and benchmarks HIP solutions on a pool of hip-workers and streams the\n"
             "progress as Server-Sent Events. Without --worker it starts a private\n"
             "hip-worker on the CPU device (GPU type \"cpu\"). See docs/service.md.\n");
@@ -105,6 +106,7 @@ int main(int argc, char **argv)
         O_BUDGET,
         O_FCPU,
         O_FGPU,
+        O_WTOKEN,
     };
     static const struct option opts[] = {
         { "listen", required_argument, NULL, O_LISTEN },
@@ -125,6 +127,7 @@ int main(int argc, char **argv)
         { "bench-budget", required_argument, NULL, O_BUDGET },
         { "flush-bytes-cpu", required_argument, NULL, O_FCPU },
         { "flush-bytes-gpu", required_argument, NULL, O_FGPU },
+        { "worker-token-file", required_argument, NULL, O_WTOKEN },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -164,6 +167,7 @@ int main(int argc, char **argv)
         case O_BUDGET: cfg.bench_budget_s = atof(optarg); break;
         case O_FCPU: cfg.flush_bytes_cpu = (size_t)strtoull(optarg, NULL, 10); break;
         case O_FGPU: cfg.flush_bytes_gpu = (size_t)strtoull(optarg, NULL, 10); break;
+        case O_WTOKEN: cfg.worker_token_file = optarg; break;
         case 'h': usage(stdout); return 0;
         case 'V': printf("hipwire-service %s\n", HIPWIRE_VERSION); return 0;
         default: usage(stderr); return 2;

@@ -77,6 +77,8 @@ static json_t *probe(const char *host, int port)
         setenv("TF_WORKER_HOST", host, 1);
         setenv("TF_WORKER_PORT", portstr, 1);
         setenv("TF_WORKER_RESUME_TIMEOUT_MS", "0", 1);
+        if (svc_cfg()->worker_token_file)
+            setenv("TF_WORKER_TOKEN_FILE", svc_cfg()->worker_token_file, 1);
         alarm(30);
         execl(svc_cfg()->runner_path, "hipwire-runner", "--probe", (char *)NULL);
         _exit(127);

@@ -23,6 +23,7 @@ struct svc_config {
     const char *dstack_image;
     const char *dstack_idle;
     int dstack_worker_port;
+    const char *worker_token_file; /* the workers' --token-file secret */
     double dstack_poll_s;
     double time_limit_s;
     size_t max_body;

@@ -32,8 +32,12 @@ int worker_local_start(int *port)
     if (pid == 0) {
         prctl(PR_SET_PDEATHSIG, SIGTERM);
         setenv("HIPWIRE_CPU_KERNEL_TIMEOUT", tl, 1);
+        char tf[4200] = "--max-sessions=256";
+        /* The same secret as the other workers: the runners present it. */
+        if (svc_cfg()->worker_token_file)
+            snprintf(tf, sizeof tf, "--token-file=%s", svc_cfg()->worker_token_file);
         execl(svc_cfg()->worker_path, "hip-worker", "--backend=cpu", "--bind=127.0.0.1", "--port=0",
-              pf, "--resume-grace=0", "--max-sessions=256", (char *)NULL);
+              pf, "--resume-grace=0", "--max-sessions=256", tf, (char *)NULL);
         _exit(127);
     }
     worker_pid = pid;

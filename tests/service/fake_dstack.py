@@ -25,10 +25,17 @@ args = None
 calls = []
 
 
-def start_worker():
+def start_worker(env):
+    """The task's command, locally: a CPU-device worker, with --token-file
+    when the run's environment carries the token."""
     pf = tempfile.mktemp(prefix="fake-dstack-port-")
-    p = subprocess.Popen([args.worker, "--backend=cpu", "--port=0", "--port-file=" + pf,
-                          "--resume-grace=0"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    cmd = [args.worker, "--backend=cpu", "--port=0", "--port-file=" + pf, "--resume-grace=0"]
+    if env.get("HIPWIRE_WORKER_TOKEN"):
+        fd, tf = tempfile.mkstemp(prefix="fake-dstack-token-")
+        os.write(fd, env["HIPWIRE_WORKER_TOKEN"].encode())
+        os.close(fd)
+        cmd.append("--token-file=" + tf)
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     workers.append(p)
     for _ in range(200):
         try:
@@ -60,7 +67,7 @@ def progress(name):
             sub["status_message"] = "no capacity"
             sub["termination_reason"] = "failed_to_start_due_to_no_capacity"
         return
-    port = start_worker()
+    port = start_worker(run["run_spec"]["configuration"].get("env", {}))
     cport = str(run["run_spec"]["configuration"]["ports"][0])
     with lock:
         run["status"] = "running"

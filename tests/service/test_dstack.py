@@ -17,6 +17,10 @@ tmp = tempfile.mkdtemp(prefix="hw-svc-dstack-")
 pf, calls, tokf = tmp + "/port", tmp + "/calls.json", tmp + "/dstack-token"
 with open(tokf, "w") as f:
     f.write("dstack-secret\n")
+wtok = tmp + "/worker-token"
+with open(wtok, "w") as f:
+    f.write("worker-secret-0123456789")
+os.chmod(wtok, 0o600)
 fake = subprocess.Popen([sys.executable, os.path.join(here, "fake_dstack.py"), "--port-file", pf,
                          "--worker", WORKER, "--token", "dstack-secret", "--capacity", "MI300X",
                          "--calls", calls])
@@ -25,9 +29,13 @@ for _ in range(100):
         break
     time.sleep(0.05)
 port = int(open(pf).read())
-svc = Service(["--dstack-url", "http://127.0.0.1:%d" % port, "--dstack-token-file", tokf,
-               "--dstack-project", "p1", "--dstack-gpu", "MI300X", "--dstack-gpu", "MI325X",
-               "--dstack-poll", "0.1"], workdir=tmp)
+try:
+    svc = Service(["--dstack-url", "http://127.0.0.1:%d" % port, "--dstack-token-file", tokf,
+                   "--dstack-project", "p1", "--dstack-gpu", "MI300X", "--dstack-gpu", "MI325X",
+                   "--dstack-poll", "0.1", "--worker-token-file", wtok], workdir=tmp)
+except BaseException:
+    fake.kill()
+    raise
 try:
     st, body, _ = svc.request("GET", "/api/gpus")
     types = {g["type"]: g for g in json.loads(body)}
@@ -47,6 +55,8 @@ try:
     conf = apply[0]["body"]["plan"]["run_spec"]["configuration"]
     check(conf["idle_duration"] == "10m" and conf["resources"]["gpu"]["name"] == "MI300X" and
           "hip-worker" in conf["commands"][0], "run spec: %s" % conf)
+    check(conf["env"]["HIPWIRE_WORKER_TOKEN"] == "worker-secret-0123456789" and
+          "--token-file" in conf["commands"][0], "the worker gets the token: %s" % conf)
 
     status, ev, _ = svc.submit(code, problem="vector-addition", gpu="MI300X")
     check(final(ev) == "CHECKED" and "PROVISIONING" not in names(ev), "warm: %s" % names(ev))

@@ -1,4 +1,4 @@
-"""The pool: two external workers join under their model name; when one
+"""The pool: two external workers (with a token) join under their model name; when one
 dies, submissions that land on it are retried once on the other, so all
 finish CHECKED."""
 import json
@@ -10,20 +10,24 @@ import time
 from svc import WORKER, Service, check, names, problem
 
 tmp = tempfile.mkdtemp(prefix="hw-svc-pool-")
+tok = tmp + "/worker-token"
+with open(tok, "w") as f:
+    f.write("pool-worker-secret-0123")
+os.chmod(tok, 0o600)
 workers = []
 ports = []
 for i in range(2):
     pf = "%s/port%d" % (tmp, i)
     w = subprocess.Popen([WORKER, "--backend=cpu", "--port=0", "--port-file=" + pf,
-                          "--resume-grace=0"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                          "--resume-grace=0", "--token-file=" + tok], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     workers.append(w)
     for _ in range(200):
         if os.path.exists(pf) and open(pf).read().strip():
             break
         time.sleep(0.05)
     ports.append(int(open(pf).read()))
-svc = Service(["--worker", "127.0.0.1:%d" % ports[0], "--worker", "127.0.0.1:%d" % ports[1]],
-              workdir=tmp)
+svc = Service(["--worker", "127.0.0.1:%d" % ports[0], "--worker", "127.0.0.1:%d" % ports[1],
+               "--worker-token-file", tok], workdir=tmp)
 try:
     st, body, _ = svc.request("GET", "/api/gpus")
     g = json.loads(body)

@@ -363,8 +363,7 @@ static void *health_loop(void *arg)
             if (was != ok) {
                 fprintf(stderr, "hipwire-service: worker %s:%d is %s\n", host, port,
                         ok ? "back" : "down");
-                if (ok)
-                    sched_kick();
+                sched_kick(); /* back: work for it; down: its queue may be stranded */
             }
         }
     }

@@ -170,6 +170,31 @@ static int dispatch_one(void)
         pthread_mutex_lock(&q_lock);
         return 1;
     }
+    /* Nothing can ever take a submission whose type has no live GPU and
+     * cannot be provisioned (its workers died while it waited): end it. */
+    for (int i = 0; i < n; i++) {
+        struct submission *s = cand[i];
+        if (pool_has_type(s->gpu_type) || dstack_provisionable(s->gpu_type))
+            continue;
+        for (struct submission **pp = &q_head; *pp; pp = &(*pp)->qnext)
+            if (*pp == s) {
+                *pp = s->qnext;
+                break;
+            }
+        q_len--;
+        pthread_mutex_unlock(&q_lock);
+        char *types = pool_types_text();
+        char msg[1200];
+        snprintf(msg, sizeof msg, "no live worker has GPU type '%s' any more; available: %s",
+                 s->gpu_type, types);
+        free(types);
+        json_t *e = json_object();
+        json_object_set_new(e, "error", json_string(msg));
+        sub_emit(s, "ERROR", e, 1);
+        sub_put(s);
+        pthread_mutex_lock(&q_lock);
+        return 1;
+    }
     return 0;
 }
 

@@ -99,9 +99,12 @@ const char *sandbox_seccomp(void)
         return "seccomp_init failed";
     const int families[] = { AF_INET, AF_INET6, AF_PACKET, AF_NETLINK, AF_UNIX };
     int rc = 0;
-    for (unsigned i = 0; i < sizeof families / sizeof families[0] && rc == 0; i++)
-        rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1,
-                              SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)families[i]));
+    for (unsigned i = 0; i < sizeof families / sizeof families[0] && rc == 0; i++) {
+        struct scmp_arg_cmp family = {
+            .arg = 0, .op = SCMP_CMP_EQ, .datum_a = (scmp_datum_t)families[i], .datum_b = 0
+        };
+        rc = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(socket), 1, &family);
+    }
     if (rc == 0)
         rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ptrace), 0);
     if (rc == 0)

@@ -86,6 +86,30 @@ static void error_event(struct submission *s, const char *name, const char *msg)
     sub_emit(s, name, p, 1);
 }
 
+/* The last 2 KiB the solution's process wrote (shown, never parsed). */
+static json_t *output_tail(const char *dir)
+{
+    char path[4200], buf[2049];
+    snprintf(path, sizeof path, "%s/output.log", dir);
+    FILE *f = fopen(path, "rb");
+    size_t n = 0;
+    if (!f)
+        return json_string("");
+    if (fseek(f, -2048, SEEK_END) != 0)
+        rewind(f);
+    n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    json_t *str = json_stringn(buf, n);
+    if (str)
+        return str;
+    /* Not UTF-8 (or cut inside a character): keep what is printable ASCII. */
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)buf[i] > 0x7e || ((unsigned char)buf[i] < 0x20 && buf[i] != '\n'))
+            buf[i] = '?';
+    return json_stringn(buf, n);
+}
+
 /* Writes the job and starts the runner; its pid, or -1. */
 static pid_t start_runner(struct submission *s, const struct lease *l, const char *dir,
                           unsigned char *key, int *rfd)
@@ -295,7 +319,11 @@ static void *launch_thread(void *arg)
                          "the solution's process exited with status %d "
                          "before a result",
                          WEXITSTATUS(st));
-            error_event(s, "RUNTIME_ERROR", msg);
+            json_t *p = json_object();
+            json_object_set_new(p, "message", json_string(msg));
+            json_object_set_new(p, "details", json_string(msg));
+            json_object_set_new(p, "output", output_tail(dir));
+            sub_emit(s, "RUNTIME_ERROR", p, 1);
         }
     }
 out:

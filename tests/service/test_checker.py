@@ -1,7 +1,8 @@
 """Checker flow through the real service: events in Tensara's order and
 shape, the stored record, re-streaming from Last-Event-ID, WRONG_ANSWER
-with debug info, poisoned outputs, COMPILE_ERROR, the sample endpoint, and
-the hip-kernel language."""
+with debug info, poisoned outputs, COMPILE_ERROR, a crash (RUNTIME_ERROR
+with the solution's output), the sample endpoint, and the hip-kernel
+language."""
 from svc import Service, check, final, last, names, problem
 
 MATMUL_BAD = problem("matrix-multiplication")["starter_code"].replace(
@@ -10,6 +11,16 @@ VADD_NO_WRITE = """#include <hip/hip_runtime.h>
 __global__ void nothing(float* c, size_t n) { }
 extern "C" void solution(const float* a, const float* b, float* c, size_t n) {
     nothing<<<1, 1>>>(c, n);
+}
+"""
+CRASH = """#include <hip/hip_runtime.h>
+#include <stdio.h>
+__global__ void touch(float* c) { c[0] = 0.0f; }
+extern "C" void solution(const float* a, const float* b, float* c, size_t n) {
+    touch<<<1, 1>>>(c);
+    fprintf(stderr, "about to crash\\n");
+    fflush(stderr);
+    *(volatile int*)nullptr = 1;
 }
 """
 KERNEL_ONLY = """extern "C" __global__ void solution(const float* a, const float* b, float* c, size_t n) {
@@ -72,6 +83,12 @@ try:
     s = last(ev, "SAMPLE_RESULT")
     check(s and s["passed"] and len(s["output"]["output"]) == 8, "sample: %s" % names(ev))
     print("sample: ok")
+
+    status, ev, _ = svc.submit(CRASH, problem="vector-addition")
+    r = last(ev, "RUNTIME_ERROR")
+    check(r and "killed by signal" in r["message"] and "about to crash" in r["output"],
+          "a crashing solution: %s" % ev[-1:])
+    print("crash: RUNTIME_ERROR (%s), its output shown" % r["message"])
 
     status, ev, _ = svc.submit(KERNEL_ONLY, problem="vector-addition", language="hip-kernel")
     check(final(ev) == "CHECKED", "hip-kernel: %s" % names(ev))

@@ -192,7 +192,9 @@ int main(int argc, char **argv)
     if (hipSetDevice(job.device) != hipSuccess) {
         if (cc > 0)
             waitpid(cc, NULL, 0);
-        return EXIT_UNREACHABLE;
+        /* _exit: this status is the message; no exit handler may change it. */
+        fflush(NULL);
+        _exit(EXIT_UNREACHABLE);
     }
     const char *seccomp = sandbox_seccomp();
     json_t *p = json_object();

@@ -45,7 +45,7 @@ static int prepare(struct rjob *job, struct rtc_kernel *ref, struct rargs *a, ui
 {
     json_t *r = json_object_get(job->problem, "reference");
     hipError_t e;
-    if (args_fill_inputs(job, a, seed) != 0 || args_poison_outputs(job, a) != 0)
+    if (args_fill_inputs(job, ref, a, seed) != 0 || args_poison_outputs(job, a) != 0)
         return runtime_error("cannot prepare inputs", hipGetLastError());
     e = rtc_launch(ref, json_object_get(r, "grid"), json_object_get(r, "block"), a->test,
                    a->ref_argv);
@@ -97,7 +97,7 @@ int harness_check(struct rjob *job, struct solution *s, struct rtc_kernel *ref, 
         json_t *debug = NULL;
         if ((rc = prepare(job, ref, &a, job->seed + 0x9e37ull * (uint64_t)(t + 1))) == 0 &&
             (rc = call_and_sync(job, s, &a)) == 0)
-            rc = args_compare(job, &a, &debug);
+            rc = args_compare(job, ref, &a, &debug);
         args_free(job, &a);
         if (rc < 0)
             break;
@@ -201,7 +201,7 @@ static int bench_one(struct rjob *job, struct solution *s, struct rtc_kernel *re
             rc = runtime_error("the solution failed while timed", e);
             goto out;
         }
-        if ((rc = args_compare(job, &a, &debug)) != 0) {
+        if ((rc = args_compare(job, ref, &a, &debug)) != 0) {
             if (rc == 1) {
                 char msg[256];
                 snprintf(msg, sizeof msg, "Wrong answer in timed iteration %d of test %d (%s)",
@@ -323,7 +323,7 @@ int harness_sample(struct rjob *job, struct solution *s, struct rtc_kernel *ref)
     if (!test || args_setup(job, test, &a) != 0)
         return runtime_error("the problem has no sample", hipErrorInvalidValue);
     if ((rc = prepare(job, ref, &a, job->seed)) == 0 && (rc = call_and_sync(job, s, &a)) == 0) {
-        rc = args_compare(job, &a, &debug);
+        rc = args_compare(job, ref, &a, &debug);
         if (rc >= 0) {
             json_t *p = json_object(), *in = json_object(), *out = json_object(),
                    *exp_ = json_object();

@@ -38,6 +38,12 @@ int rtc_build(const char *src, const char *kernel, struct rtc_kernel *k, char **
         hipModuleUnload(m);
         goto out;
     }
+    /* The harness's kernels, where the source has them (device_tools.c). */
+    if (hipModuleGetFunction(&k->fill, m, "hipwire_fill_uniform") != hipSuccess)
+        k->fill = NULL;
+    if (hipModuleGetFunction(&k->compare, m, "hipwire_compare") != hipSuccess)
+        k->compare = NULL;
+    hipGetLastError();
     k->mod = m;
     rc = 0;
 out:

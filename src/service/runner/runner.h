@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <jansson.h>
 
@@ -79,19 +80,31 @@ const char *sandbox_seccomp(void);
 struct rtc_kernel {
     hipModule_t mod;
     hipFunction_t fn;
+    hipFunction_t fill; /* device_tools.c, present in the reference's module */
+    hipFunction_t compare;
 };
 int rtc_build(const char *src, const char *kernel, struct rtc_kernel *k, char **log);
 hipError_t rtc_launch(struct rtc_kernel *k, json_t *grid, json_t *block, json_t *test, void **argv);
 
+/* device_tools.c */
+extern const char runner_device_tools_src[];
+struct compare_result {
+    unsigned long long bad, first;
+    double max_diff, mean_diff;
+};
+hipError_t tools_fill(struct rtc_kernel *k, float *p, size_t n, uint64_t seed, float lo, float hi);
+hipError_t tools_compare(struct rtc_kernel *k, const float *got, const float *want, size_t n,
+                         float rtol, float atol, int exact, struct compare_result *out);
+
 /* args.c: test cases' buffers and comparison. */
 int args_setup(struct rjob *job, json_t *test, struct rargs *a);
-int args_fill_inputs(struct rjob *job, struct rargs *a, uint64_t seed);
+int args_fill_inputs(struct rjob *job, struct rtc_kernel *tools, struct rargs *a, uint64_t seed);
 int args_poison_outputs(struct rjob *job, struct rargs *a);
 void args_free(struct rjob *job, struct rargs *a);
 int test_lookup(void *ctx, const char *name, double *v);
 /* Compares solution outputs with the reference's; 0 equal, 1 different
  * (*debug set), -1 a HIP error. */
-int args_compare(struct rjob *job, struct rargs *a, json_t **debug);
+int args_compare(struct rjob *job, struct rtc_kernel *tools, struct rargs *a, json_t **debug);
 
 /* solution.c */
 struct solution;

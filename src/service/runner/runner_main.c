@@ -207,7 +207,16 @@ int main(int argc, char **argv)
     char *log = NULL;
     const char *kname =
         json_string_value(json_object_get(json_object_get(job.problem, "reference"), "kernel"));
-    if (rtc_build(job.reference_source, kname ? kname : "reference", &ref, &log) != 0) {
+    size_t rlen = strlen(job.reference_source);
+    size_t tlen = strlen(runner_device_tools_src) + 1;
+    char *refsrc = malloc(rlen + tlen);
+    if (refsrc) {
+        memcpy(refsrc, job.reference_source, rlen);
+        memcpy(refsrc + rlen, runner_device_tools_src, tlen);
+    }
+    int built = refsrc ? rtc_build(refsrc, kname ? kname : "reference", &ref, &log) : -1;
+    free(refsrc);
+    if (built != 0 || !ref.fill || !ref.compare) {
         if (cc > 0)
             waitpid(cc, NULL, 0);
         error_event("ERROR", "the problem's reference did not compile", log);

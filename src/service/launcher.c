@@ -142,6 +142,11 @@ static pid_t start_runner(struct submission *s, const struct lease *l, const cha
         json_integer((json_int_t)(cpu ? cfg->flush_bytes_cpu : cfg->flush_bytes_gpu)));
     json_object_set_new(job, "bench_budget_s", json_real(cfg->bench_budget_s));
     json_object_set_new(job, "key", json_string(hex));
+    char refpath[160], refsha[65];
+    if (refcache_get(s->prob, l, refpath, sizeof refpath, refsha) == 0) {
+        json_object_set_new(job, "reference_code", json_string(refpath));
+        json_object_set_new(job, "reference_sha256", json_string(refsha));
+    }
     char jobpath[4200];
     snprintf(jobpath, sizeof jobpath, "%s/job.json", dir);
     char *js = json_dumps(job, JSON_COMPACT);

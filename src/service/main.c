@@ -238,6 +238,7 @@ int main(int argc, char **argv)
     fprintf(stderr, "hipwire-service: stopping (signal %d)\n", (int)stop);
     http_stop();
     worker_local_stop();
+    refcache_cleanup();
     store_close();
     return 0;
 }

@@ -123,6 +123,11 @@ char *pool_types_text(void);
 void pool_start_health(void);
 int pool_gpu_count(void);
 
+/* refcache.c: 0 with the compiled reference's path and SHA-256 (hex). */
+int refcache_get(const struct problem *p, const struct lease *l, char *path, size_t psz,
+                 char sha[65]);
+void refcache_cleanup(void);
+
 /* worker_local.c */
 int worker_local_start(int *port);
 void worker_local_stop(void);

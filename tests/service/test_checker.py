@@ -3,6 +3,8 @@ shape, the stored record, re-streaming from Last-Event-ID, WRONG_ANSWER
 with debug info, poisoned outputs, COMPILE_ERROR, a crash (RUNTIME_ERROR
 with the solution's output), the sample endpoint, and the hip-kernel
 language."""
+import os
+
 from svc import Service, check, final, last, names, problem
 
 MATMUL_BAD = problem("matrix-multiplication")["starter_code"].replace(
@@ -60,6 +62,27 @@ try:
     again = parse_sse(text)
     check([e[2] for e in again] == [3, 4, 5], "re-stream after id 2: %s" % [e[2] for e in again])
     print("record and Last-Event-ID re-stream: ok")
+
+    # The reference compiled once is reused, and only if its bytes are the
+    # ones the service hashed: vector-addition's compiled reference (a valid
+    # code object with a kernel of the same name, wrong for matmul) put in
+    # matmul's place must not be loaded, or this right solution would fail.
+    import glob
+    import re as _re
+    import shutil
+    with open(svc.dir + "/service.log") as f:
+        cache = _re.search(r"compiled references in (\S+)", f.read()).group(1)
+    mm_obj = glob.glob(cache + "/ref-*.co")
+    check(len(mm_obj) == 1, "one compiled reference: %s" % mm_obj)
+    status, ev, _ = svc.submit(problem("vector-addition")["starter_code"],
+                               problem="vector-addition")
+    check(final(ev) == "CHECKED", "vector-addition: %s" % names(ev))
+    va_obj = [o for o in glob.glob(cache + "/ref-*.co") if o != mm_obj[0]]
+    os.chmod(mm_obj[0], 0o600)
+    shutil.copyfile(va_obj[0], mm_obj[0])
+    status, ev, _ = svc.submit(code, problem="matmul")
+    check(final(ev) == "CHECKED", "with the cached reference swapped: %s" % names(ev))
+    print("compiled references cached; a swapped one is refused (compiled again): ok")
 
     status, ev, _ = svc.submit(MATMUL_BAD)
     check(final(ev) == "WRONG_ANSWER", "off-by-one: %s" % names(ev))

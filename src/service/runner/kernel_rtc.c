@@ -10,10 +10,12 @@
 
 #include "../expr.h"
 
-int rtc_build(const char *src, const char *kernel, struct rtc_kernel *k, char **log)
+/* Compiles src for the worker's device; 0 with the code object in *code
+ * (malloc'ed) and its size, else -1. *log gets the compiler's log. */
+int rtc_compile(const char *src, char **code, size_t *size, char **log)
 {
     hiprtcProgram p = NULL;
-    char *code = NULL;
+    char *buf = NULL;
     int rc = -1;
     if (hiprtcCreateProgram(&p, src, "solution.hip", 0, NULL, NULL) != HIPRTC_SUCCESS)
         goto out;
@@ -27,16 +29,29 @@ int rtc_build(const char *src, const char *kernel, struct rtc_kernel *k, char **
     }
     if (cr != HIPRTC_SUCCESS)
         goto out;
-    if (hiprtcGetCodeSize(p, &n) != HIPRTC_SUCCESS || !(code = malloc(n)))
+    if (hiprtcGetCodeSize(p, &n) != HIPRTC_SUCCESS || !(buf = malloc(n)))
         goto out;
-    if (hiprtcGetCode(p, code) != HIPRTC_SUCCESS)
+    if (hiprtcGetCode(p, buf) != HIPRTC_SUCCESS)
         goto out;
+    *code = buf;
+    *size = n;
+    buf = NULL;
+    rc = 0;
+out:
+    free(buf);
+    if (p)
+        hiprtcDestroyProgram(&p);
+    return rc;
+}
+
+int rtc_load(const char *code, const char *kernel, struct rtc_kernel *k)
+{
     hipModule_t m;
     if (hipModuleLoadData(&m, code) != hipSuccess)
-        goto out;
+        return -1;
     if (hipModuleGetFunction(&k->fn, m, kernel) != hipSuccess) {
         hipModuleUnload(m);
-        goto out;
+        return -1;
     }
     /* The harness's kernels, where the source has them (device_tools.c). */
     if (hipModuleGetFunction(&k->fill, m, "hipwire_fill_uniform") != hipSuccess)
@@ -45,11 +60,17 @@ int rtc_build(const char *src, const char *kernel, struct rtc_kernel *k, char **
         k->compare = NULL;
     hipGetLastError();
     k->mod = m;
-    rc = 0;
-out:
+    return 0;
+}
+
+int rtc_build(const char *src, const char *kernel, struct rtc_kernel *k, char **log)
+{
+    char *code = NULL;
+    size_t n = 0;
+    if (rtc_compile(src, &code, &n, log) != 0)
+        return -1;
+    int rc = rtc_load(code, kernel, k);
     free(code);
-    if (p)
-        hiprtcDestroyProgram(&p);
     return rc;
 }
 

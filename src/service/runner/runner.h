@@ -83,6 +83,8 @@ struct rtc_kernel {
     hipFunction_t fill; /* device_tools.c, present in the reference's module */
     hipFunction_t compare;
 };
+int rtc_compile(const char *src, char **code, size_t *size, char **log);
+int rtc_load(const char *code, const char *kernel, struct rtc_kernel *k);
 int rtc_build(const char *src, const char *kernel, struct rtc_kernel *k, char **log);
 hipError_t rtc_launch(struct rtc_kernel *k, json_t *grid, json_t *block, json_t *test, void **argv);
 

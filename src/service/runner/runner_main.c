@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <openssl/sha.h>
+
 #include "../frame.h"
 
 #define EXIT_UNREACHABLE 75
@@ -23,6 +25,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: hipwire-runner --job FILE --result-fd N\n"
                "       hipwire-runner --probe\n"
+               "       hipwire-runner --precompile OUT --reference FILE [--device N]\n"
                "Runs one hipwire-service submission against the worker named by\n"
                "TF_WORKER_HOST/TF_WORKER_PORT; --probe prints the worker's devices as JSON.\n");
 }
@@ -135,6 +138,83 @@ static int load_job(const char *path, struct rjob *job, unsigned char *key)
     return parse_params(job);
 }
 
+/* The reference's source with the harness's kernels appended. */
+static char *with_tools(const char *ref)
+{
+    size_t rlen = strlen(ref), tlen = strlen(runner_device_tools_src) + 1;
+    char *src = malloc(rlen + tlen);
+    if (src) {
+        memcpy(src, ref, rlen);
+        memcpy(src + rlen, runner_device_tools_src, tlen);
+    }
+    return src;
+}
+
+/* Reads path; 0 when its SHA-256 is sha_hex. */
+static int read_verified(const char *path, const char *sha_hex, char **out, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    long n;
+    unsigned char md[32];
+    char hex[65];
+    int rc = -1;
+    if (!f)
+        return -1;
+    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) <= 0 || fseek(f, 0, SEEK_SET) != 0 ||
+        !(buf = malloc((size_t)n)) || fread(buf, 1, (size_t)n, f) != (size_t)n)
+        goto out;
+    SHA256((const unsigned char *)buf, (size_t)n, md);
+    for (int i = 0; i < 32; i++)
+        sprintf(hex + 2 * i, "%02x", md[i]);
+    if (strcmp(hex, sha_hex) != 0)
+        goto out;
+    *out = buf;
+    *len = (size_t)n;
+    buf = NULL;
+    rc = 0;
+out:
+    free(buf);
+    fclose(f);
+    return rc;
+}
+
+/* --precompile: compiles a problem's reference (trusted input only: no
+ * solution is involved) for device dev and writes the code object to out. */
+static int precompile(const char *refpath, const char *out, int dev)
+{
+    FILE *f = fopen(refpath, "rb");
+    char *ref = calloc(1, 1 << 20), *code = NULL, *log = NULL;
+    size_t n = 0;
+    int rc = 1;
+    if (!f || !ref)
+        goto done;
+    if (fread(ref, 1, (1 << 20) - 1, f) == 0)
+        goto done;
+    if (hipSetDevice(dev) != hipSuccess) {
+        rc = EXIT_UNREACHABLE;
+        goto done;
+    }
+    char *src = with_tools(ref);
+    if (src && rtc_compile(src, &code, &n, &log) == 0) {
+        FILE *o = fopen(out, "wb");
+        if (o && fwrite(code, 1, n, o) == n && fclose(o) == 0)
+            rc = 0;
+        else if (o)
+            fclose(o);
+    } else if (log) {
+        fprintf(stderr, "%s\n", log);
+    }
+    free(src);
+done:
+    if (f)
+        fclose(f);
+    free(ref);
+    free(code);
+    free(log);
+    return rc;
+}
+
 static void error_event(const char *name, const char *msg, const char *details)
 {
     json_t *p = json_object();
@@ -150,19 +230,26 @@ int main(int argc, char **argv)
         { "job", required_argument, NULL, 'j' },
         { "result-fd", required_argument, NULL, 'r' },
         { "probe", no_argument, NULL, 'p' },
+        { "precompile", required_argument, NULL, 'P' },
+        { "reference", required_argument, NULL, 'R' },
+        { "device", required_argument, NULL, 'D' },
         { "time-limit", required_argument, NULL, 't' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
     };
     const char *jobpath = NULL;
-    int rfd = -1, do_probe = 0, c;
+    int rfd = -1, do_probe = 0, c, pre_dev = 0;
+    const char *pre_out = NULL, *pre_ref = NULL;
     double limit = 100;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
         case 'j': jobpath = optarg; break;
         case 'r': rfd = atoi(optarg); break;
         case 'p': do_probe = 1; break;
+        case 'P': pre_out = optarg; break;
+        case 'R': pre_ref = optarg; break;
+        case 'D': pre_dev = atoi(optarg); break;
         case 't': limit = atof(optarg); break;
         case 'h': usage(stdout); return 0;
         case 'V': printf("hipwire-runner %s\n", HIPWIRE_VERSION); return 0;
@@ -171,6 +258,8 @@ int main(int argc, char **argv)
     }
     if (do_probe)
         return probe();
+    if (pre_out)
+        return pre_ref ? precompile(pre_ref, pre_out, pre_dev) : 2;
     struct rjob job;
     unsigned char key[HW_FRAME_KEY_LEN];
     if (!jobpath || rfd < 0) {
@@ -207,15 +296,22 @@ int main(int argc, char **argv)
     char *log = NULL;
     const char *kname =
         json_string_value(json_object_get(json_object_get(job.problem, "reference"), "kernel"));
-    size_t rlen = strlen(job.reference_source);
-    size_t tlen = strlen(runner_device_tools_src) + 1;
-    char *refsrc = malloc(rlen + tlen);
-    if (refsrc) {
-        memcpy(refsrc, job.reference_source, rlen);
-        memcpy(refsrc + rlen, runner_device_tools_src, tlen);
+    int built = -1;
+    const char *cached = json_string_value(json_object_get(job.root, "reference_code"));
+    const char *sha = json_string_value(json_object_get(job.root, "reference_sha256"));
+    char *code = NULL;
+    size_t clen = 0;
+    /* A reference the service compiled earlier, if its bytes are the ones
+     * the service hashed (nothing a solution could have written). */
+    if (cached && sha && read_verified(cached, sha, &code, &clen) == 0) {
+        built = rtc_load(code, kname ? kname : "reference", &ref);
+        free(code);
     }
-    int built = refsrc ? rtc_build(refsrc, kname ? kname : "reference", &ref, &log) : -1;
-    free(refsrc);
+    if (built != 0) {
+        char *refsrc = with_tools(job.reference_source);
+        built = refsrc ? rtc_build(refsrc, kname ? kname : "reference", &ref, &log) : -1;
+        free(refsrc);
+    }
     if (built != 0 || !ref.fill || !ref.compare) {
         if (cc > 0)
             waitpid(cc, NULL, 0);

@@ -45,6 +45,13 @@ for _ in range(200):
 check(running_id is not None, "the hanging submission started")
 svc.stop(signal.SIGKILL)
 print("killed the service while %s was running" % running_id)
+# What a SIGKILLed service cannot remove itself: its compiled references.
+import re
+import shutil
+with open(tmp + "/service.log") as f:
+    m = re.search(r"compiled references in (\S+)", f.read())
+if m:
+    shutil.rmtree(m.group(1), ignore_errors=True)
 
 svc2 = Service(["--time-limit", "30"], db=db, workdir=tmp)
 try:

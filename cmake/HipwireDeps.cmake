@@ -6,7 +6,7 @@ option(HIPWIRE_INSTALL_DEPS "Install missing Debian packages at configure time" 
 # What building the shipped binaries needs, and what only the tests need
 # (-DBUILD_TESTING=OFF asks for the first list only).
 set(HIPWIRE_BUILD_PACKAGES libamdhip64-dev libssl-dev libzstd-dev zlib1g-dev libcurl4-openssl-dev
-    libmicrohttpd-dev pkg-config)
+    libmicrohttpd-dev pkg-config libsqlite3-dev libjansson-dev libffi-dev libseccomp-dev)
 set(HIPWIRE_TEST_PACKAGES hipcc python3 clang libclang-rt-14-dev openssl llvm-15 lld-15 clang-format)
 set(HIPWIRE_DEBIAN_PACKAGES ${HIPWIRE_BUILD_PACKAGES})
 if(BUILD_TESTING)

@@ -36,6 +36,8 @@ install_windows_tools() {
 step "gcc build, -Werror"
 cmake -S . -B build-test -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=gcc -DHIPWIRE_WERROR=ON >/dev/null
 cmake --build build-test -j"$jobs"
+step "puppeteer-core for service_web_page (skips without npm)"
+sh tests/service/web/install.sh || echo "puppeteer-core not installed: service_web_page will skip"
 step "gcc: ctest"
 ctest --test-dir build-test -j"$ctest_jobs" --output-on-failure --timeout 600
 

@@ -349,10 +349,10 @@ static void *health_loop(void *arg)
         int n = nworkers;
         pthread_mutex_unlock(&pool_lock);
         for (int i = 0; i < n; i++) {
-            char host[256];
+            char host[sizeof workers[0].host];
             int port;
             pthread_mutex_lock(&pool_lock);
-            snprintf(host, sizeof host, "%s", workers[i].host);
+            memcpy(host, workers[i].host, sizeof host); /* NUL-terminated there */
             port = workers[i].port;
             pthread_mutex_unlock(&pool_lock);
             int ok = reachable(host, port);

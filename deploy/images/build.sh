@@ -59,6 +59,7 @@ releaseDate: "$release_date"
 # Modes the provider implements today (docs/provider.md).
 isolationModes:
   - shared
+  - soft
   - partitioned
 # The provider reads amdgpu sysfs and KFD and links no ROCm library; the
 # client stub implements the HIP API of this ROCm release.

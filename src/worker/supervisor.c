@@ -19,6 +19,7 @@
 #include "leak_check.h"
 #include "metrics_http.h"
 #include "prewarm.h"
+#include "rtc_cache.h"
 #include "rtc_slots.h"
 #include "session.h"
 #include "status_table.h"
@@ -46,7 +47,20 @@ static void read_gauges(void *arg, struct wm_gauges *g)
     uint32_t sessions = status_table_count(v->table, &bytes);
     g->sessions_active = sessions;
     g->sessions_max = (uint32_t)v->cfg->max_sessions;
-    g->handshakes_pending = live > (int)sessions ? (uint32_t)(live - (int)sessions) : 0;
+    uint32_t queued = admission_waiting(v->cfg->admission);
+    int pending = live - (int)sessions - (int)queued;
+    g->handshakes_pending = pending > 0 ? (uint32_t)pending : 0;
+    g->admission_waiting = queued;
+    if (v->cfg->rtc_cache) {
+        struct rtc_cache_stats cs;
+        rtc_cache_stats(v->cfg->rtc_cache, &cs);
+        g->rtc_cache = 1;
+        g->cache_hits = cs.hits;
+        g->cache_misses = cs.misses;
+        g->cache_evictions = cs.evictions;
+        g->cache_bytes = cs.bytes;
+        g->cache_entries = cs.entries;
+    }
     g->rtc_slots_busy = v->cfg->rtc_slots ? rtc_slots_busy(v->cfg->rtc_slots) : 0;
     g->sessions_served = __atomic_load_n(&v->table->sessions_served, __ATOMIC_RELAXED);
     g->device_memory_bytes = bytes;

@@ -130,6 +130,12 @@ static void gauge(FILE *f, const char *name, const char *help, uint64_t v)
             (unsigned long long)v);
 }
 
+static void counter(FILE *f, const char *name, const char *help, uint64_t v)
+{
+    fprintf(f, "# HELP %s %s\n# TYPE %s counter\n%s %llu\n", name, help, name, name,
+            (unsigned long long)v);
+}
+
 char *worker_metrics_render(struct worker_metrics *m, const struct wm_gauges *g, size_t *len)
 {
     char *buf = NULL;
@@ -158,6 +164,21 @@ char *worker_metrics_render(struct worker_metrics *m, const struct wm_gauges *g,
           g->handshakes_pending);
     gauge(f, "hipwire_worker_rtc_slots_busy", "Run-time compile slots in use (compile queue)",
           g->rtc_slots_busy);
+    gauge(f, "hipwire_worker_admission_waiting",
+          "Clients waiting in the admission queue for a session (--admission-queue)",
+          g->admission_waiting);
+    if (g->rtc_cache) {
+        counter(f, "hipwire_worker_rtc_cache_hits_total",
+                "Compiles answered by the compiled-kernel cache", g->cache_hits);
+        counter(f, "hipwire_worker_rtc_cache_misses_total",
+                "Compiles the compiled-kernel cache could not answer", g->cache_misses);
+        counter(f, "hipwire_worker_rtc_cache_evictions_total",
+                "Cache entries evicted to stay within --rtc-cache-max", g->cache_evictions);
+        gauge(f, "hipwire_worker_rtc_cache_bytes", "Bytes the compiled-kernel cache holds",
+              g->cache_bytes);
+        gauge(f, "hipwire_worker_rtc_cache_entries", "Entries in the compiled-kernel cache",
+              g->cache_entries);
+    }
     gauge(f, "hipwire_worker_device_memory_bytes", "Device memory allocated by all sessions",
           g->device_memory_bytes);
     gauge(f, "hipwire_worker_device_memory_limit_bytes",

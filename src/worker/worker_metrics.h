@@ -66,6 +66,9 @@ void worker_metrics_retire(struct worker_metrics *m, uint32_t i);
 /* Gauges only the supervisor knows, rendered beside the counters. */
 struct wm_gauges {
     uint32_t sessions_active, sessions_max, handshakes_pending, rtc_slots_busy;
+    uint32_t admission_waiting; /* clients queued for a session (--admission-queue) */
+    int rtc_cache;              /* --rtc-cache-dir given: the cache_* fields are real */
+    uint64_t cache_hits, cache_misses, cache_evictions, cache_bytes, cache_entries;
     uint64_t sessions_served, device_memory_bytes, mem_limit;
     const char *backend;
 };

@@ -6,6 +6,7 @@
  */
 #include <curl/curl.h>
 #include <hip/hip_runtime_api.h>
+#include <hip/hiprtc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +116,23 @@ int main(int argc, char **argv)
     CHECK(sample(m2, "hipwire_worker_calls_total{op=\"MEMCPY_D2H\"}") >= 3);
     CHECK(sample(m2, "hipwire_worker_calls_total{op=\"MALLOC\"}") == malloc1 + 1);
     CHECK(sample(m2, "hipwire_worker_call_errors_total{op=\"MALLOC\"}") == 1);
+
+    /* The same program compiled twice: the worker's compiled-kernel cache
+     * (--rtc-cache-dir) misses, then hits, and /metrics says so. */
+    char src[128]; /* new to the cache (a kept directory) in every run */
+    snprintf(src, sizeof src, "extern \"C\" __global__ void k(int *p) { *p = %d; }", (int)getpid());
+    for (int i = 0; i < 2; i++) {
+        hiprtcProgram prog;
+        CHECK(hiprtcCreateProgram(&prog, src, "k.hip", 0, NULL, NULL) == HIPRTC_SUCCESS);
+        CHECK(hiprtcCompileProgram(prog, 0, NULL) == HIPRTC_SUCCESS);
+        hiprtcDestroyProgram(&prog);
+    }
+    free(m2);
+    m2 = scrape(port, &status);
+    CHECK(sample(m2, "hipwire_worker_rtc_cache_misses_total") >= 1);
+    CHECK(sample(m2, "hipwire_worker_rtc_cache_hits_total") >= 1);
+    CHECK(sample(m2, "hipwire_worker_rtc_cache_entries") >= 1);
+    CHECK(sample(m2, "hipwire_worker_admission_waiting") == 0);
 
     /* anything but /metrics is 404 */
     char url[64];

@@ -350,16 +350,21 @@ int raw_wait_worker_idle(uint32_t max_sessions, uint64_t max_bytes, int timeout_
     }
 }
 
-int raw_log_has(const char *needle1, const char *needle2)
+int raw_log_count(const char *needle1, const char *needle2)
 {
     const char *path = getenv("HIPWIRE_WORKER_LOG");
     char line[2048];
-    int found = 0;
+    int n = 0;
     FILE *f = path ? fopen(path, "r") : NULL;
     if (!f)
-        return 0;
-    while (!found && fgets(line, sizeof line, f))
-        found = strstr(line, needle1) && (!needle2 || strstr(line, needle2));
+        return -1;
+    while (fgets(line, sizeof line, f))
+        n += strstr(line, needle1) && (!needle2 || strstr(line, needle2));
     fclose(f);
-    return found;
+    return n;
+}
+
+int raw_log_has(const char *needle1, const char *needle2)
+{
+    return raw_log_count(needle1, needle2) > 0;
 }

@@ -82,7 +82,10 @@ int raw_worker_status(struct raw_worker_status *st);
 int raw_wait_worker_idle(uint32_t max_sessions, uint64_t max_bytes, int timeout_ms,
                          struct raw_worker_status *last);
 
-/* Whether the worker log (HIPWIRE_WORKER_LOG) has a line with both needles. */
+/* Lines of the worker log (HIPWIRE_WORKER_LOG) holding needle1 and, unless
+ * NULL, needle2; -1 when the log cannot be read. */
+int raw_log_count(const char *needle1, const char *needle2);
+/* Whether the worker log has a line with both needles. */
 int raw_log_has(const char *needle1, const char *needle2);
 
 /* A deterministic xorshift generator for random bytes. */

@@ -17,20 +17,6 @@
 
 #define ENOMEM_STATUS 2 /* hipErrorOutOfMemory */
 
-static int log_lines(const char *needle1, const char *needle2)
-{
-    const char *path = getenv("HIPWIRE_WORKER_LOG");
-    char line[2048];
-    int n = 0;
-    FILE *f = path ? fopen(path, "r") : NULL;
-    if (!f)
-        return -1;
-    while (fgets(line, sizeof line, f))
-        n += strstr(line, needle1) && (!needle2 || strstr(line, needle2));
-    fclose(f);
-    return n;
-}
-
 static long rss_kib(uint32_t pid)
 {
     char path[64], line[256];
@@ -72,10 +58,10 @@ static void check_memory(void)
     for (int i = 0; i < 5; i++)
         EXPECT(raw_malloc(&a, 512 << 10, &pa2) == ENOMEM_STATUS, "refused again");
     EXPECT(raw_malloc(&b, 2 << 20, &pb) == ENOMEM_STATUS, "b over its own limit");
-    EXPECT(log_lines(sid(&a, ida), "refused hipMalloc of 524288 bytes") == 1,
+    EXPECT(raw_log_count(sid(&a, ida), "refused hipMalloc of 524288 bytes") == 1,
            "one line for a's six refusals");
-    EXPECT(log_lines(ida, "--mem-limit") == 1, "the line names the option");
-    EXPECT(log_lines(sid(&b, idb), "--mem-limit") == 1, "b's own line");
+    EXPECT(raw_log_count(ida, "--mem-limit") == 1, "the line names the option");
+    EXPECT(raw_log_count(sid(&b, idb), "--mem-limit") == 1, "b's own line");
     EXPECT(op_free(&a, pa) == 0, "free");
     EXPECT(raw_malloc(&a, 512 << 10, &pa2) == 0, "fits once freed");
     raw_close(&a);
@@ -123,7 +109,7 @@ static void check_handles(const void *image, size_t image_len)
     EXPECT(op_handle(&c, HIPR_OP_MODULE_UNLOAD, mod[1]) == 0, "unload");
     EXPECT(op_get_function(&c, mod[0], "mixed", &f, &args) == 0, "room after unload");
 
-    EXPECT(log_lines(sid(&c, id), "--max-handles") == 1, "one line for four kinds of refusal");
+    EXPECT(raw_log_count(sid(&c, id), "--max-handles") == 1, "one line for four kinds of refusal");
     EXPECT(op_ping(&c, NULL) == 0, "the session goes on");
     raw_close(&c);
     raw_pass();
@@ -142,7 +128,7 @@ static void check_module_size(const void *image, size_t image_len)
     int rc = op_module_load(&c, junk, big, &m);
     EXPECT(rc == ENOMEM_STATUS, "1 MiB + 1: %d", rc);
     free(junk);
-    EXPECT(log_lines(sid(&c, id), "a module image of 1048577 bytes (limit 1048576)") == 1,
+    EXPECT(raw_log_count(sid(&c, id), "a module image of 1048577 bytes (limit 1048576)") == 1,
            "the log line says why");
     EXPECT(op_module_load(&c, image, image_len, &m) == 0, "a small one still loads");
     raw_close(&c);

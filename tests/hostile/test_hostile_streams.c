@@ -16,20 +16,6 @@
 
 #define ENOMEM_STATUS 2 /* hipErrorOutOfMemory */
 
-static int log_lines(const char *needle1, const char *needle2)
-{
-    const char *path = getenv("HIPWIRE_WORKER_LOG");
-    char line[2048];
-    int n = 0;
-    FILE *f = path ? fopen(path, "r") : NULL;
-    if (!f)
-        return -1;
-    while (fgets(line, sizeof line, f))
-        n += strstr(line, needle1) && (!needle2 || strstr(line, needle2));
-    fclose(f);
-    return n;
-}
-
 static long threads_of(uint32_t pid)
 {
     char path[64], line[256];
@@ -63,7 +49,7 @@ int main(void)
     int rc = op_stream_create(&a, HIPR_FIRST_STREAM_ID + 8, 0);
     EXPECT(rc == ENOMEM_STATUS, "ninth stream: %d", rc);
     snprintf(id, sizeof id, "session %016llx", (unsigned long long)a.session_id);
-    EXPECT(log_lines(id, "--max-streams ") == 1 || log_lines(id, "--max-streams (") == 1,
+    EXPECT(raw_log_count(id, "--max-streams ") == 1 || raw_log_count(id, "--max-streams (") == 1,
            "no single log line naming --max-streams");
     raw_pass();
 
@@ -75,7 +61,7 @@ int main(void)
     rc = op_stream_create(&b, HIPR_FIRST_STREAM_ID + 4, 0);
     EXPECT(rc == ENOMEM_STATUS, "B's fifth stream (13th in the worker): %d", rc);
     snprintf(id, sizeof id, "session %016llx", (unsigned long long)b.session_id);
-    EXPECT(log_lines(id, "--max-streams-total") == 1, "no log line naming --max-streams-total");
+    EXPECT(raw_log_count(id, "--max-streams-total") == 1, "no log line naming --max-streams-total");
     for (uint64_t i = 0; i < 3; i++)
         EXPECT(op_handle(&a, HIPR_OP_STREAM_DESTROY, HIPR_FIRST_STREAM_ID + i) == 0,
                "A destroys a stream");

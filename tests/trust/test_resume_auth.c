@@ -21,19 +21,9 @@ static struct hw_token token, wrong;
 /* HELLO with a resume token, then RESUME_ENABLE. */
 static void open_resumable(struct raw_conn *c)
 {
-    struct hipr_hello_req req = { .proto_min = HIPR_VERSION,
-                                  .proto_max = HIPR_VERSION,
-                                  .client_pid = (uint32_t)getpid(),
-                                  .resume_token = RESUME_TOKEN };
-    struct hipr_hello_rep rep;
     struct raw_reply r;
-    uint8_t fixed[HIPR_hello_req_SIZE];
-    hipr_hello_req_encode(fixed, &req);
-    EXPECT(raw_call(c, HIPR_OP_HELLO, fixed, sizeof fixed, NULL, 0, &r) == 0, "HELLO");
-    EXPECT(r.rh.status == 0 && hipr_hello_rep_decode(r.body, r.body_len, &rep) == 0,
-           "HELLO refused (%d)", r.rh.status);
-    c->session_id = rep.session_id;
-    raw_reply_free(&r);
+    int st = trust_hello_resumable(c, RESUME_TOKEN, NULL);
+    EXPECT(st == 0, "HELLO refused (%d)", st);
     EXPECT(raw_call(c, HIPR_OP_RESUME_ENABLE, NULL, 0, NULL, 0, &r) == 0, "RESUME_ENABLE");
     struct hipr_resume_enable_rep er;
     EXPECT(r.rh.status == 0 && hipr_resume_enable_rep_decode(r.body, r.body_len, &er) == 0,

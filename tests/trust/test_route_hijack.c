@@ -35,21 +35,9 @@ static const uint8_t plain_binding[HW_TLS_CHANNEL_BINDING_LEN];
 /* HELLO with a resume token; RESUME_ENABLE's status (0: resumable). */
 static int open_session(struct raw_conn *c, int (*before_enable)(struct raw_conn *))
 {
-    struct hipr_hello_req req = { .proto_min = HIPR_VERSION,
-                                  .proto_max = HIPR_VERSION,
-                                  .client_pid = (uint32_t)getpid(),
-                                  .resume_token = RESUME_TOKEN };
-    struct hipr_hello_rep rep;
-    struct raw_reply r;
-    uint8_t fixed[HIPR_hello_req_SIZE];
     EXPECT(trust_connect(c, &token) == 0, "authenticate");
-    hipr_hello_req_encode(fixed, &req);
-    EXPECT(raw_call(c, HIPR_OP_HELLO, fixed, sizeof fixed, NULL, 0, &r) == 0, "HELLO");
-    EXPECT(r.rh.status == 0 && hipr_hello_rep_decode(r.body, r.body_len, &rep) == 0,
-           "HELLO refused (%d)", r.rh.status);
-    c->session_id = rep.session_id;
-    c->session_pid = rep.worker_pid;
-    raw_reply_free(&r);
+    int st = trust_hello_resumable(c, RESUME_TOKEN, NULL);
+    EXPECT(st == 0, "HELLO refused (%d)", st);
     if (before_enable && before_enable(c) < 0)
         return -1;
     return raw_status(c, HIPR_OP_RESUME_ENABLE, NULL, 0, NULL, 0);

@@ -91,9 +91,15 @@ int trust_proof(struct raw_conn *c, const struct hw_token *tok, const struct tru
 
 int trust_hello(struct raw_conn *c, struct trust_record *rec)
 {
+    return trust_hello_resumable(c, 0, rec);
+}
+
+int trust_hello_resumable(struct raw_conn *c, uint64_t resume_token, struct trust_record *rec)
+{
     struct hipr_hello_req req = { .proto_min = HIPR_VERSION,
                                   .proto_max = HIPR_VERSION,
-                                  .client_pid = (uint32_t)getpid() };
+                                  .client_pid = (uint32_t)getpid(),
+                                  .resume_token = resume_token };
     struct hipr_hello_rep rep;
     struct raw_reply r;
     uint8_t fixed[HIPR_hello_req_SIZE];

@@ -35,6 +35,8 @@ int trust_proof(struct raw_conn *c, const struct hw_token *tok, const struct tru
                 uint64_t session, struct trust_record *rec);
 /* HELLO; returns the reply status, fills c->session_id/session_pid on success. */
 int trust_hello(struct raw_conn *c, struct trust_record *rec);
+/* HELLO with a resume token (0: none), as trust_hello. */
+int trust_hello_resumable(struct raw_conn *c, uint64_t resume_token, struct trust_record *rec);
 /* connect + AUTH_BEGIN + AUTH_PROOF (tok NULL: skip the proof). 0 or -1. */
 int trust_connect(struct raw_conn *c, const struct hw_token *tok);
 int trust_connect_hb(struct raw_conn *c, const struct hw_token *tok, uint32_t heartbeat_ms);

@@ -93,6 +93,19 @@ int route_send(uint64_t session_id, pid_t session_pid, int conn_fd, uint32_t req
         r = sendmsg(fd, &mh, MSG_NOSIGNAL);
     while (r < 0 && errno == EINTR);
     int e = errno;
+    if (r == (ssize_t)sizeof msg) {
+        /* The session's process checks who sent this by our pid's parent in
+         * /proc (route_accept): stay until it has closed its end (bounded),
+         * or an exit racing its check would refuse a real resume. */
+        struct timeval tv = { 2, 0 };
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        char sink;
+        for (;;) {
+            ssize_t n = recv(fd, &sink, 1, 0);
+            if (n == 0 || (n < 0 && errno != EINTR))
+                break;
+        }
+    }
     close(fd);
     errno = e;
     return r == (ssize_t)sizeof msg ? 0 : -1;

@@ -34,9 +34,9 @@
 /* M_SUP_RSS: the supervisor's RSS alone (not PSS, which falls as more
  * forked sessions share its pages): the one long-lived process, where a
  * leak accumulates without the churn of session processes around it. */
-enum { M_RSS, M_SUP_RSS, M_FDS, M_THREADS, M_SESSIONS, M_COUNT };
-static const char *const metric_name[M_COUNT] = { "rss_kib", "sup_kib", "fds", "threads",
-                                                  "sessions" };
+enum { M_RSS, M_SUP_RSS, M_FDS, M_SUP_FDS, M_THREADS, M_SUP_THREADS, M_SESSIONS, M_COUNT };
+static const char *const metric_name[M_COUNT] = { "rss_kib", "sup_kib",     "fds",     "sup_fds",
+                                                  "threads", "sup_threads", "sessions" };
 
 struct sample {
     double t;
@@ -92,8 +92,10 @@ static void usage(FILE *f)
            "      --kernels PATH     CPU-device test kernels (default $HIPWIRE_KERNELS)\n"
            "      --rss-bound KIB    allowed RSS slope, KiB per minute (default 1024)\n"
            "      --sup-bound KIB    allowed supervisor RSS slope, KiB per minute (default 256)\n"
-           "      --fd-bound N       allowed fd slope per minute (default 2)\n"
-           "      --thread-bound N   allowed thread slope per minute (default 2)\n"
+           "      --fd-bound N       allowed fd slope per minute, all processes (default 6)\n"
+           "      --sup-fd-bound N   the same, the supervisor alone (default 0.5)\n"
+           "      --thread-bound N   allowed thread slope per minute, all processes (default 6)\n"
+           "      --sup-thread-bound N  the same, the supervisor alone (default 0.5)\n"
            "      --session-bound N  allowed session-process slope per minute (default 1)\n"
            "      --csv FILE         write every sample to FILE\n"
            "      --worker-log FILE  the started worker's stderr (default /dev/null)\n"
@@ -288,8 +290,13 @@ static int sample_worker(int wpid, struct sample *s)
         s->v[M_RSS] += proc_mem_kib(v[i].pid);
         if (v[i].pid == wpid)
             s->v[M_SUP_RSS] = proc_rss_kib(wpid);
-        s->v[M_FDS] += proc_fds(v[i].pid);
-        s->v[M_THREADS] += proc_threads(v[i].pid);
+        int fds = proc_fds(v[i].pid), threads = proc_threads(v[i].pid);
+        s->v[M_FDS] += fds;
+        s->v[M_THREADS] += threads;
+        if (v[i].pid == wpid) {
+            s->v[M_SUP_FDS] = fds;
+            s->v[M_SUP_THREADS] = threads;
+        }
         if (v[i].pid != wpid)
             s->v[M_SESSIONS] += 1;
     }
@@ -419,7 +426,7 @@ int main(int argc, char **argv)
                       .client_life = 10,
                       .kill_every = 5,
                       .cut_every = 20,
-                      .bound = { 1024, 256, 2, 2, 1 } };
+                      .bound = { 1024, 256, 6, 0.5, 6, 0.5, 1 } };
     char worker_path[PATH_MAX], client_path[PATH_MAX];
     enum {
         O_LIFE = 256,
@@ -434,6 +441,8 @@ int main(int argc, char **argv)
         O_RSSB,
         O_SUPB,
         O_FDB,
+        O_SUPFDB,
+        O_SUPTHB,
         O_THB,
         O_SEB,
         O_CSV,
@@ -454,6 +463,8 @@ int main(int argc, char **argv)
                                         { "rss-bound", required_argument, NULL, O_RSSB },
                                         { "sup-bound", required_argument, NULL, O_SUPB },
                                         { "fd-bound", required_argument, NULL, O_FDB },
+                                        { "sup-fd-bound", required_argument, NULL, O_SUPFDB },
+                                        { "sup-thread-bound", required_argument, NULL, O_SUPTHB },
                                         { "worker-log", required_argument, NULL, O_WLOG },
                                         { "client-log", required_argument, NULL, O_CLOG },
                                         { "thread-bound", required_argument, NULL, O_THB },
@@ -486,6 +497,8 @@ int main(int argc, char **argv)
         case O_RSSB: o.bound[M_RSS] = atof(optarg); break;
         case O_SUPB: o.bound[M_SUP_RSS] = atof(optarg); break;
         case O_FDB: o.bound[M_FDS] = atof(optarg); break;
+        case O_SUPFDB: o.bound[M_SUP_FDS] = atof(optarg); break;
+        case O_SUPTHB: o.bound[M_SUP_THREADS] = atof(optarg); break;
         case O_WLOG: o.worker_log = optarg; break;
         case O_CLOG: o.client_log = optarg; break;
         case O_THB: o.bound[M_THREADS] = atof(optarg); break;
@@ -574,7 +587,7 @@ int main(int argc, char **argv)
         goto cleanup;
     }
     if (csv)
-        fprintf(csv, "t,rss_kib,sup_kib,fds,threads,sessions\n");
+        fprintf(csv, "t,rss_kib,sup_kib,fds,sup_fds,threads,sup_threads,sessions\n");
     printf("hipwire-soak: %d clients for %d s against worker %d on %s:%s%s\n", o.clients,
            o.duration, (int)wpid, host, wport, o.relay ? " (half through fault_relay)" : "");
     fflush(stdout);
@@ -658,9 +671,12 @@ int main(int argc, char **argv)
                            "sessions\n",
                            s->t, s->v[M_RSS], s->v[M_SUP_RSS], s->v[M_FDS], s->v[M_THREADS],
                            s->v[M_SESSIONS]);
-                if (csv)
-                    fprintf(csv, "%.2f,%.0f,%.0f,%.0f,%.0f,%.0f\n", s->t, s->v[M_RSS],
-                            s->v[M_SUP_RSS], s->v[M_FDS], s->v[M_THREADS], s->v[M_SESSIONS]);
+                if (csv) {
+                    fprintf(csv, "%.2f", s->t);
+                    for (int m = 0; m < M_COUNT; m++)
+                        fprintf(csv, ",%.0f", s->v[m]);
+                    fprintf(csv, "\n");
+                }
                 nsamples++;
             }
             next_sample += 1.0;
@@ -683,8 +699,8 @@ int main(int argc, char **argv)
     printf("clients: %ld started, %ld completed, %ld killed by the soak, %ld failed; %ld "
            "link cuts\n",
            started, completed, killed, failed, cuts);
-    printf("%-9s %10s %10s %10s %10s %12s %10s %10s  %s\n", "metric", "first", "last", "min", "max",
-           "slope/min", "stderr", "bound", "verdict");
+    printf("%-11s %10s %10s %10s %10s %12s %10s %10s  %s\n", "metric", "first", "last", "min",
+           "max", "slope/min", "stderr", "bound", "verdict");
     int bad = 0;
     for (int m = 0; m < M_COUNT; m++) {
         double mn = samples[0].v[m], mx = mn, slope, se;
@@ -695,7 +711,7 @@ int main(int argc, char **argv)
         fit(samples, from, nsamples, m, &slope, &se);
         int over = slope - 2.0 * se > o.bound[m];
         bad |= over;
-        printf("%-9s %10.0f %10.0f %10.0f %10.0f %12.2f %10.2f %10.2f  %s\n", metric_name[m],
+        printf("%-11s %10.0f %10.0f %10.0f %10.0f %12.2f %10.2f %10.2f  %s\n", metric_name[m],
                samples[0].v[m], samples[nsamples - 1].v[m], mn, mx, slope, se, o.bound[m],
                over ? "GROWS" : "flat");
     }

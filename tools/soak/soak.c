@@ -14,6 +14,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -307,6 +308,14 @@ static int sample_worker(int wpid, struct sample *s)
 
 /* ---- worker, relay, clients ------------------------------------------- */
 
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
 /* Starts PATH with ARGS (NULL-terminated) and --port-file; waits for the port. */
 static pid_t start_listener(char **argv, const char *log, const char *portfile, char *port,
                             size_t cap)
@@ -529,7 +538,7 @@ int main(int argc, char **argv)
 
     int rc = 2, nsamples = 0, cap = o.duration + 16;
     pid_t wpid = -1, rpid = -1;
-    char wport[16] = "", rport[16] = "", control[64] = "";
+    char wport[16] = "", rport[16] = "", control[64] = "", cachedir[64] = "";
     const char *host = "127.0.0.1";
     struct sample *samples = calloc((size_t)cap, sizeof *samples);
     struct slot *slots = calloc((size_t)o.clients, sizeof *slots);
@@ -551,14 +560,23 @@ int main(int argc, char **argv)
         snprintf(wport, sizeof wport, "%s", p);
         wpid = o.attach_pid;
     } else {
-        char pf[64], pfarg[80], maxs[32];
+        char pf[64], pfarg[80], maxs[32], cachearg[96];
+        /* A compile cache, as a deployment would have: without one every
+         * client's hiprtc call runs the compiler, one at a time by default. */
+        snprintf(cachedir, sizeof cachedir, "/tmp/hipwire-soak-cache-XXXXXX");
+        if (!mkdtemp(cachedir)) {
+            cachedir[0] = '\0';
+            fprintf(stderr, "hipwire-soak: mkdtemp: %s\n", strerror(errno));
+            goto cleanup;
+        }
+        snprintf(cachearg, sizeof cachearg, "--rtc-cache-dir=%s", cachedir);
         snprintf(pf, sizeof pf, "/tmp/hipwire-soak-%d.port", (int)getpid());
         snprintf(pfarg, sizeof pfarg, "--port-file=%s", pf);
         /* Room for the killed clients' sessions while their grace runs. */
         snprintf(maxs, sizeof maxs, "--max-sessions=%d", 2 * o.clients + 16);
-        char *wargv[40] = { (char *)o.worker,    "--backend=cpu", "--port=0", pfarg, maxs,
-                            "--resume-grace=10s" };
-        int k = 6;
+        char *wargv[40] = { (char *)o.worker,     "--backend=cpu", "--port=0", pfarg, maxs,
+                            "--resume-grace=10s", cachearg };
+        int k = 7;
         for (int i = 0; i < o.nworker_args; i++)
             wargv[k++] = o.worker_args[i];
         wargv[k] = NULL;
@@ -751,6 +769,8 @@ cleanup:
     }
     if (control[0])
         unlink(control);
+    if (cachedir[0])
+        nftw(cachedir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
     if (csv)
         fclose(csv);
     free(samples);

@@ -600,6 +600,11 @@ int main(int argc, char **argv)
             goto cleanup;
         }
     }
+    if (o.client_log) {
+        FILE *f = fopen(o.client_log, "w"); /* this run's clients only */
+        if (f)
+            fclose(f);
+    }
     if (o.csv && !(csv = fopen(o.csv, "w"))) {
         fprintf(stderr, "hipwire-soak: %s: %s\n", o.csv, strerror(errno));
         goto cleanup;

@@ -374,7 +374,13 @@ static int relay_cut(const char *control)
 struct slot {
     pid_t pid;
     int killed; /* by us: its end is expected */
+    int via_relay;
+    double started;
 };
+
+/* A link cut this close after a client started may hit its handshake,
+ * before its session can resume: the proxy then fails (exit 3). */
+#define SETUP_WINDOW_S 5.0
 
 static pid_t spawn_client(const struct opts *o, const char *host, const char *port, int secs,
                           unsigned seed)
@@ -543,7 +549,8 @@ int main(int argc, char **argv)
     struct sample *samples = calloc((size_t)cap, sizeof *samples);
     struct slot *slots = calloc((size_t)o.clients, sizeof *slots);
     FILE *csv = NULL;
-    long started = 0, completed = 0, killed = 0, failed = 0, cuts = 0;
+    long started = 0, completed = 0, killed = 0, failed = 0, cuts = 0, setup_cut = 0;
+    double last_cut = -1;
     if (!samples || !slots)
         goto cleanup;
     signal(SIGINT, on_signal);
@@ -648,6 +655,10 @@ int main(int argc, char **argv)
                     continue;
                 if (slots[i].killed)
                     killed++;
+                else if (WIFEXITED(st) && WEXITSTATUS(st) == 3 && slots[i].via_relay &&
+                         last_cut >= slots[i].started &&
+                         last_cut - slots[i].started < SETUP_WINDOW_S)
+                    setup_cut++;
                 else if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
                     completed++;
                 else {
@@ -669,6 +680,8 @@ int main(int argc, char **argv)
             slots[i].pid = spawn_client(&o, via_relay ? "127.0.0.1" : host,
                                         via_relay ? rport : wport, life, seed++);
             slots[i].killed = 0;
+            slots[i].via_relay = via_relay;
+            slots[i].started = now_s();
             if (slots[i].pid > 0)
                 started++;
             else
@@ -681,8 +694,10 @@ int main(int argc, char **argv)
             next_kill += o.kill_every;
         }
         if (o.relay && t >= next_cut) {
-            if (relay_cut(control) == 0)
+            if (relay_cut(control) == 0) {
                 cuts++;
+                last_cut = now_s();
+            }
             next_cut += o.cut_every;
         }
         if (t >= next_sample && nsamples < cap) {
@@ -720,8 +735,8 @@ int main(int argc, char **argv)
         goto cleanup;
     }
     printf("clients: %ld started, %ld completed, %ld killed by the soak, %ld failed; %ld "
-           "link cuts\n",
-           started, completed, killed, failed, cuts);
+           "link cuts, %ld of which hit a client before its session could resume\n",
+           started, completed, killed, failed, cuts, setup_cut);
     printf("%-11s %10s %10s %10s %10s %12s %10s %10s  %s\n", "metric", "first", "last", "min",
            "max", "slope/min", "stderr", "bound", "verdict");
     int bad = 0;

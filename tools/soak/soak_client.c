@@ -148,7 +148,14 @@ int main(int argc, char **argv)
     CHECK(kernels != NULL);
     hipModule_t mod;
     hipFunction_t vadd, count_once;
-    HIP_CHECK(hipModuleLoad(&mod, kernels));
+    /* The first call opens the session: a link cut before the session can
+     * resume fails it (exit 3, which the soak tells apart). */
+    hipError_t e = hipModuleLoad(&mod, kernels);
+    if (e != hipSuccess) {
+        fprintf(stderr, "soak-client %d: opening the session failed: %s\n", (int)getpid(),
+                hipGetErrorName(e));
+        return 3;
+    }
     HIP_CHECK(hipModuleGetFunction(&vadd, mod, "vadd"));
     HIP_CHECK(hipModuleGetFunction(&count_once, mod, "count_once"));
     int no_rtc = getenv("HIPWIRE_SOAK_NO_RTC") != NULL;

@@ -30,6 +30,7 @@
 #include "hw_transport.h"
 #include "hw_worker_list.h"
 #include "json_writer.h"
+#include "status_ask.h"
 
 #define DEFAULT_TIMEOUT_MS 3000
 
@@ -61,15 +62,7 @@ static void usage(FILE *f)
             HIPR_DEFAULT_PORT, DEFAULT_TIMEOUT_MS);
 }
 
-/* TLS and the token, as the proxy reads them (docs/client.md). */
-struct status_security {
-    struct hw_tls_ctx *tls; /* NULL: plain TCP */
-    struct hw_token token;  /* len 0: none */
-};
-
-/* TF_WORKER_TOKEN[_FILE], TF_WORKER_TLS, TF_WORKER_CA, TF_WORKER_TLS_VERIFY.
- * 0, or -1 with the reason in err. */
-static int security_from_env(struct status_security *sec, char *err, size_t errlen)
+int security_from_env(struct status_security *sec, char *err, size_t errlen)
 {
     const char *tok = getenv("TF_WORKER_TOKEN"), *tok_file = getenv("TF_WORKER_TOKEN_FILE");
     const char *tls = getenv("TF_WORKER_TLS"), *verify = getenv("TF_WORKER_TLS_VERIFY");
@@ -113,10 +106,9 @@ static int status_authenticate(struct hw_transport *t, const struct status_secur
     return hw_link_authenticate(t, &sec->token, 0, &hb, NULL, err, errlen);
 }
 
-/* One request on a fresh connection; its reply body (after the reply
- * header) in *body (malloc'd). 0, or -1 with the reason in err. */
-static int ask(const struct hw_worker_addr *a, const struct status_security *sec, int timeout_ms,
-               uint16_t opcode, uint8_t **body, size_t *body_len, char *err, size_t errlen)
+int status_ask(const struct hw_worker_addr *a, const struct status_security *sec, int timeout_ms,
+               uint16_t opcode, const void *req, size_t req_len, uint8_t **body, size_t *body_len,
+               char *err, size_t errlen)
 {
     int fd = -1, rc = -1, status = 0;
     struct hw_transport t;
@@ -140,8 +132,8 @@ static int ask(const struct hw_worker_addr *a, const struct status_security *sec
         snprintf(err, errlen, "out of memory");
         goto out;
     }
-    if (hw_link_call(&t, opcode, 3, NULL, 0, NULL, 0, b, info->reply_size, b + info->reply_size,
-                     info->reply_tail_cap, &tail_len, &status) < 0) {
+    if (hw_link_call(&t, opcode, 3, req, req_len, NULL, 0, b, info->reply_size,
+                     b + info->reply_size, info->reply_tail_cap, &tail_len, &status) < 0) {
         snprintf(err, errlen, "%s",
                  errno == ETIMEDOUT || errno == EAGAIN ? "no answer in time"
                  : errno == EPROTO                     ? "not a hip-worker reply"
@@ -168,6 +160,12 @@ out:
     free(b);
     hw_tx_close(&t);
     return rc;
+}
+
+static int ask(const struct hw_worker_addr *a, const struct status_security *sec, int timeout_ms,
+               uint16_t opcode, uint8_t **body, size_t *body_len, char *err, size_t errlen)
+{
+    return status_ask(a, sec, timeout_ms, opcode, NULL, 0, body, body_len, err, errlen);
 }
 
 static void query(struct report *r, const struct status_security *sec, int timeout_ms)

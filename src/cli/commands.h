@@ -8,6 +8,7 @@ int cli_partition(int argc, char **argv);
 int cli_devices(int argc, char **argv);
 int cli_metrics(int argc, char **argv);
 int cli_status(int argc, char **argv);
+int cli_drain(int argc, char **argv);
 
 /* Exit statuses shared by the subcommands. */
 enum {

@@ -21,6 +21,7 @@ static const subcommand subcommands[] = {
     { "devices", cli_devices, "list the AMD GPUs and logical devices the provider sees" },
     { "metrics", cli_metrics, "GPU metrics with TensorFusion's names (Prometheus or InfluxDB)" },
     { "status", cli_status, "health, sessions and memory of the hip-workers (TF_WORKER_HOST)" },
+    { "drain", cli_drain, "stop a hip-worker admitting sessions; it exits when they end" },
 };
 
 static void usage(FILE *out)

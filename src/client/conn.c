@@ -152,6 +152,8 @@ static hipError_t hello(struct hw_conn *c, uint64_t resume_token, char *why, siz
         snprintf(why, why_len, "the worker is at --max-sessions");
     else if (err == hipErrorNotInitialized)
         snprintf(why, why_len, "the worker refused the session (not authenticated)");
+    else if (err == hipErrorNoDevice)
+        snprintf(why, why_len, "the worker is draining (hipwire drain): no new sessions");
     else if (err != hipSuccess)
         snprintf(why, why_len, "HELLO failed (%s)", hipGetErrorName(err));
     if (err != hipSuccess)
@@ -334,10 +336,12 @@ void hw_link_lost(struct hw_conn *c, unsigned gen, const char *why)
         char line[640];
         if (going_away)
             snprintf(line, sizeof line,
-                     "hipwire: hip-worker at %s:%d is shutting down (it said so); the remote "
+                     "hipwire: hip-worker at %s:%d is %s (it said so); the remote "
                      "session has ended and HIP calls will fail (hipErrorLaunchFailure); run "
                      "the program again to start a new session on a worker of TF_WORKER_HOST",
-                     c->worker.host, c->worker.port);
+                     c->worker.host, c->worker.port,
+                     going_away == HIPR_GOING_AWAY_DRAIN ? "drained and its drain timeout ran out"
+                                                         : "shutting down");
         else
             snprintf(line, sizeof line,
                      "hipwire: lost the connection to hip-worker (%s); the "

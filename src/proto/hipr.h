@@ -40,6 +40,7 @@
 
 /* GOING_AWAY reasons. */
 #define HIPR_GOING_AWAY_SHUTDOWN 1u /* the worker was told to stop (SIGTERM) */
+#define HIPR_GOING_AWAY_DRAIN    2u /* drained (`hipwire drain`) and its timeout ran out */
 
 /* ACK flags (client to worker): answer with an ACK now. */
 #define HIPR_ACK_REQUEST 0x1u

@@ -414,6 +414,16 @@
     F(u64, uptime_ms)               \
     F(c256, backend)
 
+/* `hipwire drain`; answered in place of HELLO, like WORKER_STATUS. The
+ * worker admits no new session from then on (a HELLO is refused), lets the
+ * live ones run to their end and exits when none is left; after timeout_s
+ * (0: no limit) it ends those still running with GOING_AWAY reason DRAIN.
+ * The reply: sessions live when it was asked, and the timeout in force (a
+ * second drain changes nothing but reports the first one's). */
+#define HIPR_MSG_WORKER_DRAIN(F) \
+    F(u32, timeout_s)            \
+    F(u32, sessions)
+
 /* ---- runtime compilation (hiprtc; docs/hiprtc.md) ---- */
 
 /* The worker's compiled-kernel cache (docs/hiprtc.md, "Cache"), for
@@ -502,7 +512,8 @@
     M(going_away, HIPR_MSG_GOING_AWAY)                   \
     M(session_resume_req, HIPR_MSG_SESSION_RESUME_REQ)   \
     M(session_resume_rep, HIPR_MSG_SESSION_RESUME_REP)   \
-    M(session_wait, HIPR_MSG_SESSION_WAIT)
+    M(session_wait, HIPR_MSG_SESSION_WAIT)               \
+    M(worker_drain, HIPR_MSG_WORKER_DRAIN)
 
 /* Caps on trailing data, in bytes. */
 #define HIPR_KiB             (UINT64_C(1) << 10)
@@ -550,6 +561,7 @@
     X(GOING_AWAY, 0x000F, going_away, going_away, 0, 0, ASYNC)                                     \
     X(RTC_CACHE_STATS, 0x0010, empty, rtc_cache_stats_rep, 0, 0, SYNC)                             \
     X(SESSION_WAIT, 0x0011, session_wait, session_wait, 0, 0, ASYNC)                               \
+    X(WORKER_DRAIN, 0x0012, worker_drain, worker_drain, 0, 0, SYNC)                                \
     X(DEVICE_SYNCHRONIZE, 0x0101, device, empty, 0, 0, SYNC)                                       \
     X(DEVICE_RESET, 0x0102, device, empty, 0, 0, SYNC)                                             \
     X(MEM_GET_INFO, 0x0103, device, mem_info_rep, 0, 0, SYNC)                                      \

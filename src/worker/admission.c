@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "drain.h"
 #include "hw_log.h"
 #include "hw_time.h"
 #include "session.h"
@@ -189,10 +190,13 @@ int admission_claim(struct session *s, int wait_ok, const char *peer)
             told = ahead + 1;
             told_ms = now;
         }
-        if (session_terminating() || client_gone(s)) {
+        /* A drain admits nobody new, queued or not. */
+        if (session_terminating() || drain_refuses_sessions(s->table) || client_gone(s)) {
             hw_info("session %016llx from %s: left the admission queue (%s)",
                     (unsigned long long)s->id, peer,
-                    session_terminating() ? "the worker is stopping" : "the client hung up");
+                    session_terminating()              ? "the worker is stopping"
+                    : drain_refuses_sessions(s->table) ? "the worker is draining"
+                                                       : "the client hung up");
             break;
         }
         wait_change(a, gen, ADMISSION_INTERVAL_MS / 4);

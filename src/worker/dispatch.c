@@ -255,6 +255,14 @@ HANDLER(WORKER_STATUS)
     return HW_EINVAL; /* answered only in place of HELLO */
 }
 
+HANDLER(WORKER_DRAIN)
+{
+    (void)h;
+    (void)fixed;
+    (void)s;
+    return HW_EINVAL; /* answered only in place of HELLO, like WORKER_STATUS */
+}
+
 HANDLER(RTC_CACHE_STATS)
 {
     (void)h;

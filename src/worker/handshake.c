@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "drain.h"
 #include "hw_auth.h"
 #include "hw_log.h"
 #include "hw_sha256.h"
@@ -179,6 +180,7 @@ static int allowed_before_session(const struct link_setup *l, uint16_t opcode)
     case HIPR_OP_HELLO:
     case HIPR_OP_WORKER_STATUS:
     case HIPR_OP_RTC_CACHE_STATS:
+    case HIPR_OP_WORKER_DRAIN:
     case HIPR_OP_WORKER_INFO: return l->session == 0;
     case HIPR_OP_SESSION_RESUME: return l->session != 0;
     default: return 0;
@@ -254,6 +256,16 @@ int link_handshake(struct link_setup *l, struct session *s, const uint8_t *first
         if (h.opcode == HIPR_OP_RTC_CACHE_STATS) {
             rtc_send_cache_stats(s, h.request_id);
             return 1;
+        }
+        if (h.opcode == HIPR_OP_WORKER_DRAIN) {
+            drain_answer(s, h.request_id, fixed, l->peer);
+            return 1;
+        }
+        if (h.opcode == HIPR_OP_HELLO && drain_refuses_sessions(s->table)) {
+            /* hipErrorNoDevice: this worker has none to give any more. */
+            hw_info("refusing a new session from %s: draining", l->peer);
+            link_reply(l->tx, h.opcode, h.request_id, HW_ENODEV, NULL, 0);
+            return -1;
         }
         if (h.opcode == HIPR_OP_WORKER_INFO) {
             worker_info_send(s, l->cfg->info, h.request_id);

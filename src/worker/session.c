@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "admission.h"
+#include "drain.h"
 #include "hw_auth.h"
 #include "prewarm.h"
 #include "hw_log.h"
@@ -859,7 +860,10 @@ static int session_serve(struct session *s, int fd, uint64_t session_id)
     if (hs == 0 && session_terminating()) {
         /* The client would otherwise take the cut for a network fault and
          * try to resume for as long as it is willing to wait. */
-        struct hipr_going_away ga = { .reason = HIPR_GOING_AWAY_SHUTDOWN };
+        struct hipr_going_away ga = { .reason = __atomic_load_n(&s->table->draining,
+                                                                __ATOMIC_ACQUIRE) == DRAIN_TIMEDOUT
+                                                    ? HIPR_GOING_AWAY_DRAIN
+                                                    : HIPR_GOING_AWAY_SHUTDOWN };
         uint8_t out[HIPR_going_away_SIZE];
         hipr_going_away_encode(out, &ga);
         session_send_unsolicited(s, HIPR_OP_GOING_AWAY, out, sizeof out);

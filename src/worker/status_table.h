@@ -28,9 +28,11 @@ struct status_slot {
 
 struct status_table {
     uint32_t max_sessions;
-    uint32_t reserved;
+    uint32_t draining; /* DRAIN_* (drain.h) */
     uint64_t mem_limit;
     uint64_t sessions_served;
+    uint32_t drain_timeout_s;
+    uint32_t reserved;
     char backend[64];
     struct status_slot slots[];
 };

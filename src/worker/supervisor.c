@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "admission.h"
+#include "drain.h"
 #include "hw_auth.h"
 #include "hw_log.h"
 #include "hw_net.h"
@@ -207,6 +208,7 @@ int supervisor_run(const struct worker_config *config)
                              : "plain TCP");
 
     int full_logged = 0;
+    uint64_t drain_deadline_ms = 0;
     while (!stop_requested) {
         /* At capacity, new connections wait in the listen backlog (their
          * connect timeout bounds the wait) instead of being closed: a burst
@@ -226,6 +228,8 @@ int supervisor_run(const struct worker_config *config)
             prewarm_pool_poll(pool, pfds + 1, nw);
         reap(cfg, table, kids, nkids, &live, &leaked, pool);
         __atomic_store_n(&view.live, live, __ATOMIC_RELAXED);
+        if (drain_should_stop(table, live, &drain_deadline_ms))
+            break;
         if (n <= 0 || full || !(pfds[0].revents & POLLIN))
             continue;
         int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);

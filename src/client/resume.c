@@ -59,6 +59,12 @@ static enum attempt reconnect(struct hw_conn *c, struct hw_transport *t, uint64_
 {
     int fd, status = 0, fatal = 0;
     int e = hw_tcp_connect(c->worker.host, c->worker.port, timeout_ms, &fd);
+    if (e == -ECONNREFUSED) {
+        /* Nothing listens there any more: the worker stopped, and its
+         * sessions with it (a cut network times out, it does not refuse). */
+        snprintf(why, why_len, "the worker no longer listens there; its sessions ended with it");
+        return ATTEMPT_FATAL;
+    }
     if (e < 0) {
         snprintf(why, why_len, "%s", hw_net_strerror(e));
         return ATTEMPT_RETRY;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
 #include "api_unsupported.h"
 #include "client.h"
 #include "ptr_map.h"
@@ -64,7 +65,7 @@ hipError_t hw_module_load(struct hw_conn *c, int device, const void *image, size
 {
     if (size == 0 || size > HIPR_CAP_MODULE)
         return hipErrorInvalidImage;
-    struct hw_module *m = calloc(1, sizeof *m);
+    struct hw_module *m = hw_calloc(1, sizeof *m);
     if (!m)
         return hipErrorOutOfMemory;
     m->device = device;
@@ -115,7 +116,7 @@ static void add_global_range(struct hw_module *m, uint64_t ptr, uint64_t size)
     struct hw_mem_range mr;
     pthread_mutex_lock(&globals_lock);
     if (hw_mem_find(ptr, &mr) < 0) {
-        uint64_t *v = realloc(m->globals, (m->nglobals + 1) * sizeof *v);
+        uint64_t *v = hw_realloc(m->globals, (m->nglobals + 1) * sizeof *v);
         struct hw_mem_range nr = { ptr, size, m->device, HW_MEM_DEVICE, 0 };
         if (v) {
             m->globals = v;
@@ -173,7 +174,7 @@ HW_EXPORT hipError_t hipModuleLoad(hipModule_t *module, const char *fname)
     long size = -1;
     void *image = NULL;
     if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (uint64_t)size <= HIPR_CAP_MODULE && (image = malloc((size_t)size)) &&
+        (uint64_t)size <= HIPR_CAP_MODULE && (image = hw_malloc((size_t)size)) &&
         fread(image, 1, (size_t)size, f) == (size_t)size)
         err = load_image(module, image, (size_t)size);
     else
@@ -207,7 +208,7 @@ hipError_t hw_module_function(struct hw_conn *c, struct hw_module *m, const char
         return hipErrorInvalidValue;
     struct hipr_module req = { m->id };
     uint8_t buf[HIPR_module_SIZE], body[HIPR_function_rep_SIZE];
-    uint8_t *params = malloc(HIPR_CAP_PARAMS * 8);
+    uint8_t *params = hw_malloc(HIPR_CAP_PARAMS * 8);
     uint64_t plen = 0;
     if (!params)
         return hipErrorOutOfMemory;
@@ -224,7 +225,7 @@ hipError_t hw_module_function(struct hw_conn *c, struct hw_module *m, const char
         free(params);
         return hipErrorInvalidImage;
     }
-    struct hw_function *f = calloc(1, sizeof *f + r.param_count * sizeof f->params[0]);
+    struct hw_function *f = hw_calloc(1, sizeof *f + r.param_count * sizeof f->params[0]);
     if (!f) {
         free(params);
         return hipErrorOutOfMemory;

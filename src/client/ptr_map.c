@@ -2,6 +2,7 @@
 #include "ptr_map.h"
 
 #include <stdlib.h>
+#include "hw_alloc.h"
 
 static size_t slot_of(const struct ptr_map *m, uintptr_t key)
 {
@@ -26,7 +27,7 @@ void *ptr_map_get(const struct ptr_map *m, const void *key)
 static int grow(struct ptr_map *m)
 {
     size_t cap = m->cap ? m->cap * 2 : 256;
-    struct ptr_map_slot *v = calloc(cap, sizeof *v);
+    struct ptr_map_slot *v = hw_calloc(cap, sizeof *v);
     if (!v)
         return -1;
     struct ptr_map old = *m;

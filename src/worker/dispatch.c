@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
 #include "copy_staged.h"
 #include "hw_log.h"
 #include "inflight.h"
@@ -143,7 +144,7 @@ struct pending {
  * synchronous requests without reading replies cannot grow the worker. */
 static struct pending *pending_new(struct session *s, const struct hipr_header *h)
 {
-    struct pending *p = calloc(1, sizeof *p);
+    struct pending *p = hw_calloc(1, sizeof *p);
     if (p) {
         p->s = s;
         p->opcode = h->opcode;
@@ -541,7 +542,7 @@ static int h2d_common(struct session *s, uint64_t stream, struct hw_bstream *bs,
     if (rows == 1 && copy_staged_available(s) && !host_addr(s, dst))
         return copy_h2d_staged(s, bs, dst);
     inflight_acquire(s, n);
-    struct pending *rec = calloc(1, sizeof *rec);
+    struct pending *rec = hw_calloc(1, sizeof *rec);
     uint8_t *buf = session_buf_get(s, n);
     if (!rec || !buf) {
         free(rec);
@@ -770,7 +771,7 @@ HANDLER(STREAM_CREATE)
     int rc = quota_stream(s);
     if (rc != HW_OK)
         return rc;
-    struct s_stream *st = calloc(1, sizeof *st);
+    struct s_stream *st = hw_calloc(1, sizeof *st);
     if (!st)
         return HW_ENOMEM;
     rc = s->ops->stream_create(s->be, m.device, m.flags, m.priority, &st->bs);
@@ -917,7 +918,7 @@ HANDLER(EVENT_CREATE)
     int rc = quota_handle(s, &s->events, "events");
     if (rc != HW_OK)
         return rc;
-    struct s_event *ev = calloc(1, sizeof *ev);
+    struct s_event *ev = hw_calloc(1, sizeof *ev);
     if (!ev)
         return HW_ENOMEM;
     rc = s->ops->event_create(s->be, m.device, m.flags, &ev->be);
@@ -1043,7 +1044,7 @@ static int load_module(struct session *s, const struct hipr_module_load_req *req
     int rc = quota_handle(s, &s->modules, "modules");
     if (rc != HW_OK)
         return rc;
-    void *image = malloc(n);
+    void *image = hw_malloc(n);
     if (!image)
         return HW_ENOMEM;
     if (session_read_tail(s, image, n) < 0) {
@@ -1130,8 +1131,8 @@ HANDLER(MODULE_GET_FUNCTION)
     if (!fn) {
         if ((rc = quota_handle(s, &s->functions, "functions")) != HW_OK)
             return rc;
-        fn = calloc(1, sizeof *fn);
-        if (!fn || !(fn->name = strdup(name))) {
+        fn = hw_calloc(1, sizeof *fn);
+        if (!fn || !(fn->name = hw_strdup(name))) {
             free(fn);
             return HW_ENOMEM;
         }
@@ -1164,7 +1165,7 @@ HANDLER(MODULE_GET_FUNCTION)
     };
     uint8_t out[HIPR_function_rep_SIZE];
     size_t tail_len = (size_t)r.param_count * 8;
-    uint8_t *tail = malloc(tail_len ? tail_len : 1);
+    uint8_t *tail = hw_malloc(tail_len ? tail_len : 1);
     if (!tail)
         return HW_ENOMEM;
     for (uint32_t i = 0; i < r.param_count; i++) {

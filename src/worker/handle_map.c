@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include "hw_alloc.h"
 
 #define TOMB UINT64_MAX
 
@@ -52,7 +53,7 @@ static int grow(struct handle_map *m)
         cap = m->cap; /* mostly tombstones: rehash in place */
     struct handle_slot *old = m->slots;
     size_t oldcap = m->cap;
-    struct handle_slot *slots = calloc(cap, sizeof *slots);
+    struct handle_slot *slots = hw_calloc(cap, sizeof *slots);
     if (!slots)
         return -1;
     m->slots = slots;

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hw_alloc.h"
 #include "hw_auth.h"
 #include "hw_log.h"
 #include "hw_net.h"
@@ -127,7 +128,7 @@ static void *routed_main(void *arg)
  * own, or closes it when too many are under way. */
 static void start_routed(struct session *s, int fd, uint32_t route_id)
 {
-    struct routed *r = malloc(sizeof *r);
+    struct routed *r = hw_malloc(sizeof *r);
     pthread_attr_t attr;
     pthread_t th;
     pthread_mutex_lock(&s->resume_lock);

@@ -11,6 +11,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "hw_alloc.h"
 #include "admission.h"
 #include "hw_auth.h"
 #include "prewarm.h"
@@ -448,7 +449,7 @@ int session_send_worker_status(struct session *s, uint32_t request_id)
     strncpy(r.backend, t->backend, sizeof r.backend - 1);
 
     size_t cap = t->max_sessions < HIPR_CAP_SESSIONS ? t->max_sessions : HIPR_CAP_SESSIONS;
-    uint8_t *tail = calloc(cap ? cap : 1, HIPR_session_entry_SIZE);
+    uint8_t *tail = hw_calloc(cap ? cap : 1, HIPR_session_entry_SIZE);
     size_t n = 0;
     if (!tail)
         return -1;
@@ -532,7 +533,7 @@ static int open_session(struct session *s, const struct hipr_header *hh,
     if (rep.device_count > HIPR_CAP_DEVICES)
         rep.device_count = HIPR_CAP_DEVICES;
     size_t tail_len = (size_t)rep.device_count * HIPR_devinfo_SIZE;
-    uint8_t *tail = malloc(tail_len);
+    uint8_t *tail = hw_malloc(tail_len);
     if (!tail)
         return -1;
     for (uint32_t i = 0; i < rep.device_count; i++) {
@@ -850,7 +851,7 @@ static int session_serve(struct session *s, int fd, uint64_t session_id)
     s->heartbeat_ms = l.heartbeat_ms;
     /* Only an accepted HELLO gets the request buffer, a status slot and a backend. */
     if (hs == 0) {
-        s->rbuf = malloc(RBUF_SIZE);
+        s->rbuf = hw_malloc(RBUF_SIZE);
         hs = s->rbuf ? open_session(s, &hello_h, &hello, peer) : -1;
     }
     if (hs == 0 && session_heartbeat_start(s) == 0)

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hw_alloc.h"
 #include "cpu_fiber.h"
 #include "cpu_sched.h"
 #include "hw_log.h"
@@ -274,7 +275,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 static void *pool_main(void *arg)
 {
     struct pool_thread *pt = arg;
-    stack_t alt = { .ss_sp = malloc(ALT_STACK), .ss_size = ALT_STACK };
+    stack_t alt = { .ss_sp = hw_malloc(ALT_STACK), .ss_size = ALT_STACK };
     if (alt.ss_sp)
         sigaltstack(&alt, NULL); /* a fiber that overflows its stack still gets reported */
     /* Created with every signal blocked (the session's signals stay with its
@@ -327,7 +328,7 @@ int cpu_sched_threads(void)
 static void pool_init(void)
 {
     int n = cpu_sched_threads();
-    pool.threads = calloc((size_t)n, sizeof *pool.threads);
+    pool.threads = hw_calloc((size_t)n, sizeof *pool.threads);
     if (!pool.threads)
         return;
     struct sigaction sa;

@@ -19,6 +19,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+
 #include "hw_alloc.h"
 
 struct scan {

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
 #include "hw_alloc.h"
 
 void report_init(check_report *r)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
 #include "hw_alloc.h"
 
 int rocm_package_version(const char *version, char *out, size_t size)

@@ -2,6 +2,7 @@
 #include "ptr_map.h"
 
 #include <stdlib.h>
+
 #include "hw_alloc.h"
 
 static size_t slot_of(const struct ptr_map *m, uintptr_t key)

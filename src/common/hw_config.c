@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
 #include "hw_alloc.h"
 
 /* Every string of the new argv is its own copy, so hw_config_free frees

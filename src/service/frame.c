@@ -12,6 +12,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+
 #include "hw_alloc.h"
 
 static void mac_of(const unsigned char key[HW_FRAME_KEY_LEN], const char *seqjson, size_t n,

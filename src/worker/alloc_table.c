@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+
 #include "hw_alloc.h"
 
 void alloc_table_init(struct alloc_table *t)

@@ -16,6 +16,7 @@
 #include "hw_alloc.h"
 #include "copy_staged.h"
 #include "hw_log.h"
+#include "hw_os.h"
 #include "inflight.h"
 #include "module.h"
 #include "quota.h"
@@ -83,6 +84,18 @@ static void drain_done(void *arg, int status)
     pthread_mutex_unlock(&w->lock);
 }
 
+/* Queues fn on a stream; 1 when queued. A callback that cannot be queued
+ * (out of memory) is replaced by waiting for the stream here, so that callers
+ * freeing buffers after a drain never race work still running. */
+static int queue_or_wait(struct session *s, struct hw_bstream *bs, hw_done_fn fn, void *arg)
+{
+    if (s->ops->stream_callback(s->be, bs, fn, arg) == HW_OK)
+        return 1;
+    while (s->ops->stream_query(s->be, bs) == HW_ENOTREADY)
+        hw_os_sleep_ms(1);
+    return 0;
+}
+
 /* Queues fn on every stream of the device (default first); returns how many. */
 static int for_device_streams(struct session *s, int device, hw_done_fn fn, void *arg)
 {
@@ -91,18 +104,16 @@ static int for_device_streams(struct session *s, int device, hw_done_fn fn, void
         if (device >= 0 && d != device)
             continue;
         struct hw_bstream *bs;
-        if (s->ops->stream_default(s->be, d, &bs) == HW_OK &&
-            s->ops->stream_callback(s->be, bs, fn, arg) == HW_OK)
-            n++;
+        if (s->ops->stream_default(s->be, d, &bs) == HW_OK)
+            n += queue_or_wait(s, bs, fn, arg);
     }
     size_t pos = 0;
     uint64_t key;
     void *v;
     while (handle_map_next(&s->streams, &pos, &key, &v)) {
         struct s_stream *st = v;
-        if ((device < 0 || st->device == device) &&
-            s->ops->stream_callback(s->be, st->bs, fn, arg) == HW_OK)
-            n++;
+        if (device < 0 || st->device == device)
+            n += queue_or_wait(s, st->bs, fn, arg);
     }
     return n;
 }

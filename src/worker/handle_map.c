@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+
 #include "hw_alloc.h"
 
 #define TOMB UINT64_MAX

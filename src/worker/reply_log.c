@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+
 #include "hw_alloc.h"
 
 struct reply_entry {
@@ -31,11 +32,8 @@ int reply_log_add(struct reply_log *log, const void *hdr, size_t hdr_len, const 
     size_t head_len = hdr_len + body_len;
     size_t inline_tail = how == REPLY_TAIL_COPY ? (size_t)tail_len : 0;
     struct reply_entry *e = hw_malloc(sizeof *e + head_len + inline_tail);
-    if (!e) {
-        if (how == REPLY_TAIL_GIVE && owned)
-            log->release(log->ctx, owned);
+    if (!e)
         return -1;
-    }
     memset(e, 0, sizeof *e);
     e->seq = ++log->sent;
     e->head_len = head_len;

@@ -73,16 +73,22 @@ static void stop_resume_locked(struct session *s, const char *why)
 }
 
 /* Keeps a reply for resume; past --resume-buffer the session stops being
- * resumable rather than grow. With REPLY_TAIL_GIVE the log owns `owned`
- * afterwards, or has already released it. Called with send_lock held. */
-static void keep_reply_locked(struct session *s, const uint8_t *hdr, size_t hdr_len,
-                              const void *body, size_t body_len, const void *tail,
-                              uint64_t tail_len, enum reply_tail how, void *owned)
+ * resumable rather than grow. 1 when kept: with REPLY_TAIL_GIVE the log owns
+ * `owned` from then on. 0 when not: the caller still owns it, and the tail
+ * is still there to send. Called with send_lock held. */
+static int keep_reply_locked(struct session *s, const uint8_t *hdr, size_t hdr_len,
+                             const void *body, size_t body_len, const void *tail, uint64_t tail_len,
+                             enum reply_tail how, void *owned)
 {
-    if (reply_log_add(&s->replies, hdr, hdr_len, body, body_len, tail, tail_len, how, owned) < 0)
-        stop_resume_locked(s, "out of memory");
-    else if (s->replies.bytes > s->cfg->resume_buffer)
+    if (s->replies.bytes + hdr_len + body_len + tail_len > s->cfg->resume_buffer) {
         stop_resume_locked(s, "over --resume-buffer");
+        return 0;
+    }
+    if (reply_log_add(&s->replies, hdr, hdr_len, body, body_len, tail, tail_len, how, owned) < 0) {
+        stop_resume_locked(s, "out of memory");
+        return 0;
+    }
+    return 1;
 }
 
 int session_reply_tail(struct session *s, uint16_t opcode, uint32_t request_id, int status,
@@ -104,10 +110,7 @@ int session_reply_tail(struct session *s, uint16_t opcode, uint32_t request_id, 
             wm_error(s->metrics, (size_t)(op - hipr_op_at(0)));
     }
     if (s->resumable) {
-        keep_reply_locked(s, hdr, sizeof hdr, body, body_len, tail, tail_len, how, owned);
-        kept = s->resumable; /* the log owns `owned` now, or has released it */
-        if (!kept)
-            owned = NULL;
+        kept = keep_reply_locked(s, hdr, sizeof hdr, body, body_len, tail, tail_len, how, owned);
     }
     if (s->link_down) {
         rc = s->send_failed ? -1 : 0;

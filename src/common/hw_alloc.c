@@ -32,8 +32,7 @@ static int faults_read(void)
     return state;
 }
 
-/* 1 when this allocation is to fail. */
-static int faults_fire(void)
+int hw_alloc_fault(void)
 {
     int state = atomic_load_explicit(&faults_state, memory_order_acquire);
     if (state == FAULTS_OFF)
@@ -46,17 +45,17 @@ static int faults_fire(void)
 
 void *hw_malloc(size_t size)
 {
-    return faults_fire() ? NULL : malloc(size);
+    return hw_alloc_fault() ? NULL : malloc(size);
 }
 
 void *hw_calloc(size_t count, size_t size)
 {
-    return faults_fire() ? NULL : calloc(count, size);
+    return hw_alloc_fault() ? NULL : calloc(count, size);
 }
 
 void *hw_realloc(void *p, size_t size)
 {
-    return faults_fire() ? NULL : realloc(p, size);
+    return hw_alloc_fault() ? NULL : realloc(p, size);
 }
 
 char *hw_strdup(const char *s)

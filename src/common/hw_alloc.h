@@ -16,5 +16,8 @@ void *hw_calloc(size_t count, size_t size);
 void *hw_realloc(void *p, size_t size);
 char *hw_strdup(const char *s);
 void hw_free(void *p);
+/* For allocators other than malloc's (aligned memory, say): 1 when the
+ * allocation being made is to fail, counted with the others. */
+int hw_alloc_fault(void);
 
 #endif

@@ -17,6 +17,7 @@
 #include "prewarm.h"
 #include "hw_log.h"
 #include "hw_net.h"
+#include "hw_os.h"
 #include "hw_sha256.h"
 #include "hw_time.h"
 #include "idle.h"
@@ -368,11 +369,11 @@ void *session_buf_get(struct session *s, uint64_t n)
     }
     pthread_mutex_unlock(&s->stage_lock);
     if (!h) {
-        void *mem = NULL;
-        if (n > UINT64_MAX - sizeof *h ||
-            posix_memalign(&mem, BUF_ALIGN, sizeof *h + (n ? (size_t)n : 1)) != 0)
+        if (n > UINT64_MAX - sizeof *h)
             return NULL;
-        h = mem;
+        h = hw_os_aligned_alloc(BUF_ALIGN, sizeof *h + (n ? (size_t)n : 1));
+        if (!h)
+            return NULL;
         h->cap = n;
     }
     return h + 1;
@@ -394,14 +395,14 @@ void session_buf_put(struct session *s, void *buf)
             }
     }
     pthread_mutex_unlock(&s->stage_lock);
-    free(h);
+    hw_os_aligned_free(h);
 }
 
 void session_buf_drop_all(struct session *s)
 {
     for (size_t i = 0; i < sizeof s->buf_cache / sizeof s->buf_cache[0]; i++) {
         if (s->buf_cache[i])
-            free(hdr_of(s->buf_cache[i]));
+            hw_os_aligned_free(hdr_of(s->buf_cache[i]));
         s->buf_cache[i] = NULL;
     }
     s->buf_cached_bytes = 0;

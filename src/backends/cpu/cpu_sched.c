@@ -29,6 +29,7 @@
 #include "cpu_fiber.h"
 #include "cpu_sched.h"
 #include "hw_log.h"
+#include "hw_os.h"
 
 #define MAX_THREADS  1024
 #define MAX_WARPS    (MAX_THREADS / HIPWIRE_CPU_WARP_SIZE)
@@ -224,10 +225,10 @@ static int prepare(struct pool_thread *pt, const struct launch *l)
     }
     if (l->shared_mem > pt->dyn_cap) {
         /* 64-byte aligned like a GPU's LDS allocation at least is. */
-        void *p = NULL;
-        if (posix_memalign(&p, 64, l->shared_mem))
+        void *p = hw_os_aligned_alloc(64, l->shared_mem);
+        if (!p)
             return -1;
-        free(pt->dyn_shared);
+        hw_os_aligned_free(pt->dyn_shared);
         pt->dyn_shared = p;
         pt->dyn_cap = l->shared_mem;
     }

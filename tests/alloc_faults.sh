@@ -80,7 +80,7 @@ with_worker() {
     if [ -n "${HIPWIRE_WORKER_FAULTS:-}" ]; then
         HIPWIRE_FAIL_ALLOC=$HIPWIRE_WORKER_FAULTS HIPWIRE_FAIL_ALLOC_EVERY=$HIPWIRE_WORKER_FAULTS_EVERY \
             "$build/tests/with_worker" --worker "$build/bin/hip-worker" --log "$tmp/worker.log" \
-            --arg --backend=cpu --arg --resume-grace=0 -- env -u HIPWIRE_FAIL_ALLOC -u HIPWIRE_FAIL_ALLOC_EVERY TF_WORKER_HEARTBEAT=200 "$@"
+            --arg --backend=cpu --arg --resume-grace=0 -- env -u HIPWIRE_FAIL_ALLOC -u HIPWIRE_FAIL_ALLOC_EVERY "$@"
     else
         "$build/tests/with_worker" --worker "$build/bin/hip-worker" --log "$tmp/worker.log" \
             --arg --backend=cpu -- "$@"

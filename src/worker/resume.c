@@ -196,6 +196,7 @@ int session_resume_enable(struct session *s, uint32_t request_id)
     session_reply(s, HIPR_OP_RESUME_ENABLE, request_id, HW_OK, out, sizeof out, NULL, 0);
     pthread_mutex_lock(&s->send_lock);
     s->resumable = 1;
+    s->acks = 1;
     pthread_mutex_unlock(&s->send_lock);
     hw_debug("session %016llx: resumable for %llu ms after a cut", (unsigned long long)s->id,
              (unsigned long long)s->cfg->resume_grace_ms);

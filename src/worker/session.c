@@ -584,10 +584,10 @@ static void take_ack(struct session *s, const uint8_t *fixed)
 {
     struct hipr_ack a;
     hipr_ack_decode(fixed, HIPR_ack_SIZE, &a);
-    if (!s->resumable)
+    if (!s->acks)
         return;
     pthread_mutex_lock(&s->send_lock);
-    reply_log_ack(&s->replies, a.count);
+    reply_log_ack(&s->replies, a.count); /* empty once no longer resumable */
     pthread_mutex_unlock(&s->send_lock);
     if (a.flags & HIPR_ACK_REQUEST) {
         struct hipr_ack out = { .count = s->requests_executed };
@@ -703,7 +703,7 @@ static enum loop_end request_loop(struct session *s)
          * not requests of the session); read by the heartbeat thread. */
         if (h.opcode != HIPR_OP_HEARTBEAT && h.opcode != HIPR_OP_RESUME_ENABLE) {
             __atomic_store_n(&s->requests_executed, s->requests_executed + 1, __ATOMIC_RELAXED);
-            if (s->resumable)
+            if (s->acks)
                 maybe_ack(s, HIPR_HEADER_SIZE + h.payload_length);
         }
         if (rc < 0 && h.opcode != HIPR_OP_GOODBYE && h.opcode != HIPR_OP_HELLO)

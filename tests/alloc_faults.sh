@@ -3,7 +3,9 @@
 # runs do: for N = 1, 2, ... make the Nth allocation in one process fail, and
 # with HIPWIRE_FAIL_ALLOC_EVERY=1 every later one too, until the run gets
 # through without reaching N. Each run must end cleanly: no signal death, no
-# sanitizer report, and a message on stderr whenever it fails. A run that
+# sanitizer report, and a message on stderr whenever it fails. A HIP call
+# fails with hipErrorOutOfMemory (hipErrorNotInitialized when the connection
+# could not be set up), not with a code that hides the cause. A run that
 # exits 0 despite the faults must print what a fault-free run prints.
 # usage: alloc_faults.sh BUILD_DIR FIXTURES_DIR [MAX_N]
 #        (alloc_faults.sh --client-probe MAX_N LABEL CMD...: one probe, run
@@ -31,6 +33,9 @@ run_faulted() {
         bad="crashed (see below)"
     elif [ "$rc" -ne 0 ] && [ ! -s "$tmp/err" ]; then
         bad="failed (exit $rc) without a word on stderr"
+    elif grep -oE '(failed: |returned )hipError[A-Za-z]+' "$tmp/err" | sed 's/.* //' |
+        grep -vqxE 'hipErrorOutOfMemory|hipErrorNotInitialized'; then
+        bad="a HIP call failed with another code than out of memory (a failure swallowed earlier?)"
     elif [ "$rc" -eq 0 ] && ! cmp -s "$tmp/out" "$tmp/want.out"; then
         bad="exited 0 but printed something else than a fault-free run"
     fi

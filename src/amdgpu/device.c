@@ -2,6 +2,7 @@
  * device.c - live readings and partition files of one GPU's PCI device
  * directory (hwmon, mem_info_*, gpu_busy_percent, gpu_metrics).
  */
+#include "hw_alloc.h"
 #include "amdgpu.h"
 #include "parse.h"
 #include "sysfs.h"
@@ -76,7 +77,7 @@ static void read_gpu_metrics(const char *dir, amdgpu_metrics_t *m)
         return;
     if (access(path, R_OK) != 0)
         return;
-    buf = malloc(max);
+    buf = hw_malloc(max);
     if (buf == NULL)
         return;
     n = sysfs_read(path, buf, max);

@@ -7,6 +7,7 @@
  * bits of location_id (and, on newer kernels, in bits 31:28). So nodes are
  * grouped by (domain, bus, device) and ordered by that partition number.
  */
+#include "hw_alloc.h"
 #include "amdgpu.h"
 #include "parse.h"
 #include "sysfs.h"
@@ -171,7 +172,7 @@ static int scan_nodes(scan_t *s, char *err, size_t errlen)
     closedir(d);
     qsort(ids, id_count, sizeof(*ids), cmp_u32);
 
-    s->gpu_nodes = calloc(id_count ? id_count : 1, sizeof(*s->gpu_nodes));
+    s->gpu_nodes = hw_calloc(id_count ? id_count : 1, sizeof(*s->gpu_nodes));
     if (s->gpu_nodes == NULL) {
         sysfs_set_error(err, errlen, "out of memory");
         return -1;
@@ -531,8 +532,8 @@ int amdgpu_system_load(amdgpu_system_t **out, char *err, size_t errlen)
         sysfs_set_error(err, errlen, "amdgpu_system_load: out is NULL");
         return -1;
     }
-    s = calloc(1, sizeof(*s));
-    sys = calloc(1, sizeof(*sys));
+    s = hw_calloc(1, sizeof(*s));
+    sys = hw_calloc(1, sizeof(*sys));
     if (s == NULL || sys == NULL) {
         sysfs_set_error(err, errlen, "out of memory");
         goto cleanup;

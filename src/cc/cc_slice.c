@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
+
 struct scan {
     char *t;
     size_t len, pos;
@@ -245,7 +247,7 @@ static void blank(struct scan *s, size_t from, size_t to)
 unsigned cc_slice_host_code(char *text, size_t len)
 {
     struct scan s = { .t = text, .len = len };
-    s.pp = calloc(len ? len : 1, 1);
+    s.pp = hw_calloc(len ? len : 1, 1);
     if (!s.pp)
         return 0;
     mark_pp(&s);

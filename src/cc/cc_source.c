@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
 #include "cc_slice.h"
 #include "hip_source.h"
 
@@ -32,7 +33,7 @@ void cc_buf_add(struct cc_buf *b, const void *p, size_t n)
         size_t cap = b->cap ? b->cap : 4096;
         while (cap < b->len + n + 1)
             cap *= 2;
-        char *np = realloc(b->p, cap);
+        char *np = hw_realloc(b->p, cap);
         if (!np) {
             b->failed = 1;
             return;
@@ -79,7 +80,7 @@ static char *read_file(const char *path, size_t *len)
     if (bad || !b.p) {
         cc_buf_free(&b);
         if (!bad)
-            return *len = 0, strdup("");
+            return *len = 0, hw_strdup("");
         return NULL;
     }
     *len = b.len;
@@ -219,7 +220,7 @@ static int gather_file(struct gather *g, const char *path, unsigned *index)
         return -1;
     }
     unsigned me = g->count++;
-    g->real[me] = strdup(real);
+    g->real[me] = hw_strdup(real);
     size_t len;
     char *text = read_file(path, &len);
     if (!text || !g->real[me]) {
@@ -256,7 +257,7 @@ int cc_source_entry(const char *path, const char *const *include_dirs, unsigned 
                     const char *const *options, unsigned n_options, const char *extra,
                     struct cc_buf *out)
 {
-    struct gather *g = calloc(1, sizeof *g);
+    struct gather *g = hw_calloc(1, sizeof *g);
     if (!g)
         return -1;
     g->dirs = include_dirs;

@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "hw_alloc.h"
 #include "cc_source.h"
 #include "hw_cli.h"
 
@@ -232,7 +233,7 @@ static int parse(int argc, char **argv, struct options *o)
             if (add(&o->incdirs, d) < 0 || add(&o->host, "-I") < 0 || add(&o->host, d) < 0)
                 return -1;
         } else if (strncmp(a, "-D", 2) == 0 || strncmp(a, "-U", 2) == 0) {
-            char *f = malloc(strlen(a) + (val ? strlen(val) : 0) + 1);
+            char *f = hw_malloc(strlen(a) + (val ? strlen(val) : 0) + 1);
             if (!f)
                 return -1;
             sprintf(f, "%.2s%s", a, val ? val : a + 2);

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
+
 void report_init(check_report *r)
 {
     memset(r, 0, sizeof(*r));
@@ -20,7 +22,7 @@ void report_add(check_report *r, check_status status, const char *name, const ch
 {
     if (r->count == r->cap) {
         size_t ncap = r->cap ? r->cap * 2 : 32;
-        check_item *grown = realloc(r->items, ncap * sizeof(*grown));
+        check_item *grown = hw_realloc(r->items, ncap * sizeof(*grown));
         if (!grown) {
             r->alloc_failed = 1;
             return;

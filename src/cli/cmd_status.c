@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "hw_alloc.h"
 #include "commands.h"
 #include "hipr.h"
 #include "hw_auth.h"
@@ -127,7 +128,7 @@ int status_ask(const struct hw_worker_addr *a, const struct status_security *sec
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     if (status_authenticate(&t, sec, a, timeout_ms, err, errlen) < 0)
         goto out;
-    b = malloc(cap ? cap : 1);
+    b = hw_malloc(cap ? cap : 1);
     if (!b) {
         snprintf(err, errlen, "out of memory");
         goto out;
@@ -183,7 +184,7 @@ static void query(struct report *r, const struct status_security *sec, int timeo
         free(body);
         return;
     }
-    r->devs = calloc(r->info.device_count ? r->info.device_count : 1, sizeof *r->devs);
+    r->devs = hw_calloc(r->info.device_count ? r->info.device_count : 1, sizeof *r->devs);
     for (uint32_t i = 0; r->devs && i < r->info.device_count; i++)
         hipr_devinfo_decode(body + HIPR_worker_info_rep_SIZE + i * HIPR_devinfo_SIZE,
                             HIPR_devinfo_SIZE, &r->devs[r->ndev++]);
@@ -200,7 +201,7 @@ static void query(struct report *r, const struct status_security *sec, int timeo
         free(body);
         return;
     }
-    r->sessions = calloc(r->status.sessions ? r->status.sessions : 1, sizeof *r->sessions);
+    r->sessions = hw_calloc(r->status.sessions ? r->status.sessions : 1, sizeof *r->sessions);
     for (uint32_t i = 0; r->sessions && i < r->status.sessions; i++)
         hipr_session_entry_decode(body + HIPR_worker_status_rep_SIZE + i * HIPR_session_entry_SIZE,
                                   HIPR_session_entry_SIZE, &r->sessions[r->nsess++]);
@@ -425,7 +426,7 @@ static int env_port(void)
 
 int cli_status(int argc, char **argv)
 {
-    struct hw_worker_addr *addrs = calloc(HW_WORKER_LIST_MAX, sizeof *addrs);
+    struct hw_worker_addr *addrs = hw_calloc(HW_WORKER_LIST_MAX, sizeof *addrs);
     struct report *reports = NULL;
     int n = 0, json = 0, timeout_ms = DEFAULT_TIMEOUT_MS, rc = CLI_EXIT_USAGE;
     int port = env_port();
@@ -492,7 +493,7 @@ int cli_status(int argc, char **argv)
         fprintf(stderr, "hipwire status: %s\n", err);
         goto out;
     }
-    reports = calloc((size_t)n, sizeof *reports);
+    reports = hw_calloc((size_t)n, sizeof *reports);
     if (!reports) {
         rc = CLI_EXIT_FAILURE;
         goto out;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
 #include "json_writer.h"
 
 bool k8s_in_cluster(void)
@@ -56,7 +57,7 @@ static char *read_token(const char *path, char *err, size_t err_size)
         snprintf(err, err_size, "service-account token %s: cannot open", path);
         return NULL;
     }
-    char *tok = calloc(1, 16384);
+    char *tok = hw_calloc(1, 16384);
     size_t n = tok ? fread(tok, 1, 16383, f) : 0;
     fclose(f);
     if (!tok)
@@ -119,7 +120,7 @@ int k8s_patch_node_labels(const k8s_incluster *cfg, const char *node, const char
     CURL *curl = NULL;
     bool global = false;
     struct curl_slist *headers = NULL;
-    struct body *resp = calloc(1, sizeof(*resp));
+    struct body *resp = hw_calloc(1, sizeof(*resp));
     char url[700];
 
     if (!resp) {
@@ -156,7 +157,7 @@ int k8s_patch_node_labels(const k8s_incluster *cfg, const char *node, const char
     }
     snprintf(url, sizeof(url), "%s/api/v1/nodes/%s", cfg->server, node);
     size_t alen = strlen(token) + sizeof("Authorization: Bearer ");
-    auth = malloc(alen);
+    auth = hw_malloc(alen);
     if (!auth) {
         snprintf(err, err_size, "out of memory");
         goto out;

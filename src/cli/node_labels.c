@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hw_alloc.h"
 #include "amdgpu_adapter.h"
 #include "commands.h"
 #include "ext_command.h"
@@ -282,7 +283,7 @@ int node_labels(int argc, char **argv)
     amdgpu_system_t *sys = NULL;
     pci_function *pci = NULL;
     size_t pci_count = 0;
-    label_set *labels = calloc(1, sizeof(*labels));
+    label_set *labels = hw_calloc(1, sizeof(*labels));
     const char **argvk = NULL;
     if (!labels)
         goto out;
@@ -329,8 +330,8 @@ int node_labels(int argc, char **argv)
             rc = apply_in_cluster(node, labels);
             break;
         }
-        char(*pairs)[200] = calloc(labels->count, sizeof(*pairs));
-        argvk = calloc(labels->count + 6, sizeof(*argvk));
+        char(*pairs)[200] = hw_calloc(labels->count, sizeof(*pairs));
+        argvk = hw_calloc(labels->count + 6, sizeof(*argvk));
         if (!pairs || !argvk) {
             free(pairs);
             goto out;

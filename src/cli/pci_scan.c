@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hw_alloc.h"
 #include "host_fs.h"
 
 bool pci_class_is_gpu(uint32_t class_code)
@@ -104,7 +105,7 @@ int pci_scan_gpus(pci_function **out, size_t *count, char *err, size_t err_size)
         link_basename(dir, "driver", f.driver, sizeof(f.driver));
         if (n == cap) {
             size_t ncap = cap ? cap * 2 : 16;
-            pci_function *grown = realloc(list, ncap * sizeof(*list));
+            pci_function *grown = hw_realloc(list, ncap * sizeof(*list));
             if (!grown) {
                 snprintf(err, err_size, "out of memory");
                 free(list);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
+
 int rocm_package_version(const char *version, char *out, size_t size)
 {
     unsigned major = 0, minor = 0, patch = 0;
@@ -27,7 +29,7 @@ static int add_step(rocm_plan *plan, ...)
     va_list ap;
     va_start(ap, plan);
     for (const char *a; (a = va_arg(ap, const char *)) != NULL;) {
-        if (n >= ROCM_PLAN_MAX_ARGS || !(argv[n] = strdup(a))) {
+        if (n >= ROCM_PLAN_MAX_ARGS || !(argv[n] = hw_strdup(a))) {
             va_end(ap);
             argv[n] = NULL;
             plan->count++; /* so rocm_plan_free releases what was copied */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
 #include "array.h"
 #include "handle_registry.h"
 
@@ -152,7 +153,7 @@ hipError_t hw_array_create(hipArray_t *out, size_t w, size_t h, size_t d, hipArr
         return hw_ret(hipErrorInvalidValue);
     /* Within any device's limits (< 2^18 per extent) nothing here overflows. */
     size_t pitch = w * elem, bytes = pitch * (h ? h : 1) * (d ? d : 1);
-    struct hw_array *a = calloc(1, sizeof *a);
+    struct hw_array *a = hw_calloc(1, sizeof *a);
     if (!a)
         return hw_ret(hipErrorOutOfMemory);
     if ((err = hipMalloc(&a->dev, bytes)) != hipSuccess) {

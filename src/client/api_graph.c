@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
 #include "graph.h"
 #include "handle_registry.h"
 
@@ -100,7 +101,7 @@ HW_EXPORT hipError_t hipGraphGetRootNodes(hipGraph_t graph, hipGraphNode_t *pRoo
 {
     if (!hw_graph_ok(graph) || !pNumRootNodes)
         return hw_ret(hipErrorInvalidValue);
-    hipGraphNode_t *roots = malloc((graph->n ? graph->n : 1) * sizeof *roots);
+    hipGraphNode_t *roots = hw_malloc((graph->n ? graph->n : 1) * sizeof *roots);
     if (!roots)
         return hw_ret(hipErrorOutOfMemory);
     size_t n = 0;
@@ -339,7 +340,7 @@ HW_EXPORT hipError_t hipGraphNodeGetDependentNodes(hipGraphNode_t node,
     if (!hw_node_ok(node) || !pNumDependentNodes)
         return hw_ret(hipErrorInvalidValue);
     const struct ihipGraph *g = node->graph;
-    hipGraphNode_t *v = malloc((g->n ? g->n : 1) * sizeof *v);
+    hipGraphNode_t *v = hw_malloc((g->n ? g->n : 1) * sizeof *v);
     if (!v)
         return hw_ret(hipErrorOutOfMemory);
     size_t n = 0;
@@ -389,7 +390,7 @@ HW_EXPORT hipError_t hipGraphAddDependencies(hipGraph_t graph, const hipGraphNod
         struct hipGraphNode *t = to[i];
         if (t->ndeps == t->cap_deps) {
             size_t cap = t->cap_deps ? 2 * t->cap_deps : 4;
-            struct hipGraphNode **v = realloc(t->deps, cap * sizeof *v);
+            struct hipGraphNode **v = hw_realloc(t->deps, cap * sizeof *v);
             if (!v) {
                 err = hipErrorOutOfMemory;
                 break;
@@ -437,7 +438,7 @@ static hipError_t instantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph)
     free(order);
     if (err != hipSuccess)
         return err;
-    struct hipGraphExec *e = calloc(1, sizeof *e);
+    struct hipGraphExec *e = hw_calloc(1, sizeof *e);
     if (!e)
         return hipErrorOutOfMemory;
     if ((err = hw_graph_copy(graph, &e->g)) == hipSuccess &&

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
 #include "client.h"
 
 #define LEGACY_DEPTH 32
@@ -52,7 +53,7 @@ HW_EXPORT hipError_t hipSetupArgument(const void *arg, size_t size, size_t offse
         return hw_ret(hipErrorInvalidValue);
     struct legacy_config *cfg = &tls_legacy[tls_legacy_depth - 1];
     if (offset + size > cfg->args_len) {
-        uint8_t *grown = realloc(cfg->args, offset + size);
+        uint8_t *grown = hw_realloc(cfg->args, offset + size);
         if (!grown)
             return hw_ret(hipErrorOutOfMemory);
         /* Gaps between arguments (alignment padding) read as zero. */
@@ -90,7 +91,7 @@ HW_EXPORT hipError_t hipLaunchByPtr(const void *func)
      * cares about) are zero, as the buffer must cover the whole layout. */
     size_t len = cfg.args_len;
     if (len < f->info.args_size) {
-        uint8_t *grown = realloc(args, f->info.args_size);
+        uint8_t *grown = hw_realloc(args, f->info.args_size);
         if (!grown) {
             err = hw_ret(hipErrorOutOfMemory);
             goto cleanup;

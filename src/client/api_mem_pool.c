@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "hw_alloc.h"
 #include "client.h"
 #include "handle_registry.h"
 #include "ptr_map.h"
@@ -35,7 +36,7 @@ static struct ptr_map sizes; /* allocation base -> size, as a pointer-sized inte
 
 static struct ihipMemPoolHandle_t *pool_new(int device, int is_default)
 {
-    struct ihipMemPoolHandle_t *p = calloc(1, sizeof *p);
+    struct ihipMemPoolHandle_t *p = hw_calloc(1, sizeof *p);
     if (!p)
         return NULL;
     p->device = device;
@@ -53,8 +54,8 @@ static int tables(struct hw_conn *c)
 {
     if (defaults)
         return 0;
-    defaults = calloc((size_t)c->device_count, sizeof *defaults);
-    current = calloc((size_t)c->device_count, sizeof *current);
+    defaults = hw_calloc((size_t)c->device_count, sizeof *defaults);
+    current = hw_calloc((size_t)c->device_count, sizeof *current);
     if (!defaults || !current) {
         free(defaults);
         free(current);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
 #include "array.h"
 #include "client.h"
 #include "graph.h"
@@ -481,7 +482,7 @@ hipError_t hw_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, 
         uint8_t *d = (uint8_t *)dst + row * dpitch;
         const uint8_t *s = (const uint8_t *)src + row * spitch;
         if (kind == hipMemcpyHostToDevice) {
-            uint8_t *packed = malloc(rows * width);
+            uint8_t *packed = hw_malloc(rows * width);
             if (!packed)
                 return hw_ret(hipErrorOutOfMemory);
             for (size_t i = 0; i < rows; i++)
@@ -496,7 +497,7 @@ hipError_t hw_copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, 
             err = hw_post(c, HIPR_OP_MEMCPY2D_H2D, buf, sizeof buf, packed, rows * width);
             free(packed);
         } else if (kind == hipMemcpyDeviceToHost) {
-            uint8_t *packed = malloc(rows * width);
+            uint8_t *packed = hw_malloc(rows * width);
             uint64_t got = 0;
             if (!packed)
                 return hw_ret(hipErrorOutOfMemory);

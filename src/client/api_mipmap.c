@@ -13,6 +13,7 @@
  */
 #include <stdlib.h>
 
+#include "hw_alloc.h"
 #include "array.h"
 #include "handle_registry.h"
 
@@ -56,7 +57,7 @@ static hipError_t mipmap_create(hipMipmappedArray_t *out, const hipChannelFormat
         return hw_ret(hipErrorInvalidValue);
     if (levels > 64) /* past 64 halvings every extent is 1 */
         levels = 64 + 1;
-    struct hw_mipmap *m = calloc(1, sizeof *m + levels * sizeof m->level[0]);
+    struct hw_mipmap *m = hw_calloc(1, sizeof *m + levels * sizeof m->level[0]);
     if (!m)
         return hw_ret(hipErrorOutOfMemory);
     for (unsigned l = 0; l < levels; l++) {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
 #include "api_unsupported.h"
 #include "client.h"
 #include "ptr_map.h"
@@ -21,11 +22,13 @@
 static pthread_mutex_t fn_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ptr_map fns;
 
-static void remember_function(struct hw_function *f)
+/* 0, or -1 out of memory: a function not remembered fails every check. */
+static int remember_function(struct hw_function *f)
 {
     pthread_mutex_lock(&fn_lock);
-    (void)ptr_map_put(&fns, f, f); /* out of memory: only the check is lost */
+    int rc = ptr_map_put(&fns, f, f);
     pthread_mutex_unlock(&fn_lock);
+    return rc;
 }
 
 int hw_function_known(const struct hw_function *f)
@@ -64,7 +67,7 @@ hipError_t hw_module_load(struct hw_conn *c, int device, const void *image, size
 {
     if (size == 0 || size > HIPR_CAP_MODULE)
         return hipErrorInvalidImage;
-    struct hw_module *m = calloc(1, sizeof *m);
+    struct hw_module *m = hw_calloc(1, sizeof *m);
     if (!m)
         return hipErrorOutOfMemory;
     m->device = device;
@@ -109,21 +112,25 @@ hipError_t hw_module_release(struct hw_conn *c, struct hw_module *m)
 }
 
 /* Puts a variable's range in the allocation table (once) and remembers it
- * for the module's unload. */
-static void add_global_range(struct hw_module *m, uint64_t ptr, uint64_t size)
+ * for the module's unload. hipErrorOutOfMemory when it cannot: copies
+ * through the variable would then be refused as to unknown memory. */
+static hipError_t add_global_range(struct hw_module *m, uint64_t ptr, uint64_t size)
 {
     struct hw_mem_range mr;
+    hipError_t err = hipSuccess;
     pthread_mutex_lock(&globals_lock);
     if (hw_mem_find(ptr, &mr) < 0) {
-        uint64_t *v = realloc(m->globals, (m->nglobals + 1) * sizeof *v);
+        uint64_t *v = hw_realloc(m->globals, (m->nglobals + 1) * sizeof *v);
         struct hw_mem_range nr = { ptr, size, m->device, HW_MEM_DEVICE, 0 };
-        if (v) {
+        if (v)
             m->globals = v;
-            if (hw_mem_add(&nr) == 0)
-                m->globals[m->nglobals++] = ptr;
-        }
+        if (v && hw_mem_add(&nr) == 0)
+            m->globals[m->nglobals++] = ptr;
+        else
+            err = hipErrorOutOfMemory;
     }
     pthread_mutex_unlock(&globals_lock);
+    return err;
 }
 
 static hipError_t load_image(hipModule_t *module, const void *image, size_t size)
@@ -173,7 +180,7 @@ HW_EXPORT hipError_t hipModuleLoad(hipModule_t *module, const char *fname)
     long size = -1;
     void *image = NULL;
     if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (uint64_t)size <= HIPR_CAP_MODULE && (image = malloc((size_t)size)) &&
+        (uint64_t)size <= HIPR_CAP_MODULE && (image = hw_malloc((size_t)size)) &&
         fread(image, 1, (size_t)size, f) == (size_t)size)
         err = load_image(module, image, (size_t)size);
     else
@@ -207,7 +214,7 @@ hipError_t hw_module_function(struct hw_conn *c, struct hw_module *m, const char
         return hipErrorInvalidValue;
     struct hipr_module req = { m->id };
     uint8_t buf[HIPR_module_SIZE], body[HIPR_function_rep_SIZE];
-    uint8_t *params = malloc(HIPR_CAP_PARAMS * 8);
+    uint8_t *params = hw_malloc(HIPR_CAP_PARAMS * 8);
     uint64_t plen = 0;
     if (!params)
         return hipErrorOutOfMemory;
@@ -224,7 +231,7 @@ hipError_t hw_module_function(struct hw_conn *c, struct hw_module *m, const char
         free(params);
         return hipErrorInvalidImage;
     }
-    struct hw_function *f = calloc(1, sizeof *f + r.param_count * sizeof f->params[0]);
+    struct hw_function *f = hw_calloc(1, sizeof *f + r.param_count * sizeof f->params[0]);
     if (!f) {
         free(params);
         return hipErrorOutOfMemory;
@@ -266,7 +273,10 @@ HW_EXPORT hipError_t hipModuleGetFunction(hipFunction_t *function, hipModule_t m
     err = hw_module_function(c, (struct hw_module *)module, name, &f);
     if (err != hipSuccess)
         return hw_ret(err);
-    remember_function(f);
+    if (remember_function(f) < 0) {
+        free(f); /* the module's unload finds only remembered functions */
+        return hw_ret(hipErrorOutOfMemory);
+    }
     *function = (hipFunction_t)f;
     return hipSuccess;
 }
@@ -287,7 +297,8 @@ hipError_t hw_module_global(struct hw_conn *c, struct hw_module *m, const char *
     struct hipr_global_rep r;
     hipr_global_rep_decode(body, sizeof body, &r);
     /* Copies to the global are checked against the client table too. */
-    add_global_range(m, r.ptr, r.size);
+    if ((err = add_global_range(m, r.ptr, r.size)) != hipSuccess)
+        return err;
     *ptr = r.ptr;
     *size = r.size;
     return hipSuccess;

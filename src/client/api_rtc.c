@@ -13,6 +13,7 @@
 
 #include <hip/hiprtc.h>
 
+#include "hw_alloc.h"
 #include "api_unsupported.h"
 #include "abi_spelling.h"
 #include "client.h"
@@ -40,7 +41,7 @@ struct _hiprtcProgram {
 
 static char *dup_or_null(const char *s)
 {
-    return s ? strdup(s) : NULL;
+    return s ? hw_strdup(s) : NULL;
 }
 
 static void program_free(struct _hiprtcProgram *p)
@@ -74,14 +75,14 @@ HW_EXPORT hiprtcResult hiprtcCreateProgram(hiprtcProgram *prog, const char *src,
     for (int i = 0; i < numHeaders; i++)
         if (!headers[i] || !includeNames[i])
             return HIPRTC_ERROR_INVALID_INPUT;
-    struct _hiprtcProgram *p = calloc(1, sizeof *p);
+    struct _hiprtcProgram *p = hw_calloc(1, sizeof *p);
     if (!p)
         return HIPRTC_ERROR_OUT_OF_MEMORY;
-    p->name = strdup(name ? name : "default_program");
-    p->source = strdup(src);
+    p->name = hw_strdup(name ? name : "default_program");
+    p->source = hw_strdup(src);
     p->header_count = numHeaders;
-    p->header_names = calloc(numHeaders ? (size_t)numHeaders : 1, sizeof *p->header_names);
-    p->headers = calloc(numHeaders ? (size_t)numHeaders : 1, sizeof *p->headers);
+    p->header_names = hw_calloc(numHeaders ? (size_t)numHeaders : 1, sizeof *p->header_names);
+    p->headers = hw_calloc(numHeaders ? (size_t)numHeaders : 1, sizeof *p->headers);
     int ok = p->name && p->source && p->header_names && p->headers;
     for (int i = 0; ok && i < numHeaders; i++) {
         p->header_names[i] = dup_or_null(includeNames[i]);
@@ -118,13 +119,13 @@ HW_EXPORT hiprtcResult hiprtcAddNameExpression(hiprtcProgram prog, const char *n
             return HIPRTC_SUCCESS;
     if (prog->name_count == prog->name_cap) {
         int cap = prog->name_cap ? 2 * prog->name_cap : 8;
-        struct rtc_name *n = realloc(prog->names, (size_t)cap * sizeof *n);
+        struct rtc_name *n = hw_realloc(prog->names, (size_t)cap * sizeof *n);
         if (!n)
             return HIPRTC_ERROR_OUT_OF_MEMORY;
         prog->names = n;
         prog->name_cap = cap;
     }
-    char *e = strdup(name_expression);
+    char *e = hw_strdup(name_expression);
     if (!e)
         return HIPRTC_ERROR_OUT_OF_MEMORY;
     prog->names[prog->name_count++] = (struct rtc_name){ e, NULL };
@@ -134,7 +135,7 @@ HW_EXPORT hiprtcResult hiprtcAddNameExpression(hiprtcProgram prog, const char *n
 /* Replaces the program's log with text (a local refusal, said like a compile error). */
 static hiprtcResult local_failure(hiprtcProgram prog, hiprtcResult result, const char *text)
 {
-    char *log = strdup(text);
+    char *log = hw_strdup(text);
     if (!log)
         return HIPRTC_ERROR_OUT_OF_MEMORY;
     free(prog->log);
@@ -162,9 +163,9 @@ static hiprtcResult take_reply(hiprtcProgram prog, const struct hipr_rtc_compile
         return HIPRTC_ERROR_INTERNAL_ERROR;
     const uint8_t *names = tail + r->code_size + r->log_size;
     uint64_t left = tail_len - r->code_size - r->log_size;
-    char **lowered = calloc(prog->name_count ? (size_t)prog->name_count : 1, sizeof *lowered);
-    uint8_t *code = malloc(r->code_size ? r->code_size : 1);
-    char *log = malloc(r->log_size + 1);
+    char **lowered = hw_calloc(prog->name_count ? (size_t)prog->name_count : 1, sizeof *lowered);
+    uint8_t *code = hw_malloc(r->code_size ? r->code_size : 1);
+    char *log = hw_malloc(r->log_size + 1);
     int ok = lowered && code && log;
     for (int i = 0; ok && i < prog->name_count; i++) {
         const uint8_t *nul = memchr(names, '\0', left);
@@ -173,7 +174,7 @@ static hiprtcResult take_reply(hiprtcProgram prog, const struct hipr_rtc_compile
             break;
         }
         size_t n = (size_t)(nul - names);
-        if (n && !(lowered[i] = strdup((const char *)names)))
+        if (n && !(lowered[i] = hw_strdup((const char *)names)))
             ok = 0;
         names = nul + 1;
         left -= n + 1;
@@ -237,10 +238,10 @@ hiprtcResult hw_rtc_compile(hiprtcProgram prog, int device, int numOptions, cons
     if (!c)
         return local_failure(prog, HIPRTC_ERROR_INTERNAL_ERROR,
                              "hipwire: no hip-worker to compile on (see the message on stderr)\n");
-    uint8_t *req = malloc(len);
+    uint8_t *req = hw_malloc(len);
     /* Sized for the largest reply the protocol allows: untouched pages of a
      * malloc this large are never backed, so only what arrives costs memory. */
-    uint8_t *tail = malloc(HIPR_CAP_RTC_REPLY);
+    uint8_t *tail = hw_malloc(HIPR_CAP_RTC_REPLY);
     if (!req || !tail) {
         free(req);
         free(tail);

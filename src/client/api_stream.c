@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 
+#include "hw_alloc.h"
 #include "client.h"
 #include "graph.h"
 #include "hw_os.h"
@@ -94,7 +95,7 @@ static uint64_t per_thread_stream_id(int dev)
         return 0;
     hw_release_ended_thread_streams(c);
     if (!tls_pts) {
-        struct per_thread_streams *p = calloc(1, sizeof *p);
+        struct per_thread_streams *p = hw_calloc(1, sizeof *p);
         if (!p || pthread_setspecific(pts_key, p) != 0) {
             free(p);
             return 0;
@@ -185,7 +186,7 @@ hipError_t hw_stream_create(hipStream_t *out, unsigned flags, int priority)
         priority = d->stream_priority_high;
     if (priority > d->stream_priority_low)
         priority = d->stream_priority_low;
-    struct hw_stream *st = calloc(1, sizeof *st);
+    struct hw_stream *st = hw_calloc(1, sizeof *st);
     if (!st)
         return hw_ret(hipErrorOutOfMemory);
     st->id = hw_new_handle_id();
@@ -393,7 +394,7 @@ static hipError_t event_create(hipEvent_t *out, unsigned flags)
         return hw_ret(hipErrorInvalidValue);
     if (!c)
         return hw_ret(err);
-    struct hw_event *ev = calloc(1, sizeof *ev);
+    struct hw_event *ev = hw_calloc(1, sizeof *ev);
     if (!ev)
         return hw_ret(hipErrorOutOfMemory);
     ev->id = hw_new_handle_id();

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
 #include "graph.h"
 #include "handle_registry.h"
 
@@ -86,7 +87,7 @@ static hipError_t set_add(struct node_set *s, hipGraphNode_t n)
         return hipSuccess;
     if (s->n == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 4;
-        hipGraphNode_t *v = realloc(s->v, cap * sizeof *v);
+        hipGraphNode_t *v = hw_realloc(s->v, cap * sizeof *v);
         if (!v)
             return hipErrorOutOfMemory;
         s->v = v;
@@ -157,7 +158,7 @@ static hipError_t add_member(struct capture *c, uint64_t key, const struct node_
 {
     if (c->nmembers == c->cap_members) {
         size_t cap = c->cap_members ? 2 * c->cap_members : 4;
-        struct member *v = realloc(c->members, cap * sizeof *v);
+        struct member *v = hw_realloc(c->members, cap * sizeof *v);
         if (!v)
             return hipErrorOutOfMemory;
         c->members = v;
@@ -190,7 +191,7 @@ static hipError_t record_event(struct capture *c, const struct member *m, hipEve
     forget_event(e);
     if (c->nevents == c->cap_events) {
         size_t cap = c->cap_events ? 2 * c->cap_events : 4;
-        struct captured_event *v = realloc(c->events, cap * sizeof *v);
+        struct captured_event *v = hw_realloc(c->events, cap * sizeof *v);
         if (!v)
             return hipErrorOutOfMemory;
         c->events = v;
@@ -399,7 +400,7 @@ HW_EXPORT hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureM
         return hw_ret(hipErrorInvalidValue);
     if (!hw_conn_get(&err))
         return hw_ret(err);
-    struct capture *c = calloc(1, sizeof *c);
+    struct capture *c = hw_calloc(1, sizeof *c);
     if (!c)
         return hw_ret(hipErrorOutOfMemory);
     uint64_t key = stream_key(stream, &c->device, &c->blocking);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
 #include "client.h"
 #include "hw_auth.h"
 #include "hw_link.h"
@@ -126,7 +127,7 @@ static hipError_t hello(struct hw_conn *c, uint64_t resume_token, char *why, siz
     uint64_t tail_len = 0;
     int status = 0;
     size_t cap = (size_t)HIPR_CAP_DEVICES * HIPR_devinfo_SIZE;
-    uint8_t *tail = malloc(cap);
+    uint8_t *tail = hw_malloc(cap);
     hipError_t err = hipSuccess;
     if (!tail)
         return hipErrorOutOfMemory;
@@ -171,8 +172,8 @@ static hipError_t hello(struct hw_conn *c, uint64_t resume_token, char *why, siz
     c->runtime_version = rep.runtime_version;
     c->driver_version = rep.driver_version;
     memcpy(c->backend, rep.backend, sizeof c->backend - 1);
-    c->devs = calloc(rep.device_count ? rep.device_count : 1, sizeof *c->devs);
-    c->props = calloc(rep.device_count ? rep.device_count : 1, sizeof *c->props);
+    c->devs = hw_calloc(rep.device_count ? rep.device_count : 1, sizeof *c->devs);
+    c->props = hw_calloc(rep.device_count ? rep.device_count : 1, sizeof *c->props);
     if (!c->devs || !c->props) {
         err = hipErrorOutOfMemory;
         goto out;

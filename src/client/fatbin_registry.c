@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
 #include "api_unsupported.h"
 #include "client.h"
 #include "codeobj.h"
@@ -97,7 +98,7 @@ static void **slots_of(void ***field)
     void **s = load_ptr((void **)field);
     if (s)
         return s;
-    void **fresh = calloc(HIPR_CAP_DEVICES, sizeof *fresh);
+    void **fresh = hw_calloc(HIPR_CAP_DEVICES, sizeof *fresh);
     if (!fresh)
         return NULL;
     s = install((void **)field, fresh);
@@ -108,7 +109,7 @@ static void **slots_of(void ***field)
 
 HW_EXPORT void **__hipRegisterFatBinary(const void *data)
 {
-    struct hw_fatbin *fb = calloc(1, sizeof *fb);
+    struct hw_fatbin *fb = hw_calloc(1, sizeof *fb);
     if (!fb)
         return NULL;
     hw_cob_err err = { { 0 } };
@@ -137,7 +138,7 @@ static struct fb_symbol *new_symbol(struct fb_chunk **list)
     struct fb_chunk *c = *list;
     if (!c || c->used == c->cap) {
         unsigned cap = !c ? CHUNK_FIRST : c->cap < CHUNK_MAX ? 2 * c->cap : CHUNK_MAX;
-        c = calloc(1, sizeof *c + cap * sizeof c->v[0]);
+        c = hw_calloc(1, sizeof *c + cap * sizeof c->v[0]);
         if (!c)
             return NULL;
         c->cap = cap;
@@ -371,7 +372,7 @@ hipError_t hw_fatbin_global(const void *host_var, int dev, uint64_t *ptr, uint64
     struct fb_global *g = load_ptr(&slots[dev]);
     if (!g) {
         struct hw_module *m;
-        struct fb_global *fresh = calloc(1, sizeof *fresh);
+        struct fb_global *fresh = hw_calloc(1, sizeof *fresh);
         if (!fresh)
             return hipErrorOutOfMemory;
         err = fatbin_module(c, sym->fb, dev, &m);

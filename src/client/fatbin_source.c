@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
 #include "client.h"
 #include "codeobj.h"
 #include "hip_source.h"
@@ -44,7 +45,7 @@ static hipError_t compile_and_load(struct hw_conn *c, int dev, hw_src_program *p
     if (r != HIPRTC_SUCCESS) {
         char *log = NULL;
         if (hiprtcGetProgramLogSize(prog, &log_size) == HIPRTC_SUCCESS &&
-            (log = malloc(log_size + 1)) && hiprtcGetProgramLog(prog, log) == HIPRTC_SUCCESS)
+            (log = hw_malloc(log_size + 1)) && hiprtcGetProgramLog(prog, log) == HIPRTC_SUCCESS)
             log[log_size] = '\0';
         fprintf(stderr,
                 "hipwire: compiling the device source of %s (built by hipwire-cc) for '%s' "
@@ -54,7 +55,7 @@ static hipError_t compile_and_load(struct hw_conn *c, int dev, hw_src_program *p
         goto cleanup;
     }
     void *code = NULL;
-    if (hiprtcGetCodeSize(prog, &size) != HIPRTC_SUCCESS || !(code = malloc(size ? size : 1)) ||
+    if (hiprtcGetCodeSize(prog, &size) != HIPRTC_SUCCESS || !(code = hw_malloc(size ? size : 1)) ||
         hiprtcGetCode(prog, code) != HIPRTC_SUCCESS) {
         free(code);
         err = hipErrorOutOfMemory;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
 #include "array.h"
 #include "graph.h"
 #include "handle_registry.h"
@@ -13,7 +14,7 @@ static uint64_t last_serial, last_graph_id;
 
 struct ihipGraph *hw_graph_new(int device, int registered)
 {
-    struct ihipGraph *g = calloc(1, sizeof *g);
+    struct ihipGraph *g = hw_calloc(1, sizeof *g);
     if (!g)
         return NULL;
     g->device = device;
@@ -78,8 +79,8 @@ static hipError_t payload_copy(struct hipGraphNode *dst, const struct hipGraphNo
         const struct hw_function *f = src->u.kernel.f;
         size_t len = src->u.kernel.args_len;
         uint32_t np = f ? f->info.param_count : 0;
-        dst->u.kernel.args = malloc(len ? len : 1);
-        dst->u.kernel.kparams = malloc((np ? np : 1) * sizeof(void *));
+        dst->u.kernel.args = hw_malloc(len ? len : 1);
+        dst->u.kernel.kparams = hw_malloc((np ? np : 1) * sizeof(void *));
         if (!dst->u.kernel.args || !dst->u.kernel.kparams) {
             free(dst->u.kernel.args);
             free(dst->u.kernel.kparams);
@@ -133,7 +134,7 @@ static hipError_t add_dep(struct hipGraphNode *n, struct hipGraphNode *dep)
 {
     if (n->ndeps == n->cap_deps) {
         size_t cap = n->cap_deps ? 2 * n->cap_deps : 4;
-        struct hipGraphNode **v = realloc(n->deps, cap * sizeof *v);
+        struct hipGraphNode **v = hw_realloc(n->deps, cap * sizeof *v);
         if (!v)
             return hipErrorOutOfMemory;
         n->deps = v;
@@ -149,13 +150,13 @@ static hipError_t add_node(struct ihipGraph *g, const struct hipGraphNode *tmpl,
 {
     if (g->n == g->cap) {
         size_t cap = g->cap ? 2 * g->cap : 16;
-        struct hipGraphNode **v = realloc(g->nodes, cap * sizeof *v);
+        struct hipGraphNode **v = hw_realloc(g->nodes, cap * sizeof *v);
         if (!v)
             return hipErrorOutOfMemory;
         g->nodes = v;
         g->cap = cap;
     }
-    struct hipGraphNode *n = calloc(1, sizeof *n);
+    struct hipGraphNode *n = hw_calloc(1, sizeof *n);
     if (!n)
         return hipErrorOutOfMemory;
     hipError_t err = payload_copy(n, tmpl, g->registered, g->device);
@@ -236,8 +237,8 @@ int hw_node_reaches(const struct hipGraphNode *a, const struct hipGraphNode *b)
     const struct ihipGraph *g = a->graph;
     size_t n = g ? g->n : 0, top = 0;
     int found = 0;
-    const struct hipGraphNode **stack = malloc((n + 1) * sizeof *stack);
-    unsigned char *seen = calloc(n + 1, 1);
+    const struct hipGraphNode **stack = hw_malloc((n + 1) * sizeof *stack);
+    unsigned char *seen = hw_calloc(n + 1, 1);
     if (!stack || !seen) {
         found = -1;
         goto cleanup;
@@ -270,10 +271,10 @@ hipError_t hw_graph_order(const struct ihipGraph *g, struct hipGraphNode ***orde
     size_t n = g->n, edges = 0, done = 0;
     for (size_t i = 0; i < n; i++)
         edges += g->nodes[i]->ndeps;
-    struct hipGraphNode **out = malloc((n ? n : 1) * sizeof *out);
-    size_t *left = malloc((n ? n : 1) * sizeof *left);
-    size_t *first = calloc(n + 1, sizeof *first); /* CSR: dependents of i */
-    size_t *adj = malloc((edges ? edges : 1) * sizeof *adj);
+    struct hipGraphNode **out = hw_malloc((n ? n : 1) * sizeof *out);
+    size_t *left = hw_malloc((n ? n : 1) * sizeof *left);
+    size_t *first = hw_calloc(n + 1, sizeof *first); /* CSR: dependents of i */
+    size_t *adj = hw_malloc((edges ? edges : 1) * sizeof *adj);
     hipError_t err = hipSuccess;
     if (!out || !left || !first || !adj) {
         err = hipErrorOutOfMemory;

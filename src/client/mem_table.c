@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
 #include "client.h"
 
 static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
@@ -32,7 +33,7 @@ int hw_mem_add(const struct hw_mem_range *r)
     pthread_rwlock_wrlock(&lock);
     if (len == cap) {
         size_t ncap = cap ? cap * 2 : 256;
-        struct hw_mem_range *v = realloc(ranges, ncap * sizeof *v);
+        struct hw_mem_range *v = hw_realloc(ranges, ncap * sizeof *v);
         if (!v)
             goto out;
         ranges = v;

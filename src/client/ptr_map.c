@@ -3,6 +3,8 @@
 
 #include <stdlib.h>
 
+#include "hw_alloc.h"
+
 static size_t slot_of(const struct ptr_map *m, uintptr_t key)
 {
     /* Fibonacci hashing: code addresses share low and high bits. */
@@ -26,7 +28,7 @@ void *ptr_map_get(const struct ptr_map *m, const void *key)
 static int grow(struct ptr_map *m)
 {
     size_t cap = m->cap ? m->cap * 2 : 256;
-    struct ptr_map_slot *v = calloc(cap, sizeof *v);
+    struct ptr_map_slot *v = hw_calloc(cap, sizeof *v);
     if (!v)
         return -1;
     struct ptr_map old = *m;

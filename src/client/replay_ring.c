@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
 #include "hipr.h"
 
 int replay_ring_init(struct replay_ring *r, uint64_t cap, uint64_t inline_max)
@@ -14,8 +15,8 @@ int replay_ring_init(struct replay_ring *r, uint64_t cap, uint64_t inline_max)
         pow2 <<= 1;
     cap = pow2; /* offsets become positions with a mask, not a division */
     r->inline_max = inline_max;
-    r->buf = malloc((size_t)cap);
-    r->marks = malloc(REPLAY_RING_MARKS * sizeof *r->marks);
+    r->buf = hw_malloc((size_t)cap);
+    r->marks = hw_malloc(REPLAY_RING_MARKS * sizeof *r->marks);
     if (!r->buf || !r->marks) {
         free(r->buf);
         free(r->marks);

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
 #include "client.h"
 #include "hw_log.h"
 
@@ -130,8 +131,8 @@ hipError_t hw_visible_devices_apply(struct hw_conn *c)
     if (!any)
         return hipSuccess;
     /* Keep the chosen descriptions, in the chosen order. */
-    struct hipr_devinfo *devs = calloc(n ? (size_t)n : 1, sizeof *devs);
-    hipDeviceProp_t *props = calloc(n ? (size_t)n : 1, sizeof *props);
+    struct hipr_devinfo *devs = hw_calloc(n ? (size_t)n : 1, sizeof *devs);
+    hipDeviceProp_t *props = hw_calloc(n ? (size_t)n : 1, sizeof *props);
     if (!devs || !props) {
         free(devs);
         free(props);

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hw_alloc.h"
 #include "client.h"
 #include "hw_log.h"
 #include "hw_net.h"
@@ -70,7 +71,7 @@ hipError_t hw_connect_first_worker(struct hw_conn *c, hw_open_link_fn open_link)
     int admission_ms = hw_env_int("TF_ADMISSION_TIMEOUT_MS", HW_ADMISSION_TIMEOUT_MS, 0, 86400000);
     uint64_t began_ms = hw_now_ms();
     int busy_said = 0;
-    struct hw_worker_addr *list = calloc(HW_WORKER_LIST_MAX, sizeof *list);
+    struct hw_worker_addr *list = hw_calloc(HW_WORKER_LIST_MAX, sizeof *list);
     char err[256], where[300], why[512], reasons[REASONS_MAX] = "";
     hipError_t rc = hipErrorNotInitialized;
     int refused_only = 1, unreachable = 0;

@@ -18,6 +18,7 @@
  * counts the header, which is what lets the proxy size a compressed image
  * from its address alone.
  */
+#include "hw_alloc.h"
 #include "cob_internal.h"
 
 #include <ctype.h>
@@ -360,7 +361,7 @@ int hw_cob_bundle_open(const void *data, size_t len, uint64_t max_uncompressed, 
             rc = decompress(&b.ccob, NULL, 0, NULL, err); /* the message */
             goto fail;
         }
-        b.owned = malloc((size_t)b.ccob.uncompressed_size);
+        b.owned = hw_malloc((size_t)b.ccob.uncompressed_size);
         if (!b.owned) {
             rc = cob_fail(err, HW_COB_ENOMEM, "compressed bundle: cannot allocate %llu bytes",
                           (unsigned long long)b.ccob.uncompressed_size);
@@ -384,7 +385,7 @@ int hw_cob_bundle_open(const void *data, size_t len, uint64_t max_uncompressed, 
                       (unsigned long long)end, (unsigned long long)plain_len);
         goto fail;
     }
-    b.entries = calloc((size_t)n, sizeof *b.entries);
+    b.entries = hw_calloc((size_t)n, sizeof *b.entries);
     if (!b.entries) {
         rc = cob_fail(err, HW_COB_ENOMEM, "offload bundle: out of memory");
         goto fail;

@@ -14,6 +14,7 @@
  * the input (each copied string is a distinct input range, so the pool
  * can never overflow), which keeps the error paths to one free.
  */
+#include "hw_alloc.h"
 #include "cob_internal.h"
 #include "msgpack.h"
 
@@ -232,9 +233,9 @@ static int dec_kernel(dec *d, unsigned ki, hw_cob_kernel *kn)
             if (arr.len > HW_COB_MAX_ARGS)
                 return cob_fail(d->err, HW_COB_ELIMIT, "metadata %s: %u arguments (limit %u)",
                                 d->path, arr.len, HW_COB_MAX_ARGS);
-            /* calloc(0) may return NULL; one spare slot keeps args non-NULL
+            /* hw_calloc(0) may return NULL; one spare slot keeps args non-NULL
              * as the "seen" marker. */
-            kn->args = calloc((size_t)arr.len + 1, sizeof *kn->args);
+            kn->args = hw_calloc((size_t)arr.len + 1, sizeof *kn->args);
             if (!kn->args)
                 return cob_fail(d->err, HW_COB_ENOMEM, "metadata: out of memory");
             total = arr.len;
@@ -253,7 +254,7 @@ static int dec_kernel(dec *d, unsigned ki, hw_cob_kernel *kn)
                         : !(have & HAVE_SYMBOL) ? ".symbol"
                                                 : ".kernarg_segment_size");
     if (!kn->args) {
-        kn->args = calloc(1, sizeof *kn->args);
+        kn->args = hw_calloc(1, sizeof *kn->args);
         if (!kn->args)
             return cob_fail(d->err, HW_COB_ENOMEM, "metadata: out of memory");
     }
@@ -268,7 +269,7 @@ static int dec_kernel(dec *d, unsigned ki, hw_cob_kernel *kn)
                             ki, kn->name, ai, a->offset, a->size, kn->kernarg_segment_size);
     }
     /* Stable partition: HIP-visible arguments first, hidden after. */
-    hw_cob_arg *tmp = malloc(((size_t)total + 1) * sizeof *tmp);
+    hw_cob_arg *tmp = hw_malloc(((size_t)total + 1) * sizeof *tmp);
     if (!tmp)
         return cob_fail(d->err, HW_COB_ENOMEM, "metadata: out of memory");
     uint32_t nv = 0, nh = 0;
@@ -316,7 +317,7 @@ int hw_cob_metadata_decode(const void *msgpack, size_t len, hw_cob_metadata *out
     snprintf(d.path, sizeof d.path, "root");
     /* Strings total at most len bytes plus one NUL each (at most len). */
     d.pool_size = 2 * len + 1;
-    d.pool = malloc(d.pool_size);
+    d.pool = hw_malloc(d.pool_size);
     int rc = HW_COB_OK;
     bool have_kernels = false, have_version = false;
     if (!d.pool) {
@@ -366,7 +367,7 @@ int hw_cob_metadata_decode(const void *msgpack, size_t len, hw_cob_metadata *out
                 goto fail;
             }
             have_kernels = true;
-            m.kernels = calloc((size_t)arr.len + 1, sizeof *m.kernels);
+            m.kernels = hw_calloc((size_t)arr.len + 1, sizeof *m.kernels);
             if (!m.kernels) {
                 rc = cob_fail(err, HW_COB_ENOMEM, "metadata: out of memory");
                 goto fail;
@@ -388,7 +389,7 @@ int hw_cob_metadata_decode(const void *msgpack, size_t len, hw_cob_metadata *out
     }
     if (!have_kernels) {
         /* A code object without kernels is legal (device libraries). */
-        m.kernels = calloc(1, sizeof *m.kernels);
+        m.kernels = hw_calloc(1, sizeof *m.kernels);
         if (!m.kernels) {
             rc = cob_fail(err, HW_COB_ENOMEM, "metadata: out of memory");
             goto fail;

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
+
 /* Every string of the new argv is its own copy, so hw_config_free frees
  * them all whatever order getopt_long permuted them into. */
 struct arg_list {
@@ -21,7 +23,7 @@ static int push(struct arg_list *l, char *s)
         return -1;
     if (l->n + 2 > l->cap) {
         int cap = l->cap ? l->cap * 2 : 16;
-        char **v = realloc(l->v, (size_t)cap * sizeof(*v));
+        char **v = hw_realloc(l->v, (size_t)cap * sizeof(*v));
         if (!v) {
             free(s);
             return -1;
@@ -109,7 +111,7 @@ static int read_file(const char *path, const struct option *opts, struct arg_lis
             goto out;
         }
         size_t klen = strlen(key) + 3;
-        char *flag = malloc(klen + (value ? strlen(value) + 1 : 0));
+        char *flag = hw_malloc(klen + (value ? strlen(value) + 1 : 0));
         if (!flag) {
             snprintf(err, err_size, "out of memory");
             goto out;
@@ -162,14 +164,14 @@ int hw_config_expand(int argc, char **argv, const struct option *opts, int *out_
         return 0;
     }
     struct arg_list args = { 0 };
-    if (push(&args, strdup(argv[0])) < 0)
+    if (push(&args, hw_strdup(argv[0])) < 0)
         goto oom;
     if (read_file(path, opts, &args, err, err_size) < 0)
         goto fail;
     for (int i = 1; i < argc; i++) {
         if (i >= at && i < at + span)
             continue;
-        if (push(&args, strdup(argv[i])) < 0)
+        if (push(&args, hw_strdup(argv[i])) < 0)
             goto oom;
     }
     *out_argc = args.n;

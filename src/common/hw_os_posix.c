@@ -1,5 +1,6 @@
 /* hw_os_posix.c - hw_os.h on Linux. */
 #include "hw_os.h"
+#include "hw_alloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -77,6 +78,8 @@ int hw_os_mapped(const void *p, size_t n)
 void *hw_os_aligned_alloc(size_t align, size_t n)
 {
     void *p = NULL;
+    if (hw_alloc_fault())
+        return NULL;
     return posix_memalign(&p, align, n) == 0 ? p : NULL;
 }
 

@@ -1,5 +1,6 @@
 /* hw_os_win32.c - hw_os.h on Windows (mingw-w64). */
 #include "hw_os.h"
+#include "hw_alloc.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -91,7 +92,7 @@ int hw_os_mapped(const void *p, size_t n)
 
 void *hw_os_aligned_alloc(size_t align, size_t n)
 {
-    return _aligned_malloc(n, align);
+    return hw_alloc_fault() ? NULL : _aligned_malloc(n, align);
 }
 
 void hw_os_aligned_free(void *p)

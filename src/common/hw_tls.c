@@ -7,6 +7,7 @@
  * Session tickets and renegotiation are off: nothing makes a read write or
  * a write read behind the caller's back.
  */
+#include "hw_alloc.h"
 #include "hw_transport.h"
 #include "hw_time.h"
 
@@ -70,7 +71,7 @@ static SSL_CTX *ctx_common(const SSL_METHOD *m)
 struct hw_tls_ctx *hw_tls_server_ctx(const char *cert_file, const char *key_file, char *why,
                                      size_t why_len)
 {
-    struct hw_tls_ctx *c = calloc(1, sizeof *c);
+    struct hw_tls_ctx *c = hw_calloc(1, sizeof *c);
     if (!c) {
         snprintf(why, why_len, "out of memory");
         return NULL;
@@ -105,7 +106,7 @@ fail:
 
 struct hw_tls_ctx *hw_tls_client_ctx(const char *ca_file, int verify, char *why, size_t why_len)
 {
-    struct hw_tls_ctx *c = calloc(1, sizeof *c);
+    struct hw_tls_ctx *c = hw_calloc(1, sizeof *c);
     if (!c) {
         snprintf(why, why_len, "out of memory");
         return NULL;
@@ -247,7 +248,7 @@ static int tls_start(struct hw_transport *t, struct hw_tls_ctx *ctx, const char 
                      int timeout_ms, char *why, size_t why_len)
 {
     SSL *ssl = SSL_new(ctx->ctx);
-    uint8_t *scratch = malloc(WSCRATCH_SIZE);
+    uint8_t *scratch = hw_malloc(WSCRATCH_SIZE);
     int fl = fcntl(t->fd, F_GETFL);
     if (!ssl || !scratch || fl < 0 || fcntl(t->fd, F_SETFL, fl | O_NONBLOCK) < 0 ||
         !set_socket(ssl, t->fd)) {

@@ -7,6 +7,7 @@
  * counters are 0. Unknown UUIDs get zeroed metrics and the call succeeds,
  * because one failure drops the whole tick in the hypervisor.
  */
+#include "hw_alloc.h"
 #include "discovery.h"
 #include "partition.h"
 
@@ -92,7 +93,7 @@ PROVIDER_API Result GetDeviceMetrics(const char **deviceUUIDs, size_t deviceCoun
 
     if (deviceUUIDs == NULL || deviceCount == 0 || metrics == NULL)
         return RESULT_ERROR_INVALID_PARAM;
-    procs = calloc(MAX_PROCESSES, sizeof(*procs));
+    procs = hw_calloc(MAX_PROCESSES, sizeof(*procs));
     if (procs == NULL)
         return RESULT_ERROR_INTERNAL;
     pthread_mutex_lock(&g_provider.lock);
@@ -121,7 +122,7 @@ PROVIDER_API Result GetProcessInformation(ProcessInformation *processInfos, size
 
     if (processInfos == NULL || maxCount == 0 || processInfoCount == NULL)
         return RESULT_ERROR_INVALID_PARAM;
-    procs = calloc(MAX_PROCESSES, sizeof(*procs));
+    procs = hw_calloc(MAX_PROCESSES, sizeof(*procs));
     if (procs == NULL)
         return RESULT_ERROR_INTERNAL;
     pthread_mutex_lock(&g_provider.lock);

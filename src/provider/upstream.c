@@ -1,6 +1,7 @@
 /*
  * upstream.c - the newer upstream ABI (Accel*), on top of the same core.
  */
+#include "hw_alloc.h"
 #include "accel_upstream.h"
 #include "devices.h"
 #include "discovery.h"
@@ -73,7 +74,7 @@ PROVIDER_API AccelResult AccelGetAllDevices(AccelExtendedDeviceInfo *devices, si
 
     if (devices == NULL || maxCount == 0 || deviceCount == NULL)
         return ACCEL_ERROR_INVALID_PARAM;
-    tmp = malloc(sizeof(*tmp));
+    tmp = hw_malloc(sizeof(*tmp));
     if (tmp == NULL)
         return ACCEL_ERROR_INTERNAL;
     pthread_mutex_lock(&g_provider.lock);
@@ -161,7 +162,7 @@ PROVIDER_API AccelResult AccelGetAllDevicesTopologySized(void *topology, size_t 
     if (topology == NULL || (topologySize != sizeof(AccelExtendedDeviceTopologyGo) &&
                              topologySize != sizeof(AccelExtendedDeviceTopology)))
         return ACCEL_ERROR_INVALID_PARAM;
-    tmp = malloc(sizeof(*tmp));
+    tmp = hw_malloc(sizeof(*tmp));
     if (tmp == NULL)
         return ACCEL_ERROR_INTERNAL;
     pthread_mutex_lock(&g_provider.lock);

@@ -5,6 +5,7 @@
  * submissions at once with ERROR. One provisioning per GPU type at a time.
  * The worker's address is the job's hostname and the host port dstack
  * mapped to the worker's port (job_runtime_data.ports). */
+#include "hw_alloc.h"
 #include "service.h"
 
 #include <stdio.h>
@@ -28,7 +29,7 @@ static size_t on_data(char *d, size_t sz, size_t nm, void *u)
 {
     struct buf *b = u;
     size_t n = sz * nm;
-    char *p = realloc(b->p, b->n + n + 1);
+    char *p = hw_realloc(b->p, b->n + n + 1);
     if (!p)
         return 0;
     memcpy(p + b->n, d, n);
@@ -292,7 +293,7 @@ void dstack_request(const char *type)
         }
     }
     pthread_t t;
-    char *arg = strdup(type);
+    char *arg = hw_strdup(type);
     if (arg && pthread_create(&t, NULL, provision_thread, arg) == 0)
         pthread_detach(t);
     else

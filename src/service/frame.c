@@ -13,6 +13,8 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#include "hw_alloc.h"
+
 static void mac_of(const unsigned char key[HW_FRAME_KEY_LEN], const char *seqjson, size_t n,
                    char mac[65])
 {
@@ -28,7 +30,7 @@ void hw_frame_mac(const unsigned char key[HW_FRAME_KEY_LEN], uint64_t seq, const
                   char mac[65])
 {
     size_t n = strlen(json) + 32;
-    char *buf = malloc(n);
+    char *buf = hw_malloc(n);
     if (!buf) {
         memset(mac, '0', 64);
         mac[64] = '\0';

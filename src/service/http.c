@@ -2,6 +2,7 @@
  * SSE stream may block waiting for its next event). Bodies are collected
  * up to --max-body; beyond it the request is answered 413 without
  * buffering the rest. */
+#include "hw_alloc.h"
 #include "service.h"
 
 #include <arpa/inet.h>
@@ -28,7 +29,7 @@ int http_json(struct MHD_Connection *c, int status, json_t *body)
     if (!s)
         return MHD_NO;
     size_t n = strlen(s);
-    char *withnl = realloc(s, n + 2);
+    char *withnl = hw_realloc(s, n + 2);
     if (withnl) {
         s = withnl;
         s[n++] = '\n';
@@ -47,7 +48,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 {
     struct req *rq = *con_cls;
     if (!rq) {
-        rq = calloc(1, sizeof *rq);
+        rq = hw_calloc(1, sizeof *rq);
         if (!rq)
             return MHD_NO;
         *con_cls = rq;
@@ -61,7 +62,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
                 rq->body = NULL;
                 rq->len = 0;
             } else {
-                char *b = realloc(rq->body, rq->len + *upload_size + 1);
+                char *b = hw_realloc(rq->body, rq->len + *upload_size + 1);
                 if (!b)
                     return MHD_NO;
                 memcpy(b + rq->len, upload, *upload_size);

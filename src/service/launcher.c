@@ -5,6 +5,7 @@
  * the moment they arrive, and enforces the time limit and cancellation by
  * killing the group. A runner that cannot reach its worker marks the
  * worker down and the submission is retried once elsewhere. */
+#include "hw_alloc.h"
 #include "service.h"
 
 #include <errno.h>
@@ -204,7 +205,7 @@ static pid_t start_runner(struct submission *s, const struct lease *l, const cha
  * 0 pipe closed without one, 2 time limit, 3 cancelled. */
 static int relay(struct submission *s, int rfd, const unsigned char *key, double deadline)
 {
-    char *buf = malloc(HW_FRAME_MAX + 1);
+    char *buf = hw_malloc(HW_FRAME_MAX + 1);
     size_t have = 0;
     uint64_t seq = 0;
     int result = 0;
@@ -349,7 +350,7 @@ out:
 
 void launcher_start(struct submission *s, const struct lease *l)
 {
-    struct launch *la = malloc(sizeof *la);
+    struct launch *la = hw_malloc(sizeof *la);
     pthread_t t;
     if (!la) {
         error_event(s, "ERROR", "out of memory");

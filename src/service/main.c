@@ -1,5 +1,6 @@
 /* hipwire-service - submit a HIP kernel, get it checked and benchmarked on
  * a pool of hip-workers, live (docs/service.md). */
+#include "hw_alloc.h"
 #include "service.h"
 
 #include <getopt.h>
@@ -142,7 +143,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "hipwire-service: --listen wants HOST:PORT\n");
                 return 2;
             }
-            cfg.listen_host = strdup(host);
+            cfg.listen_host = hw_strdup(host);
             break;
         case O_TOKEN: cfg.token_file = optarg; break;
         case O_WORKER:

@@ -1,4 +1,5 @@
 /* metrics.c - counters for /metrics in Prometheus' text format. */
+#include "hw_alloc.h"
 #include "service.h"
 
 #include <stdio.h>
@@ -35,7 +36,7 @@ void metrics_count(const char *name, const char *label)
 char *metrics_render(void)
 {
     size_t cap = 65536, len = 0;
-    char *out = malloc(cap);
+    char *out = hw_malloc(cap);
     if (!out)
         return NULL;
     len += (size_t)snprintf(out + len, cap - len,

@@ -2,6 +2,7 @@
  * their model name (the one source of GET /api/gpus and of scheduling).
  * A benchmark leases a GPU alone; checks share one, up to --check-slots.
  * A health thread connects to each worker every few seconds. */
+#include "hw_alloc.h"
 #include "service.h"
 
 #include <arpa/inet.h>
@@ -312,7 +313,7 @@ char *pool_types_text(void)
                  json_string_value(json_object_get(x, "type")), note);
     }
     json_decref(arr);
-    return strdup(buf[0] ? buf : "none");
+    return hw_strdup(buf[0] ? buf : "none");
 }
 
 static int reachable(const char *host, int port)

@@ -2,6 +2,7 @@
  * aliases, signature, generators, sizes per device class, tolerance,
  * flops, reference launch) and DIR/<slug>/reference.hip. Loaded once at
  * start; read-only afterwards, so no lock. */
+#include "hw_alloc.h"
 #include "service.h"
 
 #include <dirent.h>
@@ -22,7 +23,7 @@ static char *slurp(const char *path)
     if (!f)
         return NULL;
     if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-        (buf = calloc(1, (size_t)n + 1)) && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        (buf = hw_calloc(1, (size_t)n + 1)) && fread(buf, 1, (size_t)n, f) != (size_t)n) {
         free(buf);
         buf = NULL;
     }
@@ -56,9 +57,9 @@ static int load_one(const char *dir, const char *name)
         return -1;
     }
     struct problem *p = &problems[nproblems++];
-    p->slug = strdup(slug);
+    p->slug = hw_strdup(slug);
     const char *title = json_string_value(json_object_get(def, "title"));
-    p->title = strdup(title ? title : slug);
+    p->title = hw_strdup(title ? title : slug);
     p->def = def;
     p->reference_source = ref;
     return 0;

@@ -2,6 +2,7 @@
  * ("event: NAME\ndata: JSON\n\n", with "id:" for Last-Event-ID) and
  * headers; a heartbeat every 15 s while nothing else happens. Each event
  * is written the moment it is appended (submission.c wakes the stream). */
+#include "hw_alloc.h"
 #include "service.h"
 
 #include <errno.h>
@@ -32,7 +33,7 @@ static void set_pending(struct stream *st, char *text)
 static char *frame(long id, const char *name, const char *data)
 {
     size_t n = strlen(name) + strlen(data) + 64;
-    char *f = malloc(n);
+    char *f = hw_malloc(n);
     if (f) {
         if (id >= 0)
             snprintf(f, n, "id: %ld\nevent: %s\ndata: %s\n\n", id, name, data);
@@ -98,7 +99,7 @@ static void sse_headers(struct MHD_Response *r)
 /* Streams s from event after+1 on; takes the caller's reference to s. */
 int sse_stream_live(struct MHD_Connection *c, struct submission *s, long after, int status)
 {
-    struct stream *st = calloc(1, sizeof *st);
+    struct stream *st = hw_calloc(1, sizeof *st);
     if (!st) {
         sub_put(s);
         return MHD_NO;
@@ -121,7 +122,7 @@ int sse_stream_live(struct MHD_Connection *c, struct submission *s, long after, 
 int sse_stream_stored(struct MHD_Connection *c, json_t *events)
 {
     size_t cap = 4096, len = 0;
-    char *body = malloc(cap);
+    char *body = hw_malloc(cap);
     size_t i;
     json_t *e;
     if (!body) {
@@ -141,7 +142,7 @@ int sse_stream_stored(struct MHD_Connection *c, json_t *events)
         if (len + n + 1 > cap) {
             while (len + n + 1 > cap)
                 cap *= 2;
-            char *b = realloc(body, cap);
+            char *b = hw_realloc(body, cap);
             if (!b) {
                 free(f);
                 break;

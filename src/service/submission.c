@@ -2,6 +2,7 @@
  * for the streams that follow it), a condition streams wait on, and a
  * registry from id to object. Finished submissions leave the registry (the
  * store has them), so memory follows the number of live ones. */
+#include "hw_alloc.h"
 #include "service.h"
 
 #include <stdio.h>
@@ -26,7 +27,7 @@ double now_s(void)
 struct submission *sub_create(const char *who, const char *code, const struct problem *p,
                               const char *gpu, const char *endpoint, const char *lang)
 {
-    struct submission *s = calloc(1, sizeof *s);
+    struct submission *s = hw_calloc(1, sizeof *s);
     unsigned char rnd[16];
     if (!s || RAND_bytes(rnd, sizeof rnd) != 1) {
         free(s);
@@ -35,10 +36,10 @@ struct submission *sub_create(const char *who, const char *code, const struct pr
     for (int i = 0; i < 16; i++)
         sprintf(s->id + 2 * i, "%02x", rnd[i]);
     snprintf(s->who, sizeof s->who, "%s", who);
-    s->code = strdup(code);
-    s->gpu_type = strdup(gpu);
-    s->endpoint = strdup(endpoint);
-    s->language = strdup(lang);
+    s->code = hw_strdup(code);
+    s->gpu_type = hw_strdup(gpu);
+    s->endpoint = hw_strdup(endpoint);
+    s->language = hw_strdup(lang);
     s->prob = p;
     s->created = now_s();
     s->refs = 1; /* the registry's */
@@ -135,7 +136,7 @@ void sub_emit(struct submission *s, const char *name, json_t *payload, int final
     }
     if (s->nev == s->cap) {
         int cap = s->cap ? 2 * s->cap : 16;
-        struct sevent *ev = realloc(s->ev, (size_t)cap * sizeof *ev);
+        struct sevent *ev = hw_realloc(s->ev, (size_t)cap * sizeof *ev);
         if (!ev) {
             pthread_mutex_unlock(&s->mu);
             free(data);
@@ -146,7 +147,7 @@ void sub_emit(struct submission *s, const char *name, json_t *payload, int final
     }
     long seq = s->nev;
     s->ev[s->nev].seq = seq;
-    s->ev[s->nev].name = strdup(name);
+    s->ev[s->nev].name = hw_strdup(name);
     s->ev[s->nev].data = data;
     s->nev++;
     /* Stored before the stream sees it: a client that reads an event can

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
+
 void alloc_table_init(struct alloc_table *t)
 {
     memset(t, 0, sizeof *t);
@@ -39,7 +41,7 @@ int alloc_table_insert(struct alloc_table *t, const struct alloc_range *r)
         return -1;
     if (t->len == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 64;
-        struct alloc_range *v = realloc(t->v, cap * sizeof *v);
+        struct alloc_range *v = hw_realloc(t->v, cap * sizeof *v);
         if (!v)
             return -1;
         t->v = v;

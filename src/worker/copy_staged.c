@@ -22,6 +22,7 @@
 
 #include <stdlib.h>
 
+#include "hw_alloc.h"
 #include "hw_log.h"
 
 #define RING        4             /* stages in flight for one idle-device D2H */
@@ -203,7 +204,7 @@ static void job_done(void *arg, int status)
 static int d2h_deferred(struct session *s, const struct hipr_header *h, struct hw_bstream *bs,
                         int dev, uint64_t src, uint64_t n)
 {
-    struct d2h_job *j = calloc(1, sizeof *j);
+    struct d2h_job *j = hw_calloc(1, sizeof *j);
     if (!j)
         return HW_ENOMEM;
     j->s = s;
@@ -214,7 +215,7 @@ static int d2h_deferred(struct session *s, const struct hipr_header *h, struct h
     for (uint64_t queued = 0; queued < n;) {
         if (j->nparts == j->cap) {
             size_t cap = j->cap ? 2 * j->cap : 16;
-            struct d2h_part *p = realloc(j->parts, cap * sizeof *p);
+            struct d2h_part *p = hw_realloc(j->parts, cap * sizeof *p);
             if (!p) {
                 rc = HW_ENOMEM;
                 break;

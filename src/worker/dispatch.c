@@ -13,8 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
 #include "copy_staged.h"
 #include "hw_log.h"
+#include "hw_os.h"
 #include "inflight.h"
 #include "module.h"
 #include "quota.h"
@@ -82,6 +84,18 @@ static void drain_done(void *arg, int status)
     pthread_mutex_unlock(&w->lock);
 }
 
+/* Queues fn on a stream; 1 when queued. A callback that cannot be queued
+ * (out of memory) is replaced by waiting for the stream here, so that callers
+ * freeing buffers after a drain never race work still running. */
+static int queue_or_wait(struct session *s, struct hw_bstream *bs, hw_done_fn fn, void *arg)
+{
+    if (s->ops->stream_callback(s->be, bs, fn, arg) == HW_OK)
+        return 1;
+    while (s->ops->stream_query(s->be, bs) == HW_ENOTREADY)
+        hw_os_sleep_ms(1);
+    return 0;
+}
+
 /* Queues fn on every stream of the device (default first); returns how many. */
 static int for_device_streams(struct session *s, int device, hw_done_fn fn, void *arg)
 {
@@ -90,18 +104,16 @@ static int for_device_streams(struct session *s, int device, hw_done_fn fn, void
         if (device >= 0 && d != device)
             continue;
         struct hw_bstream *bs;
-        if (s->ops->stream_default(s->be, d, &bs) == HW_OK &&
-            s->ops->stream_callback(s->be, bs, fn, arg) == HW_OK)
-            n++;
+        if (s->ops->stream_default(s->be, d, &bs) == HW_OK)
+            n += queue_or_wait(s, bs, fn, arg);
     }
     size_t pos = 0;
     uint64_t key;
     void *v;
     while (handle_map_next(&s->streams, &pos, &key, &v)) {
         struct s_stream *st = v;
-        if ((device < 0 || st->device == device) &&
-            s->ops->stream_callback(s->be, st->bs, fn, arg) == HW_OK)
-            n++;
+        if (device < 0 || st->device == device)
+            n += queue_or_wait(s, st->bs, fn, arg);
     }
     return n;
 }
@@ -143,7 +155,7 @@ struct pending {
  * synchronous requests without reading replies cannot grow the worker. */
 static struct pending *pending_new(struct session *s, const struct hipr_header *h)
 {
-    struct pending *p = calloc(1, sizeof *p);
+    struct pending *p = hw_calloc(1, sizeof *p);
     if (p) {
         p->s = s;
         p->opcode = h->opcode;
@@ -549,7 +561,7 @@ static int h2d_common(struct session *s, uint64_t stream, struct hw_bstream *bs,
     if (rows == 1 && copy_staged_available(s) && !host_addr(s, dst))
         return copy_h2d_staged(s, bs, dst);
     inflight_acquire(s, n);
-    struct pending *rec = calloc(1, sizeof *rec);
+    struct pending *rec = hw_calloc(1, sizeof *rec);
     uint8_t *buf = session_buf_get(s, n);
     if (!rec || !buf) {
         free(rec);
@@ -778,7 +790,7 @@ HANDLER(STREAM_CREATE)
     int rc = quota_stream(s);
     if (rc != HW_OK)
         return rc;
-    struct s_stream *st = calloc(1, sizeof *st);
+    struct s_stream *st = hw_calloc(1, sizeof *st);
     if (!st)
         return HW_ENOMEM;
     rc = s->ops->stream_create(s->be, m.device, m.flags, m.priority, &st->bs);
@@ -925,7 +937,7 @@ HANDLER(EVENT_CREATE)
     int rc = quota_handle(s, &s->events, "events");
     if (rc != HW_OK)
         return rc;
-    struct s_event *ev = calloc(1, sizeof *ev);
+    struct s_event *ev = hw_calloc(1, sizeof *ev);
     if (!ev)
         return HW_ENOMEM;
     rc = s->ops->event_create(s->be, m.device, m.flags, &ev->be);
@@ -1051,7 +1063,7 @@ static int load_module(struct session *s, const struct hipr_module_load_req *req
     int rc = quota_handle(s, &s->modules, "modules");
     if (rc != HW_OK)
         return rc;
-    void *image = malloc(n);
+    void *image = hw_malloc(n);
     if (!image)
         return HW_ENOMEM;
     if (session_read_tail(s, image, n) < 0) {
@@ -1138,8 +1150,8 @@ HANDLER(MODULE_GET_FUNCTION)
     if (!fn) {
         if ((rc = quota_handle(s, &s->functions, "functions")) != HW_OK)
             return rc;
-        fn = calloc(1, sizeof *fn);
-        if (!fn || !(fn->name = strdup(name))) {
+        fn = hw_calloc(1, sizeof *fn);
+        if (!fn || !(fn->name = hw_strdup(name))) {
             free(fn);
             return HW_ENOMEM;
         }
@@ -1172,7 +1184,7 @@ HANDLER(MODULE_GET_FUNCTION)
     };
     uint8_t out[HIPR_function_rep_SIZE];
     size_t tail_len = (size_t)r.param_count * 8;
-    uint8_t *tail = malloc(tail_len ? tail_len : 1);
+    uint8_t *tail = hw_malloc(tail_len ? tail_len : 1);
     if (!tail)
         return HW_ENOMEM;
     for (uint32_t i = 0; i < r.param_count; i++) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
 #include "codeobj.h"
 #include "hw_log.h"
 
@@ -29,10 +30,10 @@ struct foreign_module {
 int foreign_module_open(const void *co, size_t n, int dev, struct foreign_module **out)
 {
     hw_cob_err err = { { 0 } };
-    struct foreign_module *fm = calloc(1, sizeof *fm);
+    struct foreign_module *fm = hw_calloc(1, sizeof *fm);
     if (!fm)
         return HW_ENOMEM;
-    fm->co = malloc(n ? n : 1);
+    fm->co = hw_malloc(n ? n : 1);
     if (!fm->co) {
         free(fm);
         return HW_ENOMEM;
@@ -47,7 +48,7 @@ int foreign_module_open(const void *co, size_t n, int dev, struct foreign_module
         free(fm);
         return rc == HW_COB_ENOMEM ? HW_ENOMEM : HW_EIMAGE;
     }
-    fm->params = calloc(fm->md.nkernels ? fm->md.nkernels : 1, sizeof *fm->params);
+    fm->params = hw_calloc(fm->md.nkernels ? fm->md.nkernels : 1, sizeof *fm->params);
     if (!fm->params) {
         hw_cob_metadata_free(&fm->md);
         free(fm->co);
@@ -88,7 +89,7 @@ int foreign_module_function(struct foreign_module *fm, const char *name,
         return HW_EIMAGE;
     size_t idx = (size_t)(k - fm->md.kernels);
     if (!fm->params[idx]) {
-        struct hw_param *p = calloc(k->nargs ? k->nargs : 1, sizeof *p);
+        struct hw_param *p = hw_calloc(k->nargs ? k->nargs : 1, sizeof *p);
         if (!p)
             return HW_ENOMEM;
         for (uint32_t i = 0; i < k->nargs; i++)
@@ -192,8 +193,8 @@ int foreign_module_global(const struct hw_backend_ops *ops, struct hw_backend *b
     }
     if (sym.size > max_bytes)
         return HW_ENOMEM;
-    struct foreign_global *g = calloc(1, sizeof *g);
-    char *copy = strdup(name);
+    struct foreign_global *g = hw_calloc(1, sizeof *g);
+    char *copy = hw_strdup(name);
     if (!g || !copy) {
         free(g);
         free(copy);

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
+
 #define TOMB UINT64_MAX
 
 static size_t hash(uint64_t k)
@@ -52,7 +54,7 @@ static int grow(struct handle_map *m)
         cap = m->cap; /* mostly tombstones: rehash in place */
     struct handle_slot *old = m->slots;
     size_t oldcap = m->cap;
-    struct handle_slot *slots = calloc(cap, sizeof *slots);
+    struct handle_slot *slots = hw_calloc(cap, sizeof *slots);
     if (!slots)
         return -1;
     m->slots = slots;

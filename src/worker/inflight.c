@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "hw_alloc.h"
 #include "hw_log.h"
 #include "hw_time.h"
 
@@ -49,7 +50,7 @@ void inflight_checkpoint(struct session *s, struct hw_bstream *bs, uint64_t *unc
     pthread_mutex_lock(&s->stage_lock);
     __atomic_add_fetch(&s->staged_bytes, n, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&s->stage_lock);
-    struct checkpoint *cp = malloc(sizeof *cp);
+    struct checkpoint *cp = hw_malloc(sizeof *cp);
     if (cp) {
         cp->s = s;
         cp->n = n;

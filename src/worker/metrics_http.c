@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hw_alloc.h"
 #include "hw_log.h"
 #include "hw_net.h"
 
@@ -76,7 +77,7 @@ struct metrics_http *metrics_http_start(const char *hostport, struct worker_metr
         fprintf(stderr, "hip-worker: --metrics-listen %s: %s\n", hostport, strerror(-err));
         return NULL;
     }
-    h = calloc(1, sizeof *h);
+    h = hw_calloc(1, sizeof *h);
     if (h == NULL)
         goto fail;
     h->fd = fd;

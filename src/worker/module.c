@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
 #include "codeobj.h"
 #include "foreign_module.h"
 #include "hw_log.h"
@@ -97,7 +98,7 @@ static int load_bundle(struct session *s, int dev, const char *device_target, co
 int module_load(struct session *s, int dev, const void *image, size_t n, struct s_module **out)
 {
     struct hipr_devinfo di;
-    struct s_module *m = calloc(1, sizeof *m);
+    struct s_module *m = hw_calloc(1, sizeof *m);
     if (!m)
         return HW_ENOMEM;
     int rc = s->ops->device_info(s->be, dev, &di);

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "hw_alloc.h"
 #include "hw_log.h"
 #include "hw_time.h"
 #include "leak_check.h"
@@ -64,7 +65,7 @@ int prewarm_receive(int sock, uint64_t *session_id, int *fd)
 
 struct prewarm_pool *prewarm_pool_create(int n)
 {
-    struct prewarm_pool *p = calloc(1, sizeof *p + (size_t)n * sizeof(struct warm));
+    struct prewarm_pool *p = hw_calloc(1, sizeof *p + (size_t)n * sizeof(struct warm));
     if (!p)
         return NULL;
     p->n = n;

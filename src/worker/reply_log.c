@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
+
 struct reply_entry {
     struct reply_entry *next;
     uint64_t seq;
@@ -29,12 +31,9 @@ int reply_log_add(struct reply_log *log, const void *hdr, size_t hdr_len, const 
 {
     size_t head_len = hdr_len + body_len;
     size_t inline_tail = how == REPLY_TAIL_COPY ? (size_t)tail_len : 0;
-    struct reply_entry *e = malloc(sizeof *e + head_len + inline_tail);
-    if (!e) {
-        if (how == REPLY_TAIL_GIVE && owned)
-            log->release(log->ctx, owned);
+    struct reply_entry *e = hw_malloc(sizeof *e + head_len + inline_tail);
+    if (!e)
         return -1;
-    }
     memset(e, 0, sizeof *e);
     e->seq = ++log->sent;
     e->head_len = head_len;
@@ -97,7 +96,7 @@ int reply_log_snapshot(struct reply_log *log)
     for (struct reply_entry *e = log->first; e && log->borrowed; e = e->next) {
         if (!e->borrowed)
             continue;
-        void *copy = malloc((size_t)e->tail_len);
+        void *copy = hw_malloc((size_t)e->tail_len);
         if (!copy)
             return -1;
         memcpy(copy, e->tail, (size_t)e->tail_len);

@@ -43,7 +43,7 @@ enum reply_tail {
 void reply_log_init(struct reply_log *log, void (*release)(void *ctx, void *buf), void *ctx);
 
 /* Keeps one reply: its frame and reply headers (hdr), body and tail. 0, or
- * -1 when out of memory (nothing kept; a handed-over buffer is released). */
+ * -1 when out of memory (nothing kept; the caller still owns `owned`). */
 int reply_log_add(struct reply_log *log, const void *hdr, size_t hdr_len, const void *body,
                   size_t body_len, const void *tail, uint64_t tail_len, enum reply_tail how,
                   void *owned);

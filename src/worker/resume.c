@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hw_alloc.h"
 #include "hw_auth.h"
 #include "hw_log.h"
 #include "hw_net.h"
@@ -127,7 +128,7 @@ static void *routed_main(void *arg)
  * own, or closes it when too many are under way. */
 static void start_routed(struct session *s, int fd, uint32_t route_id)
 {
-    struct routed *r = malloc(sizeof *r);
+    struct routed *r = hw_malloc(sizeof *r);
     pthread_attr_t attr;
     pthread_t th;
     pthread_mutex_lock(&s->resume_lock);
@@ -195,6 +196,7 @@ int session_resume_enable(struct session *s, uint32_t request_id)
     session_reply(s, HIPR_OP_RESUME_ENABLE, request_id, HW_OK, out, sizeof out, NULL, 0);
     pthread_mutex_lock(&s->send_lock);
     s->resumable = 1;
+    s->acks = 1;
     pthread_mutex_unlock(&s->send_lock);
     hw_debug("session %016llx: resumable for %llu ms after a cut", (unsigned long long)s->id,
              (unsigned long long)s->cfg->resume_grace_ms);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hw_alloc.h"
 #include "hw_log.h"
 #include "rtc.h"
 #include "rtc_cache.h"
@@ -38,7 +39,7 @@ struct rtc_job {
 static struct rtc_jobs *jobs_of(struct session *s)
 {
     if (!s->rtc) {
-        struct rtc_jobs *j = calloc(1, sizeof *j);
+        struct rtc_jobs *j = hw_calloc(1, sizeof *j);
         if (!j)
             return NULL;
         pthread_mutex_init(&j->lock, NULL);
@@ -76,7 +77,7 @@ static void reply(struct rtc_job *j, int result, uint8_t *code, uint64_t code_si
     uint64_t total = code_size + log_size + (truncated ? sizeof cut - 1 : 0);
     for (uint32_t i = 0; i < n; i++)
         total += (lowered && lowered[i] ? strnlen(lowered[i], HIPR_CAP_NAME - 1) : 0) + 1;
-    uint8_t *tail = realloc(code, total ? total : 1);
+    uint8_t *tail = hw_realloc(code, total ? total : 1);
     if (!tail) {
         free(code);
         session_reply(j->s, j->opcode, j->request_id, HW_ENOMEM, NULL, 0, NULL, 0);
@@ -238,9 +239,9 @@ int rtc_handle_compile(struct session *s, const struct hipr_header *h, const uin
     uint64_t len = s->tail_left; /* <= HIPR_CAP_RTC_INPUT, checked with the header */
     uint64_t count = 2 + 2 * (uint64_t)m.header_count + m.option_count + m.name_count;
     struct rtc_jobs *jobs = jobs_of(s);
-    struct rtc_job *j = calloc(1, sizeof *j);
-    if (!jobs || !j || !(j->strings = malloc(len ? len : 1)) ||
-        !(j->list = calloc(count, sizeof *j->list))) {
+    struct rtc_job *j = hw_calloc(1, sizeof *j);
+    if (!jobs || !j || !(j->strings = hw_malloc(len ? len : 1)) ||
+        !(j->list = hw_calloc(count, sizeof *j->list))) {
         if (j)
             job_free(j);
         return HW_ENOMEM;
@@ -262,7 +263,7 @@ int rtc_handle_compile(struct session *s, const struct hipr_header *h, const uin
     in->source = j->list[1];
     /* Headers come in (name, text) pairs; the backend takes two arrays. */
     const char **pairs = j->list + 2;
-    j->headers = calloc(2 * (size_t)m.header_count + 1, sizeof *j->headers);
+    j->headers = hw_calloc(2 * (size_t)m.header_count + 1, sizeof *j->headers);
     if (!j->headers) {
         job_free(j);
         return HW_ENOMEM;

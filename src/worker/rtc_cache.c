@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hw_alloc.h"
 #include "cuda_rtc.h"
 #include "hw_log.h"
 #include "hw_sha256.h"
@@ -93,7 +94,7 @@ struct rtc_cache *rtc_cache_create(const char *dir, uint64_t max_bytes)
         hw_error("--rtc-cache-dir %s: %s", dir, strerror(errno ? errno : ENAMETOOLONG));
         return NULL;
     }
-    struct rtc_cache *c = calloc(1, sizeof *c);
+    struct rtc_cache *c = hw_calloc(1, sizeof *c);
     void *page =
         mmap(NULL, sizeof *c->st, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (!c || page == MAP_FAILED) {
@@ -194,7 +195,7 @@ static uint8_t *read_entry(const char *path, size_t *len)
     struct stat st;
     uint8_t *buf = NULL;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= MAX_ENTRY &&
-        (buf = malloc(st.st_size ? (size_t)st.st_size : 1))) {
+        (buf = hw_malloc(st.st_size ? (size_t)st.st_size : 1))) {
         size_t got = 0;
         while (got < (size_t)st.st_size) {
             ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
@@ -266,13 +267,13 @@ int rtc_cache_get(struct rtc_cache *c, const uint8_t key[RTC_CACHE_KEY_LEN], uin
     r.result = (int)get_u32(buf + 8);
     r.code_size = code;
     r.log_size = log;
-    r.code = malloc(code ? code : 1);
-    r.log = malloc(log + 1);
-    r.lowered = name_count ? calloc(name_count, sizeof *r.lowered) : NULL;
+    r.code = hw_malloc(code ? code : 1);
+    r.log = hw_malloc(log + 1);
+    r.lowered = name_count ? hw_calloc(name_count, sizeof *r.lowered) : NULL;
     int ok = r.code && r.log && (!name_count || r.lowered);
     const char *names = (const char *)buf + HEAD_SIZE + code + log;
     for (uint32_t i = 0; ok && i < name_count; i++) {
-        if (*names && !(r.lowered[i] = strdup(names)))
+        if (*names && !(r.lowered[i] = hw_strdup(names)))
             ok = 0;
         names += strlen(names) + 1;
     }
@@ -315,7 +316,7 @@ void rtc_cache_put(struct rtc_cache *c, const uint8_t key[RTC_CACHE_KEY_LEN], ui
     size_t len = HEAD_SIZE + out->code_size + out->log_size + names + HW_SHA256_LEN;
     if (len > c->max_bytes)
         return; /* would evict everything, itself included */
-    uint8_t *buf = malloc(len);
+    uint8_t *buf = hw_malloc(len);
     if (!buf)
         return;
     memcpy(buf, MAGIC, 8);
@@ -401,7 +402,7 @@ static void evict(struct rtc_cache *c)
             continue;
         if (n == cap) {
             cap = cap ? 2 * cap : 64;
-            struct file_age *nv = realloc(v, cap * sizeof *v);
+            struct file_age *nv = hw_realloc(v, cap * sizeof *v);
             if (!nv)
                 break;
             v = nv;

@@ -11,12 +11,14 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "hw_alloc.h"
 #include "admission.h"
 #include "drain.h"
 #include "hw_auth.h"
 #include "prewarm.h"
 #include "hw_log.h"
 #include "hw_net.h"
+#include "hw_os.h"
 #include "hw_sha256.h"
 #include "hw_time.h"
 #include "idle.h"
@@ -73,16 +75,22 @@ static void stop_resume_locked(struct session *s, const char *why)
 }
 
 /* Keeps a reply for resume; past --resume-buffer the session stops being
- * resumable rather than grow. With REPLY_TAIL_GIVE the log owns `owned`
- * afterwards, or has already released it. Called with send_lock held. */
-static void keep_reply_locked(struct session *s, const uint8_t *hdr, size_t hdr_len,
-                              const void *body, size_t body_len, const void *tail,
-                              uint64_t tail_len, enum reply_tail how, void *owned)
+ * resumable rather than grow. 1 when kept: with REPLY_TAIL_GIVE the log owns
+ * `owned` from then on. 0 when not: the caller still owns it, and the tail
+ * is still there to send. Called with send_lock held. */
+static int keep_reply_locked(struct session *s, const uint8_t *hdr, size_t hdr_len,
+                             const void *body, size_t body_len, const void *tail, uint64_t tail_len,
+                             enum reply_tail how, void *owned)
 {
-    if (reply_log_add(&s->replies, hdr, hdr_len, body, body_len, tail, tail_len, how, owned) < 0)
-        stop_resume_locked(s, "out of memory");
-    else if (s->replies.bytes > s->cfg->resume_buffer)
+    if (s->replies.bytes + hdr_len + body_len + tail_len > s->cfg->resume_buffer) {
         stop_resume_locked(s, "over --resume-buffer");
+        return 0;
+    }
+    if (reply_log_add(&s->replies, hdr, hdr_len, body, body_len, tail, tail_len, how, owned) < 0) {
+        stop_resume_locked(s, "out of memory");
+        return 0;
+    }
+    return 1;
 }
 
 int session_reply_tail(struct session *s, uint16_t opcode, uint32_t request_id, int status,
@@ -104,10 +112,7 @@ int session_reply_tail(struct session *s, uint16_t opcode, uint32_t request_id, 
             wm_error(s->metrics, (size_t)(op - hipr_op_at(0)));
     }
     if (s->resumable) {
-        keep_reply_locked(s, hdr, sizeof hdr, body, body_len, tail, tail_len, how, owned);
-        kept = s->resumable; /* the log owns `owned` now, or has released it */
-        if (!kept)
-            owned = NULL;
+        kept = keep_reply_locked(s, hdr, sizeof hdr, body, body_len, tail, tail_len, how, owned);
     }
     if (s->link_down) {
         rc = s->send_failed ? -1 : 0;
@@ -365,11 +370,11 @@ void *session_buf_get(struct session *s, uint64_t n)
     }
     pthread_mutex_unlock(&s->stage_lock);
     if (!h) {
-        void *mem = NULL;
-        if (n > UINT64_MAX - sizeof *h ||
-            posix_memalign(&mem, BUF_ALIGN, sizeof *h + (n ? (size_t)n : 1)) != 0)
+        if (n > UINT64_MAX - sizeof *h)
             return NULL;
-        h = mem;
+        h = hw_os_aligned_alloc(BUF_ALIGN, sizeof *h + (n ? (size_t)n : 1));
+        if (!h)
+            return NULL;
         h->cap = n;
     }
     return h + 1;
@@ -391,14 +396,14 @@ void session_buf_put(struct session *s, void *buf)
             }
     }
     pthread_mutex_unlock(&s->stage_lock);
-    free(h);
+    hw_os_aligned_free(h);
 }
 
 void session_buf_drop_all(struct session *s)
 {
     for (size_t i = 0; i < sizeof s->buf_cache / sizeof s->buf_cache[0]; i++) {
         if (s->buf_cache[i])
-            free(hdr_of(s->buf_cache[i]));
+            hw_os_aligned_free(hdr_of(s->buf_cache[i]));
         s->buf_cache[i] = NULL;
     }
     s->buf_cached_bytes = 0;
@@ -449,7 +454,7 @@ int session_send_worker_status(struct session *s, uint32_t request_id)
     strncpy(r.backend, t->backend, sizeof r.backend - 1);
 
     size_t cap = t->max_sessions < HIPR_CAP_SESSIONS ? t->max_sessions : HIPR_CAP_SESSIONS;
-    uint8_t *tail = calloc(cap ? cap : 1, HIPR_session_entry_SIZE);
+    uint8_t *tail = hw_calloc(cap ? cap : 1, HIPR_session_entry_SIZE);
     size_t n = 0;
     if (!tail)
         return -1;
@@ -533,7 +538,7 @@ static int open_session(struct session *s, const struct hipr_header *hh,
     if (rep.device_count > HIPR_CAP_DEVICES)
         rep.device_count = HIPR_CAP_DEVICES;
     size_t tail_len = (size_t)rep.device_count * HIPR_devinfo_SIZE;
-    uint8_t *tail = malloc(tail_len);
+    uint8_t *tail = hw_malloc(tail_len);
     if (!tail)
         return -1;
     for (uint32_t i = 0; i < rep.device_count; i++) {
@@ -580,10 +585,10 @@ static void take_ack(struct session *s, const uint8_t *fixed)
 {
     struct hipr_ack a;
     hipr_ack_decode(fixed, HIPR_ack_SIZE, &a);
-    if (!s->resumable)
+    if (!s->acks)
         return;
     pthread_mutex_lock(&s->send_lock);
-    reply_log_ack(&s->replies, a.count);
+    reply_log_ack(&s->replies, a.count); /* empty once no longer resumable */
     pthread_mutex_unlock(&s->send_lock);
     if (a.flags & HIPR_ACK_REQUEST) {
         struct hipr_ack out = { .count = s->requests_executed };
@@ -699,7 +704,7 @@ static enum loop_end request_loop(struct session *s)
          * not requests of the session); read by the heartbeat thread. */
         if (h.opcode != HIPR_OP_HEARTBEAT && h.opcode != HIPR_OP_RESUME_ENABLE) {
             __atomic_store_n(&s->requests_executed, s->requests_executed + 1, __ATOMIC_RELAXED);
-            if (s->resumable)
+            if (s->acks)
                 maybe_ack(s, HIPR_HEADER_SIZE + h.payload_length);
         }
         if (rc < 0 && h.opcode != HIPR_OP_GOODBYE && h.opcode != HIPR_OP_HELLO)
@@ -851,7 +856,7 @@ static int session_serve(struct session *s, int fd, uint64_t session_id)
     s->heartbeat_ms = l.heartbeat_ms;
     /* Only an accepted HELLO gets the request buffer, a status slot and a backend. */
     if (hs == 0) {
-        s->rbuf = malloc(RBUF_SIZE);
+        s->rbuf = hw_malloc(RBUF_SIZE);
         hs = s->rbuf ? open_session(s, &hello_h, &hello, peer) : -1;
     }
     if (hs == 0 && session_heartbeat_start(s) == 0)

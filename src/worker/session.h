@@ -116,6 +116,9 @@ struct session {
      * every reply is kept until acknowledged, and a lost connection
      * detaches the session for --resume-grace instead of ending it. */
     int resumable;
+    /* The client asked for acknowledgements (resume enabled) and waits for them
+     * even after the session stops being resumable (out of memory, say). */
+    int acks;
     uint64_t resume_token;    /* HELLO's; a resuming client presents it */
     struct reply_log replies; /* under send_lock */
     int link_down;            /* under send_lock: no connection, replies are only kept */

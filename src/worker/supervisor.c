@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hw_alloc.h"
 #include "admission.h"
 #include "drain.h"
 #include "hw_auth.h"
@@ -158,13 +159,13 @@ int supervisor_run(const struct worker_config *config)
     const struct worker_config *cfg = &c;
     struct metrics_http *mh = NULL;
     struct sup_view view = { .cfg = cfg, .live = 0 };
-    struct child *kids = calloc((size_t)nkids, sizeof *kids);
+    struct child *kids = hw_calloc((size_t)nkids, sizeof *kids);
     struct status_table *table =
         status_table_create((uint32_t)cfg->max_sessions, cfg->mem_limit, cfg->backend);
     /* Mapped before any session is forked, so every session shares it. */
     c.admission = admission_create(cfg->admission_queue);
     struct prewarm_pool *pool = cfg->prewarm ? prewarm_pool_create(cfg->prewarm) : NULL;
-    struct pollfd *pfds = calloc((size_t)cfg->prewarm + 1, sizeof *pfds);
+    struct pollfd *pfds = hw_calloc((size_t)cfg->prewarm + 1, sizeof *pfds);
     if (!kids || !table || !c.admission || !pfds || (cfg->prewarm && !pool)) {
         hw_error("out of memory");
         goto out;

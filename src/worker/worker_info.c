@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "hw_alloc.h"
 #include "hw_time.h"
 #include "session.h"
 
@@ -42,7 +43,7 @@ int worker_info_send(struct session *s, const struct worker_info *info, uint32_t
         r.uptime_ms = (hw_now_ns() - info->started_ns) / 1000000u;
     }
     size_t tail_len = (size_t)r.device_count * HIPR_devinfo_SIZE;
-    uint8_t *tail = malloc(tail_len ? tail_len : 1);
+    uint8_t *tail = hw_malloc(tail_len ? tail_len : 1);
     if (!tail)
         return -1;
     for (uint32_t i = 0; i < r.device_count; i++)

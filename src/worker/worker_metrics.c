@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "hw_alloc.h"
 #include "hipr.h"
 
 struct wm_slot {
@@ -31,7 +32,7 @@ static struct wm_slot *slot_at(const struct worker_metrics *m, uint32_t i)
 
 struct worker_metrics *worker_metrics_create(uint32_t max_sessions)
 {
-    struct worker_metrics *m = calloc(1, sizeof *m);
+    struct worker_metrics *m = hw_calloc(1, sizeof *m);
     if (m == NULL)
         return NULL;
     m->nslots = max_sessions;
@@ -140,7 +141,7 @@ char *worker_metrics_render(struct worker_metrics *m, const struct wm_gauges *g,
 {
     char *buf = NULL;
     size_t n = 0;
-    struct wm_slot *sum = calloc(1, m->slot_size);
+    struct wm_slot *sum = hw_calloc(1, m->slot_size);
     FILE *f = sum ? open_memstream(&buf, &n) : NULL;
 
     if (f == NULL) {

@@ -49,6 +49,14 @@ int main(void)
     memset(device, 'd', sizeof device);
     char small[5] = "abcd";
 
+    /* Out of memory (the seam's first allocation fails): nothing is kept and
+     * the handed-over buffer is still the caller's, to send and then free. */
+    setenv("HIPWIRE_FAIL_ALLOC", "1", 1);
+    uint8_t *unkept = malloc(8);
+    CHECK(reply_log_add(&log, hdr, sizeof hdr, NULL, 0, unkept, 8, REPLY_TAIL_GIVE, unkept) == -1);
+    CHECK(given_back == 0 && log.sent == 0 && log.bytes == 0 && log.first == NULL);
+    free(unkept);
+
     /* 1: copied tail; 2: handed-over buffer; 3: borrowed device memory. */
     CHECK(reply_log_add(&log, hdr, sizeof hdr, body, sizeof body, small, 4, REPLY_TAIL_COPY,
                         NULL) == 0);

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hw_alloc.h"
 #include "cpu_internal.h"
 #include "cpu_sched.h"
 #include "rtc_compile.h"
@@ -33,7 +34,7 @@ static void start_delay(void)
 static int cpu_open(const struct hw_backend_config *cfg, struct hw_backend **out)
 {
     start_delay();
-    struct hw_backend *be = calloc(1, sizeof *be);
+    struct hw_backend *be = hw_calloc(1, sizeof *be);
     int ndev = cfg->cpu_devices > 0 ? cfg->cpu_devices : 1;
     if (!be)
         return HW_ENOMEM;
@@ -44,7 +45,7 @@ static int cpu_open(const struct hw_backend_config *cfg, struct hw_backend **out
     pthread_cond_init(&be->stage_cond, NULL);
     pthread_mutex_init(&be->sync.lock, NULL);
     pthread_cond_init(&be->sync.changed, NULL);
-    be->devs = calloc((size_t)ndev, sizeof *be->devs);
+    be->devs = hw_calloc((size_t)ndev, sizeof *be->devs);
     if (!be->devs)
         goto fail;
     for (int i = 0; i < ndev; i++) {
@@ -54,7 +55,7 @@ static int cpu_open(const struct hw_backend_config *cfg, struct hw_backend **out
         d->lock = &be->sync.lock;
         d->changed = &be->sync.changed;
         d->waiters = &be->sync.waiters;
-        struct hw_bstream *s = calloc(1, sizeof *s);
+        struct hw_bstream *s = hw_calloc(1, sizeof *s);
         if (!s)
             goto fail;
         s->dev = d;
@@ -336,7 +337,7 @@ static int cpu_stream_create(struct hw_backend *be, int dev, uint32_t flags, int
         s->thread_running = 0;
     }
     if (!s) {
-        s = calloc(1, sizeof *s);
+        s = hw_calloc(1, sizeof *s);
         if (!s)
             return HW_ENOMEM;
         s->dev = d;
@@ -441,7 +442,7 @@ static int cpu_event_create(struct hw_backend *be, int dev, uint32_t flags, stru
 {
     if (dev < 0 || dev >= be->ndev)
         return HW_EDEVICE;
-    struct hw_bevent *e = calloc(1, sizeof *e);
+    struct hw_bevent *e = hw_calloc(1, sizeof *e);
     if (!e)
         return HW_ENOMEM;
     e->dev = &be->devs[dev];
@@ -496,7 +497,7 @@ static int cpu_event_query(struct hw_backend *be, struct hw_bevent *e)
 static int cpu_event_callback(struct hw_backend *be, struct hw_bevent *e, hw_done_fn fn, void *arg)
 {
     (void)be;
-    struct cb_node *n = malloc(sizeof *n);
+    struct cb_node *n = hw_malloc(sizeof *n);
     if (!n)
         return HW_ENOMEM;
     pthread_mutex_lock(e->dev->lock);
@@ -559,7 +560,7 @@ static int cpu_launch(struct hw_backend *be, struct hw_bstream *s, struct hw_bfu
     if (args_size < f->kernel->args_size)
         return HW_EINVAL;
     struct cpu_op *op = cpu_op_new(CPU_OP_LAUNCH, 0);
-    void *copy = malloc(f->kernel->args_size ? f->kernel->args_size : 1);
+    void *copy = hw_malloc(f->kernel->args_size ? f->kernel->args_size : 1);
     if (!op || !copy) {
         free(op);
         free(copy);

@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "hw_alloc.h"
 #include "cpu_internal.h"
 #include "hw_log.h"
 
@@ -82,7 +83,7 @@ int cpu_module_load(struct hw_backend *be, int dev, const void *image, size_t si
         rc = HW_EOS;
         goto out;
     }
-    m = calloc(1, sizeof *m);
+    m = hw_calloc(1, sizeof *m);
     if (!m) {
         rc = HW_ENOMEM;
         goto out;
@@ -154,8 +155,8 @@ int cpu_module_function(struct hw_backend *be, struct hw_bmodule *m, const char 
             k->params[i].size > k->args_size - k->params[i].offset)
             return HW_EIMAGE;
 
-    struct hw_bfunction *f = calloc(1, sizeof *f);
-    struct hw_param *params = calloc(k->param_count ? k->param_count : 1, sizeof *params);
+    struct hw_bfunction *f = hw_calloc(1, sizeof *f);
+    struct hw_param *params = hw_calloc(k->param_count ? k->param_count : 1, sizeof *params);
     if (!f || !params) {
         free(f);
         free(params);

@@ -25,9 +25,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hw_alloc.h"
 #include "cpu_fiber.h"
 #include "cpu_sched.h"
 #include "hw_log.h"
+#include "hw_os.h"
 
 #define MAX_THREADS  1024
 #define MAX_WARPS    (MAX_THREADS / HIPWIRE_CPU_WARP_SIZE)
@@ -223,10 +225,10 @@ static int prepare(struct pool_thread *pt, const struct launch *l)
     }
     if (l->shared_mem > pt->dyn_cap) {
         /* 64-byte aligned like a GPU's LDS allocation at least is. */
-        void *p = NULL;
-        if (posix_memalign(&p, 64, l->shared_mem))
+        void *p = hw_os_aligned_alloc(64, l->shared_mem);
+        if (!p)
             return -1;
-        free(pt->dyn_shared);
+        hw_os_aligned_free(pt->dyn_shared);
         pt->dyn_shared = p;
         pt->dyn_cap = l->shared_mem;
     }
@@ -274,7 +276,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 static void *pool_main(void *arg)
 {
     struct pool_thread *pt = arg;
-    stack_t alt = { .ss_sp = malloc(ALT_STACK), .ss_size = ALT_STACK };
+    stack_t alt = { .ss_sp = hw_malloc(ALT_STACK), .ss_size = ALT_STACK };
     if (alt.ss_sp)
         sigaltstack(&alt, NULL); /* a fiber that overflows its stack still gets reported */
     /* Created with every signal blocked (the session's signals stay with its
@@ -327,7 +329,7 @@ int cpu_sched_threads(void)
 static void pool_init(void)
 {
     int n = cpu_sched_threads();
-    pool.threads = calloc((size_t)n, sizeof *pool.threads);
+    pool.threads = hw_calloc((size_t)n, sizeof *pool.threads);
     if (!pool.threads)
         return;
     struct sigaction sa;

@@ -9,6 +9,7 @@
  */
 #include <stdlib.h>
 
+#include "hw_alloc.h"
 #include "cpu_internal.h"
 
 #define STAGE_CHUNK  (4u << 20)     /* one stage holds at most this */
@@ -36,7 +37,7 @@ int cpu_stage_get(struct hw_backend *be, uint64_t want, struct hw_bstage **out, 
         pthread_cond_wait(&be->stage_cond, &be->stage_lock);
     be->staged += cap;
     pthread_mutex_unlock(&be->stage_lock);
-    struct hw_bstage *st = malloc(sizeof *st + cap);
+    struct hw_bstage *st = hw_malloc(sizeof *st + cap);
     if (!st) {
         pthread_mutex_lock(&be->stage_lock);
         be->staged -= cap;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
 #include "cpu_internal.h"
 #include "cpu_sched.h"
 #include "hw_log.h"
@@ -13,7 +14,7 @@
 
 struct cpu_op *cpu_op_new(enum cpu_op_kind kind, unsigned extra_deps)
 {
-    struct cpu_op *op = calloc(1, sizeof *op + extra_deps * sizeof(struct cpu_dep));
+    struct cpu_op *op = hw_calloc(1, sizeof *op + extra_deps * sizeof(struct cpu_dep));
     if (op) {
         op->kind = kind;
         op->cap_deps = extra_deps;
@@ -37,7 +38,7 @@ static void run_launch(struct cpu_op *op)
     ctx.block_dim = (struct hipwire_dim3){ op->u.launch.block[0], op->u.launch.block[1],
                                            op->u.launch.block[2] };
     ctx.shared_size = op->u.launch.shared_mem;
-    ctx.shared = ctx.shared_size ? malloc(ctx.shared_size) : NULL;
+    ctx.shared = ctx.shared_size ? hw_malloc(ctx.shared_size) : NULL;
     if (ctx.shared_size && !ctx.shared)
         return; /* reported by the caller's accounting as a lost launch */
     for (uint32_t bz = 0; bz < ctx.grid_dim.z; bz++)
@@ -232,7 +233,7 @@ int cpu_stream_submit(struct hw_bstream *s, struct cpu_op *op)
             need += t != s && t->live && t->completed < t->submitted &&
                     (s->is_default ? t->blocking : t->is_default);
         if (op->cap_deps < need) {
-            struct cpu_op *grown = realloc(op, sizeof *op + need * sizeof(struct cpu_dep));
+            struct cpu_op *grown = hw_realloc(op, sizeof *op + need * sizeof(struct cpu_dep));
             if (!grown) {
                 pthread_mutex_unlock(d->lock);
                 free(op);

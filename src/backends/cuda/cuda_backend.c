@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hw_alloc.h"
 #include "cuda_internal.h"
 #include "cuda_rtc.h"
 #include "hw_log.h"
@@ -77,7 +78,7 @@ static int slab_get(struct hw_backend *be, struct slab_pool *pool, struct hw_bst
         if (pool->count < pool->max) {
             pool->count++;
             pthread_mutex_unlock(&be->lock);
-            struct hw_bstage *sl = calloc(1, sizeof *sl);
+            struct hw_bstage *sl = hw_calloc(1, sizeof *sl);
             CUresult r =
                 sl ? be->api.cuMemHostAlloc(&sl->p, pool->slab_size, HWCU_MEMHOSTALLOC_PORTABLE)
                    : HWCU_ERROR_OUT_OF_MEMORY;
@@ -174,7 +175,7 @@ static int cuda_open(const struct hw_backend_config *cfg, struct hw_backend **ou
 {
     const char *why = NULL;
     int rc;
-    struct hw_backend *be = calloc(1, sizeof *be);
+    struct hw_backend *be = hw_calloc(1, sizeof *be);
     if (!be)
         return HW_ENOMEM;
     be->cfg = *cfg;
@@ -195,7 +196,7 @@ static int cuda_open(const struct hw_backend_config *cfg, struct hw_backend **ou
         goto fail;
     if (n > HIPR_CAP_DEVICES)
         n = HIPR_CAP_DEVICES;
-    be->devs = calloc((size_t)n, sizeof *be->devs);
+    be->devs = hw_calloc((size_t)n, sizeof *be->devs);
     if (!be->devs) {
         rc = HW_ENOMEM;
         goto fail;
@@ -514,7 +515,7 @@ static int cuda_stream_create(struct hw_backend *be, int dev, uint32_t flags, in
         priority = d->prio_least;
     if (priority < d->prio_greatest)
         priority = d->prio_greatest;
-    struct hw_bstream *s = calloc(1, sizeof *s);
+    struct hw_bstream *s = hw_calloc(1, sizeof *s);
     if (!s)
         return HW_ENOMEM;
     /* hipStreamNonBlocking and CU_STREAM_NON_BLOCKING are both 0x1. */
@@ -748,7 +749,7 @@ static int cuda_event_create(struct hw_backend *be, int dev, uint32_t flags, str
         return HW_EDEVICE;
     if ((rc = hwcu_use(be, &be->devs[dev])) != HW_OK)
         return rc;
-    struct hw_bevent *e = calloc(1, sizeof *e);
+    struct hw_bevent *e = hw_calloc(1, sizeof *e);
     if (!e)
         return HW_ENOMEM;
     /* hipEventBlockingSync/DisableTiming/Interprocess (1/2/4) are CUDA's

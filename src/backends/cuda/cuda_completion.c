@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
 #include "cuda_internal.h"
 #include "hw_log.h"
 
@@ -138,7 +139,7 @@ struct flushed {
 void hwcu_flush_pending(struct hw_backend *be, int status)
 {
     pthread_mutex_lock(&be->lock);
-    struct flushed *v = calloc(be->npending ? be->npending : 1, sizeof *v);
+    struct flushed *v = hw_calloc(be->npending ? be->npending : 1, sizeof *v);
     size_t n = 0;
     for (struct cb_rec *r = be->pending.next; r != &be->pending; r = r->next) {
         if (r->fired)
@@ -164,7 +165,7 @@ void hwcu_flush_pending(struct hw_backend *be, int status)
 
 struct cb_rec *hwcu_rec_new(struct hw_backend *be, hw_done_fn fn, void *arg)
 {
-    struct cb_rec *r = calloc(1, sizeof *r);
+    struct cb_rec *r = hw_calloc(1, sizeof *r);
     if (r) {
         r->be = be;
         r->fn = fn;

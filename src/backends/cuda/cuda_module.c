@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
 #include "cuda_internal.h"
 
 #define FATBIN_MAGIC      0xBA55ED50u
@@ -81,7 +82,7 @@ int hwcu_module_load(struct hw_backend *be, int dev, const void *image, size_t s
         /* PTX is text the driver reads up to its NUL; a file read by
          * hipModuleLoad has none, so one is added. */
         if (memchr(p, '\0', size) == NULL) {
-            text = malloc(size + 1);
+            text = hw_malloc(size + 1);
             if (!text)
                 return HW_ENOMEM;
             memcpy(text, p, size);
@@ -89,7 +90,7 @@ int hwcu_module_load(struct hw_backend *be, int dev, const void *image, size_t s
             load = text;
         }
     }
-    m = calloc(1, sizeof *m);
+    m = hw_calloc(1, sizeof *m);
     if (!m) {
         rc = HW_ENOMEM;
         goto out;
@@ -144,7 +145,7 @@ static int param_layout(struct hw_backend *be, CUfunction f, struct hw_bfunction
             return HW_EINVAL;
         if (bf->nparams == cap) {
             uint32_t ncap = cap ? 2 * cap : 8;
-            struct hw_param *np = realloc(bf->params, ncap * sizeof *np);
+            struct hw_param *np = hw_realloc(bf->params, ncap * sizeof *np);
             if (!np)
                 return HW_ENOMEM;
             bf->params = np;
@@ -173,7 +174,7 @@ int hwcu_module_function(struct hw_backend *be, struct hw_bmodule *m, const char
     /* Without the driver's layout (CUDA < 12.4) arguments cannot be placed. */
     if (!be->api.cuFuncGetParamInfo)
         return HW_ENOTSUP;
-    struct hw_bfunction *bf = calloc(1, sizeof *bf);
+    struct hw_bfunction *bf = hw_calloc(1, sizeof *bf);
     if (!bf)
         return HW_ENOMEM;
     bf->f = f;
@@ -242,7 +243,7 @@ int hwcu_launch(struct hw_backend *be, struct hw_bstream *s, struct hw_bfunction
         return HW_EINVAL;
     if ((flags & HIPR_LAUNCH_COOPERATIVE) && !be->api.cuLaunchCooperativeKernel)
         return HW_ENOTSUP;
-    if (f->nparams > STACK_PARAMS && !(kp = malloc(f->nparams * sizeof *kp)))
+    if (f->nparams > STACK_PARAMS && !(kp = hw_malloc(f->nparams * sizeof *kp)))
         return HW_ENOMEM;
     for (uint32_t i = 0; i < f->nparams; i++)
         kp[i] = (uint8_t *)(uintptr_t)args + f->params[i].offset;

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "hw_alloc.h"
 #include "cuda_internal.h"
 #include "hw_time.h"
 
@@ -44,7 +45,7 @@ static void ev_put(struct hw_backend *be, struct cu_dev *d, CUevent ev)
     pthread_mutex_lock(&be->lock);
     if (d->nevfree == d->evcap) {
         unsigned cap = d->evcap ? 2 * d->evcap : 16;
-        CUevent *v = realloc(d->evfree, cap * sizeof *v);
+        CUevent *v = hw_realloc(d->evfree, cap * sizeof *v);
         if (!v) {
             pthread_mutex_unlock(&be->lock);
             return; /* out of memory: the event is not reused */

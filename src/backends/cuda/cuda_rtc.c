@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cuda_rtc.h"
+#include "hw_alloc.h"
 #include "nvrtc_api.h"
 
 static struct hwnv_api nv;
@@ -115,7 +116,7 @@ struct nv_opts {
 static int map_options(const struct hw_rtc_input *in, int major, int minor, struct nv_opts *o,
                        char *why, size_t why_len)
 {
-    o->argv = calloc(in->option_count + 4, sizeof *o->argv);
+    o->argv = hw_calloc(in->option_count + 4, sizeof *o->argv);
     if (!o->argv)
         return -2;
     for (uint32_t i = 0; i < in->option_count; i++) {
@@ -151,7 +152,7 @@ static int map_options(const struct hw_rtc_input *in, int major, int minor, stru
                 return -1;
             }
             if (!o->has_arch) {
-                o->own[0] = malloc(strlen(v) + 24);
+                o->own[0] = hw_malloc(strlen(v) + 24);
                 if (!o->own[0])
                     return -2;
                 sprintf(o->own[0], "--gpu-architecture=%s", v);
@@ -167,7 +168,7 @@ static int map_options(const struct hw_rtc_input *in, int major, int minor, stru
         }
     }
     if (!o->has_arch) {
-        o->own[1] = malloc(40);
+        o->own[1] = hw_malloc(40);
         if (!o->own[1])
             return -2;
         snprintf(o->own[1], 40, "--gpu-architecture=compute_%d%d", major, minor);
@@ -189,8 +190,8 @@ static int gather_headers(const struct hw_rtc_input *in, const char ***texts, co
     for (uint32_t i = 0; i < in->option_count; i++)
         ndirs += !strncmp(in->options[i], "-I", 2);
     size_t cap = (size_t)in->header_count * (1 + ndirs) + (size_t)hw_cuda_rtc_prelude_count;
-    const char **t = calloc(cap ? cap : 1, sizeof *t);
-    const char **n = calloc(cap ? cap : 1, sizeof *n);
+    const char **t = hw_calloc(cap ? cap : 1, sizeof *t);
+    const char **n = hw_calloc(cap ? cap : 1, sizeof *n);
     if (!t || !n) {
         free(t);
         free(n);
@@ -235,7 +236,7 @@ static int hip_result(int r)
 static void set_log(struct hw_rtc_output *out, int result, const char *text)
 {
     out->result = result;
-    out->log = strdup(text);
+    out->log = hw_strdup(text);
     out->log_size = out->log ? strlen(out->log) : 0;
 }
 
@@ -248,7 +249,7 @@ int hw_cuda_rtc_compile(int major, int minor, const struct hw_rtc_input *in,
     const char **texts = NULL, **names = NULL;
     int nheaders = 0;
     char why[256];
-    char **lowered = calloc(in->name_count ? in->name_count : 1, sizeof *lowered);
+    char **lowered = hw_calloc(in->name_count ? in->name_count : 1, sizeof *lowered);
     if (!lowered)
         return HW_ENOMEM;
     memset(out, 0, sizeof *out);
@@ -276,13 +277,13 @@ int hw_cuda_rtc_compile(int major, int minor, const struct hw_rtc_input *in,
     out->result = hip_result(r);
     size_t n = 0;
     if (prog && nv.nvrtcGetProgramLogSize(prog, &n) == HWNV_SUCCESS && n > 1 &&
-        n <= HIPR_CAP_RTC_LOG && (out->log = malloc(n)) &&
+        n <= HIPR_CAP_RTC_LOG && (out->log = hw_malloc(n)) &&
         nv.nvrtcGetProgramLog(prog, out->log) == HWNV_SUCCESS)
         out->log_size = strnlen(out->log, n);
     n = 0;
     /* The PTX keeps its NUL: the driver's module load wants a C string. */
     if (r == HWNV_SUCCESS && nv.nvrtcGetPTXSize(prog, &n) == HWNV_SUCCESS && n > 0) {
-        if (n > in->max_output || n > HIPR_CAP_RTC_CODE || !(out->code = malloc(n)) ||
+        if (n > in->max_output || n > HIPR_CAP_RTC_CODE || !(out->code = hw_malloc(n)) ||
             nv.nvrtcGetPTX(prog, (char *)out->code) != HWNV_SUCCESS) {
             free(out->code);
             out->code = NULL;
@@ -294,7 +295,7 @@ int hw_cuda_rtc_compile(int major, int minor, const struct hw_rtc_input *in,
     for (uint32_t i = 0; r == HWNV_SUCCESS && i < in->name_count; i++) {
         const char *name = NULL;
         if (nv.nvrtcGetLoweredName(prog, in->name_exprs[i], &name) == HWNV_SUCCESS && name)
-            lowered[i] = strdup(name);
+            lowered[i] = hw_strdup(name);
     }
     rc = HW_OK;
 cleanup:

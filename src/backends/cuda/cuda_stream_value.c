@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "hw_alloc.h"
 #include "cuda_internal.h"
 #include "hw_log.h"
 
@@ -148,8 +149,8 @@ static int values_start(struct hw_backend *be, struct cu_values **out)
     pthread_mutex_lock(&be->lock);
     struct cu_values *v = be->values;
     if (!v) {
-        v = calloc(1, sizeof *v);
-        struct cu_vdev *dev = v ? calloc((size_t)be->ndev, sizeof *dev) : NULL;
+        v = hw_calloc(1, sizeof *v);
+        struct cu_vdev *dev = v ? hw_calloc((size_t)be->ndev, sizeof *dev) : NULL;
         if (!v || !dev || pthread_mutex_init(&v->lock, NULL) != 0) {
             free(dev);
             free(v);
@@ -187,8 +188,8 @@ static int word_get(struct hw_backend *be, struct cu_values *v, struct cu_dev *d
     pthread_mutex_lock(&v->lock);
     if (vd->nfree == 0) {
         CUdeviceptr slab;
-        CUdeviceptr *slabs = realloc(vd->slabs, (vd->nslabs + 1) * sizeof *slabs);
-        CUdeviceptr *fr = realloc(vd->free, (vd->cap + WORDS_PER_SLAB) * sizeof *fr);
+        CUdeviceptr *slabs = hw_realloc(vd->slabs, (vd->nslabs + 1) * sizeof *slabs);
+        CUdeviceptr *fr = hw_realloc(vd->free, (vd->cap + WORDS_PER_SLAB) * sizeof *fr);
         if (slabs)
             vd->slabs = slabs;
         if (fr)
@@ -245,7 +246,7 @@ int hwcu_stream_wait_value(struct hw_backend *be, struct hw_bstream *s, uint64_t
         return rc;
     if ((rc = values_start(be, &v)) != HW_OK)
         return rc;
-    struct cu_vwait *w = calloc(1, sizeof *w);
+    struct cu_vwait *w = hw_calloc(1, sizeof *w);
     if (!w)
         return HW_ENOMEM;
     *w = (struct cu_vwait){ .d = s->d,

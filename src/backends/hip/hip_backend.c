@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
 #include "backend.h"
 #include "codeobj.h"
 #include "hip_api.h"
@@ -120,7 +121,7 @@ static void *completion_main(void *arg)
 static int enqueue_completion(struct hw_backend *be, struct hw_bevent *e, int owns, hw_done_fn fn,
                               void *arg)
 {
-    struct completion *c = calloc(1, sizeof *c);
+    struct completion *c = hw_calloc(1, sizeof *c);
     if (!c)
         return HW_ENOMEM;
     c->event = e;
@@ -142,7 +143,7 @@ static int enqueue_completion(struct hw_backend *be, struct hw_bevent *e, int ow
 static int hip_open(const struct hw_backend_config *cfg, struct hw_backend **out)
 {
     char why[256];
-    struct hw_backend *be = calloc(1, sizeof *be);
+    struct hw_backend *be = hw_calloc(1, sizeof *be);
     if (!be)
         return HW_ENOMEM;
     be->cfg = *cfg;
@@ -158,7 +159,7 @@ static int hip_open(const struct hw_backend_config *cfg, struct hw_backend **out
         return HW_ENODEV;
     }
     be->ndev = n;
-    be->defaults = calloc((size_t)n, sizeof *be->defaults);
+    be->defaults = hw_calloc((size_t)n, sizeof *be->defaults);
     if (!be->defaults)
         goto fail;
     for (int i = 0; i < n; i++)
@@ -380,7 +381,7 @@ static int hip_stream_default(struct hw_backend *be, int dev, struct hw_bstream 
 static int hip_stream_create(struct hw_backend *be, int dev, uint32_t flags, int priority,
                              struct hw_bstream **out)
 {
-    struct hw_bstream *s = calloc(1, sizeof *s);
+    struct hw_bstream *s = hw_calloc(1, sizeof *s);
     if (!s)
         return HW_ENOMEM;
     int rc = use(be, dev);
@@ -410,7 +411,7 @@ static int hip_stream_query(struct hw_backend *be, struct hw_bstream *s)
 
 static int new_event(struct hw_backend *be, int dev, unsigned flags, struct hw_bevent **out)
 {
-    struct hw_bevent *e = calloc(1, sizeof *e);
+    struct hw_bevent *e = hw_calloc(1, sizeof *e);
     if (!e)
         return HW_ENOMEM;
     int rc = use(be, dev);
@@ -539,7 +540,7 @@ static int hip_module_load(struct hw_backend *be, int dev, const void *image, si
                            struct hw_bmodule **out)
 {
     hw_cob_err err = { { 0 } };
-    struct hw_bmodule *m = calloc(1, sizeof *m);
+    struct hw_bmodule *m = hw_calloc(1, sizeof *m);
     if (!m)
         return HW_ENOMEM;
     /* The runtime keeps the layouts to itself; the code object says them.
@@ -590,7 +591,7 @@ static int layout_from_metadata(const struct hw_bmodule *m, const char *name,
         return HW_EIMAGE; /* the runtime has it, its metadata does not */
     if (k->nargs > HIPR_CAP_PARAMS || k->explicit_size > HIPR_CAP_KERNEL_ARGS)
         return HW_EIMAGE;
-    struct hw_param *p = calloc(k->nargs ? k->nargs : 1, sizeof *p);
+    struct hw_param *p = hw_calloc(k->nargs ? k->nargs : 1, sizeof *p);
     if (!p)
         return HW_ENOMEM;
     for (uint32_t i = 0; i < k->nargs; i++)
@@ -606,7 +607,7 @@ static int layout_from_metadata(const struct hw_bmodule *m, const char *name,
 static int layout_from_relay(struct hw_backend *be, hipFunction_t fn, struct hw_param **params,
                              uint32_t *count, uint32_t *args_size)
 {
-    uint32_t *pairs = calloc(2 * HIPR_CAP_PARAMS, sizeof *pairs);
+    uint32_t *pairs = hw_calloc(2 * HIPR_CAP_PARAMS, sizeof *pairs);
     if (!pairs)
         return HW_ENOMEM;
     if (be->api.hipwire_function_params(fn, count, args_size, pairs, HIPR_CAP_PARAMS) != 0 ||
@@ -614,7 +615,7 @@ static int layout_from_relay(struct hw_backend *be, hipFunction_t fn, struct hw_
         free(pairs);
         return HW_EIMAGE;
     }
-    struct hw_param *p = calloc(*count ? *count : 1, sizeof *p);
+    struct hw_param *p = hw_calloc(*count ? *count : 1, sizeof *p);
     if (!p) {
         free(pairs);
         return HW_ENOMEM;
@@ -674,7 +675,7 @@ static int hip_module_function(struct hw_backend *be, struct hw_bmodule *m, cons
     }
     hw_debug("hip backend: %s: %u arguments in %u bytes (layout from %s)", name, count, args_size,
              m->has_md ? "its code object" : "the next worker");
-    struct hw_bfunction *f = calloc(1, sizeof *f);
+    struct hw_bfunction *f = hw_calloc(1, sizeof *f);
     if (!f) {
         free(params);
         return HW_ENOMEM;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
 #include "hip_rtc.h" /* first: it selects the AMD platform */
 #include "hip_rtc_soname.h"
 
@@ -74,15 +75,15 @@ int hw_hip_rtc_compile(struct hw_hip_api *api, int dev, const struct hw_rtc_inpu
                        struct hw_rtc_output *out)
 {
     hiprtcProgram prog = NULL;
-    char **lowered = calloc(in->name_count ? in->name_count : 1, sizeof *lowered);
+    char **lowered = hw_calloc(in->name_count ? in->name_count : 1, sizeof *lowered);
     if (!lowered)
         return HW_ENOMEM;
     memset(out, 0, sizeof *out);
     out->lowered = lowered;
     if (!load(api)) {
         out->result = HW_RTC_INTERNAL_ERROR;
-        out->log = strdup("hipwire: the HIP runtime on this worker has no hiprtc (neither "
-                          "libamdhip64 nor libhiprtc.so exports it)\n");
+        out->log = hw_strdup("hipwire: the HIP runtime on this worker has no hiprtc (neither "
+                             "libamdhip64 nor libhiprtc.so exports it)\n");
         out->log_size = out->log ? strlen(out->log) : 0;
         return HW_OK;
     }
@@ -98,12 +99,12 @@ int hw_hip_rtc_compile(struct hw_hip_api *api, int dev, const struct hw_rtc_inpu
     out->result = (int)r;
     size_t n = 0;
     if (prog && rtc.hiprtcGetProgramLogSize(prog, &n) == HIPRTC_SUCCESS && n > 1 &&
-        n <= HIPR_CAP_RTC_LOG && (out->log = malloc(n)) &&
+        n <= HIPR_CAP_RTC_LOG && (out->log = hw_malloc(n)) &&
         rtc.hiprtcGetProgramLog(prog, out->log) == HIPRTC_SUCCESS)
         out->log_size = strnlen(out->log, n);
     n = 0;
     if (r == HIPRTC_SUCCESS && rtc.hiprtcGetCodeSize(prog, &n) == HIPRTC_SUCCESS && n > 0) {
-        if (n > in->max_output || n > HIPR_CAP_RTC_CODE || !(out->code = malloc(n)) ||
+        if (n > in->max_output || n > HIPR_CAP_RTC_CODE || !(out->code = hw_malloc(n)) ||
             rtc.hiprtcGetCode(prog, (char *)out->code) != HIPRTC_SUCCESS) {
             free(out->code);
             out->code = NULL;
@@ -115,7 +116,7 @@ int hw_hip_rtc_compile(struct hw_hip_api *api, int dev, const struct hw_rtc_inpu
     for (uint32_t i = 0; r == HIPRTC_SUCCESS && i < in->name_count; i++) {
         const char *name = NULL;
         if (rtc.hiprtcGetLoweredName(prog, in->name_exprs[i], &name) == HIPRTC_SUCCESS && name)
-            lowered[i] = strdup(name);
+            lowered[i] = hw_strdup(name);
     }
     if (prog)
         rtc.hiprtcDestroyProgram(&prog);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "rtc_exec.h"
+#include "hw_alloc.h"
 #include "hw_time.h"
 
 #ifndef LANDLOCK_ACCESS_FS_REFER
@@ -172,7 +173,7 @@ static void keep_output(struct rtc_exec *x, const char *buf, size_t n)
 int rtc_exec_run(struct rtc_exec *x)
 {
     int pipefd[2] = { -1, -1 }, null_fd = -1, ruleset = -1;
-    x->log = malloc(x->max_log + 1);
+    x->log = hw_malloc(x->max_log + 1);
     if (!x->log)
         return -1;
     x->log[0] = '\0';

@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "hw_alloc.h"
 #include "hw_log.h"
 #include "rtc_compile.h"
 #include "rtc_exec.h"
@@ -143,7 +144,7 @@ int rtc_hipcc_compile(const struct hw_rtc_input *in, const char *target, struct 
     int result = HW_RTC_INTERNAL_ERROR, made_dir = 0;
     uint8_t *code = NULL;
     uint64_t code_size = 0;
-    char **lowered = calloc(in->name_count ? in->name_count : 1, sizeof *lowered);
+    char **lowered = hw_calloc(in->name_count ? in->name_count : 1, sizeof *lowered);
     if (!lowered)
         return HW_ENOMEM;
 
@@ -184,7 +185,7 @@ int rtc_hipcc_compile(const struct hw_rtc_input *in, const char *target, struct 
     snprintf(path, sizeof path, "%s/program.hip", dir);
     if (rtc_write_file(path, src.p, src.len) < 0)
         goto io_error;
-    cmd = calloc(1, sizeof *cmd);
+    cmd = hw_calloc(1, sizeof *cmd);
     if (!cmd) {
         result = HW_RTC_OUT_OF_MEMORY;
         goto done;

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hw_alloc.h"
 #include "hw_log.h"
 #include "hw_time.h"
 #include "rtc_compile.h"
@@ -380,7 +381,7 @@ static int build_compile(const struct hw_rtc_input *in, const char *cxx, const c
  * where not listed yet. 0 or -1. */
 static int add_probed(const uint8_t *obj, size_t len, uint32_t count, char ***syms, uint32_t *n)
 {
-    char **found = calloc(count, sizeof *found);
+    char **found = hw_calloc(count, sizeof *found);
     int rc = found ? 0 : -1;
     if (found && rtc_lowered_names(obj, len, count, found) == 0)
         for (uint32_t i = 0; i < count && rc == 0; i++) {
@@ -389,7 +390,7 @@ static int add_probed(const uint8_t *obj, size_t len, uint32_t count, char ***sy
                 have = !strcmp((*syms)[k], found[i]);
             if (have)
                 continue;
-            char **grown = realloc(*syms, (*n + 1) * sizeof **syms);
+            char **grown = hw_realloc(*syms, (*n + 1) * sizeof **syms);
             if (!grown) {
                 rc = -1;
                 break;
@@ -413,7 +414,7 @@ static int add_descriptors(struct job *j, char **syms, uint32_t n, uint32_t list
     char filt[PATH_MAX];
     struct command *c = NULL;
     struct text out = { 0 };
-    char **dem = calloc(n ? n : 1, sizeof *dem);
+    char **dem = hw_calloc(n ? n : 1, sizeof *dem);
     int rc = -1, mangled = 0;
     if (!dem)
         goto done;
@@ -426,7 +427,7 @@ static int add_descriptors(struct job *j, char **syms, uint32_t n, uint32_t list
             j->result = HW_RTC_INTERNAL_ERROR;
             goto done;
         }
-        c = calloc(1, sizeof *c);
+        c = hw_calloc(1, sizeof *c);
         if (!c)
             goto done;
         c->argv[c->nargv++] = filt;
@@ -487,7 +488,7 @@ int rtc_host_compile(const struct hw_rtc_input *in, struct hw_rtc_output *out)
     uint64_t obj_size = 0, code_size = 0;
     char **syms = NULL;
     uint32_t nsyms = 0;
-    char **lowered = calloc(in->name_count ? in->name_count : 1, sizeof *lowered);
+    char **lowered = hw_calloc(in->name_count ? in->name_count : 1, sizeof *lowered);
     if (!lowered)
         return HW_ENOMEM;
     struct job j = { .in = in,
@@ -546,8 +547,8 @@ int rtc_host_compile(const struct hw_rtc_input *in, struct hw_rtc_output *out)
     if (rtc_write_file(path, src.p, src.len) < 0)
         goto io_error;
 
-    c1 = calloc(1, sizeof *c1);
-    c2 = calloc(1, sizeof *c2);
+    c1 = hw_calloc(1, sizeof *c1);
+    c2 = hw_calloc(1, sizeof *c2);
     if (!c1 || !c2) {
         result = HW_RTC_OUT_OF_MEMORY;
         goto done;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw_alloc.h"
 #include "rtc_compile.h"
 
 #define SHT_SYMTAB 2
@@ -224,7 +225,7 @@ int rtc_lowered_names(const uint8_t *image, size_t len, uint32_t count, char **o
         else if (type == rel64 && !symidx)
             target = symbol_at(&e, &symtab, (uint64_t)addend);
         if (target && *target)
-            out[i] = strdup(target);
+            out[i] = hw_strdup(target);
     }
     return 0;
 }
@@ -238,7 +239,7 @@ int rtc_kernel_symbols(const uint8_t *image, size_t len, const char *section_nam
     if (open_elf(&e, image, len) < 0 || section(&e, u16(image + 62), &shstr) < 0)
         return -1;
     /* Sections of that name (one per COMDAT group for templates). */
-    uint8_t *wanted = calloc(e.shnum ? e.shnum : 1, 1);
+    uint8_t *wanted = hw_calloc(e.shnum ? e.shnum : 1, 1);
     if (!wanted)
         return -1;
     size_t want_len = strlen(section_name);
@@ -261,8 +262,8 @@ int rtc_kernel_symbols(const uint8_t *image, size_t len, const char *section_nam
         if (s.type != STT_FUNC || s.bind == STB_LOCAL || shndx >= e.shnum || !wanted[shndx] ||
             !*s.name)
             continue;
-        char **grown = realloc(names, (n + 1) * sizeof *names);
-        if (!grown || !(grown[n] = strdup(s.name))) {
+        char **grown = hw_realloc(names, (n + 1) * sizeof *names);
+        if (!grown || !(grown[n] = hw_strdup(s.name))) {
             names = grown ? grown : names;
             goto fail;
         }

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hw_alloc.h"
 #include "rtc_compile.h"
 #include "rtc_util.h"
 
@@ -27,7 +28,7 @@ void text_add(struct text *t, const char *s, size_t n)
         size_t cap = t->cap ? t->cap : 4096;
         while (cap < t->len + n + 1)
             cap *= 2;
-        char *p = realloc(t->p, cap);
+        char *p = hw_realloc(t->p, cap);
         if (!p) {
             t->failed = 1;
             return;
@@ -138,7 +139,7 @@ char *own(struct command *c, const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    char *p = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    char *p = n >= 0 ? hw_malloc((size_t)n + 1) : NULL;
     if (!p) {
         c->failed = 1;
         return "";
@@ -183,7 +184,7 @@ int rtc_read_file(const char *dir, const char *name, uint64_t cap, uint8_t **cod
             close(fd);
         return -1;
     }
-    uint8_t *buf = malloc((size_t)st.st_size);
+    uint8_t *buf = hw_malloc((size_t)st.st_size);
     ssize_t n = buf ? pread(fd, buf, (size_t)st.st_size, 0) : -1;
     close(fd);
     if (n != st.st_size) {

@@ -1,6 +1,7 @@
 /* kernel_rtc.c - trusted reference kernels (and "hip-kernel" solutions)
  * compiled with hiprtc by the worker for its own device, so a reference
  * runs on the same device as the solution it judges. */
+#include "hw_alloc.h"
 #include "runner.h"
 
 #include <stdlib.h>
@@ -23,13 +24,13 @@ int rtc_compile(const char *src, char **code, size_t *size, char **log)
     hiprtcResult cr = hiprtcCompileProgram(p, 1, opts);
     size_t n = 0;
     if (log && hiprtcGetProgramLogSize(p, &n) == HIPRTC_SUCCESS && n > 0) {
-        *log = calloc(1, n + 1);
+        *log = hw_calloc(1, n + 1);
         if (*log)
             hiprtcGetProgramLog(p, *log);
     }
     if (cr != HIPRTC_SUCCESS)
         goto out;
-    if (hiprtcGetCodeSize(p, &n) != HIPRTC_SUCCESS || !(buf = malloc(n)))
+    if (hiprtcGetCodeSize(p, &n) != HIPRTC_SUCCESS || !(buf = hw_malloc(n)))
         goto out;
     if (hiprtcGetCode(p, buf) != HIPRTC_SUCCESS)
         goto out;

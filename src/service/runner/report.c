@@ -2,6 +2,7 @@
  * authenticated (../frame.c). One write() per line, below PIPE_BUF where
  * possible, so a line is never interleaved with anything else written to
  * the pipe; the leading newline ends any partial line written before it. */
+#include "hw_alloc.h"
 #include "runner.h"
 
 #include <errno.h>
@@ -38,7 +39,7 @@ void report_event(const char *name, json_t *payload)
     uint64_t seq = report_seq++;
     hw_frame_mac(report_key, seq, js, mac);
     size_t n = strlen(js) + 100;
-    char *line = malloc(n);
+    char *line = hw_malloc(n);
     if (line) {
         int len = snprintf(line, n, "\n%s %llu %s\n", mac, (unsigned long long)seq, js);
         const char *p = line;

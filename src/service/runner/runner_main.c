@@ -6,6 +6,7 @@
  *
  * Exit status: 0 done (the events said how), 75 the worker could not be
  * reached (the service retries elsewhere), 2 bad usage or job. */
+#include "hw_alloc.h"
 #include "runner.h"
 
 #include <getopt.h>
@@ -142,7 +143,7 @@ static int load_job(const char *path, struct rjob *job, unsigned char *key)
 static char *with_tools(const char *ref)
 {
     size_t rlen = strlen(ref), tlen = strlen(runner_device_tools_src) + 1;
-    char *src = malloc(rlen + tlen);
+    char *src = hw_malloc(rlen + tlen);
     if (src) {
         memcpy(src, ref, rlen);
         memcpy(src + rlen, runner_device_tools_src, tlen);
@@ -162,7 +163,7 @@ static int read_verified(const char *path, const char *sha_hex, char **out, size
     if (!f)
         return -1;
     if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) <= 0 || fseek(f, 0, SEEK_SET) != 0 ||
-        !(buf = malloc((size_t)n)) || fread(buf, 1, (size_t)n, f) != (size_t)n)
+        !(buf = hw_malloc((size_t)n)) || fread(buf, 1, (size_t)n, f) != (size_t)n)
         goto out;
     SHA256((const unsigned char *)buf, (size_t)n, md);
     for (int i = 0; i < 32; i++)
@@ -184,7 +185,7 @@ out:
 static int precompile(const char *refpath, const char *out, int dev)
 {
     FILE *f = fopen(refpath, "rb");
-    char *ref = calloc(1, 1 << 20), *code = NULL, *log = NULL;
+    char *ref = hw_calloc(1, 1 << 20), *code = NULL, *log = NULL;
     size_t n = 0;
     int rc = 1;
     if (!f || !ref)

@@ -6,6 +6,7 @@
  * language "hip-kernel": a __global__ solution kernel with the same
  *   parameters, compiled by hiprtc and launched with the reference's
  *   geometry (for when hipwire-cc is not installed). */
+#include "hw_alloc.h"
 #include "runner.h"
 
 #include <dlfcn.h>
@@ -33,7 +34,7 @@ static char *read_text(const char *path)
     FILE *f = fopen(path, "rb");
     if (!f)
         return NULL;
-    char *buf = calloc(1, 65537);
+    char *buf = hw_calloc(1, 65537);
     if (buf)
         fread(buf, 1, 65536, f);
     fclose(f);
@@ -103,7 +104,7 @@ static ffi_type *ffi_of(enum rkind k)
 
 struct solution *solution_load(struct rjob *job, char **log, int *compile_failed)
 {
-    struct solution *s = calloc(1, sizeof *s);
+    struct solution *s = hw_calloc(1, sizeof *s);
     *compile_failed = 0;
     if (!s)
         return NULL;
@@ -124,7 +125,7 @@ struct solution *solution_load(struct rjob *job, char **log, int *compile_failed
     s->dl = dlopen(so, RTLD_NOW | RTLD_LOCAL);
     if (!s->dl || !(s->fn = (void (*)(void))dlsym(s->dl, "solution"))) {
         free(*log);
-        *log = strdup(s->dl ? "no extern \"C\" function named solution" : dlerror());
+        *log = hw_strdup(s->dl ? "no extern \"C\" function named solution" : dlerror());
         *compile_failed = 1;
         if (s->dl)
             dlclose(s->dl);

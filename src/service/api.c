@@ -169,6 +169,16 @@ static int submission_route(struct MHD_Connection *c, const char *method, const 
     }
     if (!strcmp(method, "DELETE") && !*tail) {
         struct submission *s = sub_find(id);
+        if (s) {
+            /* Its final event may be out while it is still registered. */
+            pthread_mutex_lock(&s->mu);
+            int done = s->done;
+            pthread_mutex_unlock(&s->mu);
+            if (done) {
+                sub_put(s);
+                s = NULL;
+            }
+        }
         if (!s) {
             json_t *rec = store_get(id);
             json_decref(rec);

@@ -133,24 +133,6 @@ const char *hw_net_strerror(int neg)
     return gai_strerror(eai);
 }
 
-int hw_read_full(int fd, void *buf, size_t n)
-{
-    char *p = buf;
-    while (n > 0) {
-        ssize_t r = recv(fd, p, n, 0);
-        if (r > 0) {
-            p += r;
-            n -= (size_t)r;
-        } else if (r == 0) {
-            errno = 0;
-            return -1;
-        } else if (errno != EINTR) {
-            return -1;
-        }
-    }
-    return 0;
-}
-
 int hw_writev_full(int fd, struct iovec *iov, int iovcnt)
 {
     while (iovcnt > 0) {
@@ -170,24 +152,6 @@ int hw_writev_full(int fd, struct iovec *iov, int iovcnt)
             iov->iov_base = (char *)iov->iov_base + w;
             iov->iov_len -= (size_t)w;
         }
-    }
-    return 0;
-}
-
-int hw_write_full(int fd, const void *buf, size_t n)
-{
-    struct iovec iov = { .iov_base = (void *)buf, .iov_len = n };
-    return hw_writev_full(fd, &iov, 1);
-}
-
-int hw_discard(int fd, uint64_t n)
-{
-    char sink[16384];
-    while (n > 0) {
-        size_t chunk = n < sizeof sink ? (size_t)n : sizeof sink;
-        if (hw_read_full(fd, sink, chunk) < 0)
-            return -1;
-        n -= chunk;
     }
     return 0;
 }

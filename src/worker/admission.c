@@ -133,13 +133,13 @@ static int send_wait(struct session *s, uint32_t state, uint32_t position, uint3
                                    .interval_ms = ADMISSION_INTERVAL_MS };
     uint8_t buf[HIPR_session_wait_SIZE];
     hipr_session_wait_encode(buf, &m);
-    return session_send_unsolicited(s, HIPR_OP_SESSION_WAIT, buf, sizeof buf);
+    return slink_send_unsolicited(&s->link, HIPR_OP_SESSION_WAIT, buf, sizeof buf);
 }
 
 /* A queued client that hung up must not keep its place. */
 static int client_gone(struct session *s)
 {
-    struct pollfd p = { .fd = s->tx.fd, .events = POLLRDHUP };
+    struct pollfd p = { .fd = s->link.tx.fd, .events = POLLRDHUP };
     return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
 }
 

@@ -38,18 +38,18 @@ int copy_staged_available(const struct session *s)
 
 int copy_h2d_staged(struct session *s, struct hw_bstream *bs, uint64_t dst)
 {
-    for (uint64_t off = 0; s->tail_left > 0;) {
+    for (uint64_t off = 0; s->link.tail_left > 0;) {
         struct hw_bstage *st;
         void *buf;
         size_t len;
-        int rc = s->ops->stage_get(s->be, s->tail_left, &st, &buf, &len);
+        int rc = s->ops->stage_get(s->be, s->link.tail_left, &st, &buf, &len);
         if (rc != HW_OK)
             return rc; /* the request loop skips the rest of the payload */
         /* The last DMA overlaps nothing: when the rest fits this stage, take
          * half, so the copy ends with a small one (64-128 KiB). */
-        if (len == s->tail_left && len >= MIN_SPLIT)
+        if (len == s->link.tail_left && len >= MIN_SPLIT)
             len /= 2;
-        if (session_read_tail(s, buf, len) < 0) {
+        if (slink_read_tail(&s->link, buf, len) < 0) {
             s->ops->stage_put(s->be, st);
             return -1;
         }
@@ -122,7 +122,7 @@ static int d2h_ring(struct session *s, const struct hipr_header *h, struct hw_bs
         ring_release(s, ring, nring);
         return rc; /* nothing sent yet: an ordinary error reply */
     }
-    if (session_reply_start(s, h->opcode, h->request_id, n) < 0) {
+    if (slink_reply_start(&s->link, h->opcode, h->request_id, n) < 0) {
         ring_release(s, ring, nring);
         return -1;
     }
@@ -136,7 +136,7 @@ static int d2h_ring(struct session *s, const struct hipr_header *h, struct hw_bs
                 break;
             }
         }
-        if (session_reply_more(s, r->buf, r->len) < 0) {
+        if (slink_reply_more(&s->link, r->buf, r->len) < 0) {
             ring_release(s, ring, nring);
             return -1;
         }
@@ -150,7 +150,7 @@ static int d2h_ring(struct session *s, const struct hipr_header *h, struct hw_bs
             piece = piece < (1u << 30) ? 2 * piece : piece;
         }
     }
-    session_reply_end(s, complete);
+    slink_reply_end(&s->link, complete);
     ring_release(s, ring, nring);
     if (!complete)
         hw_warn("session %016llx: a D2H copy failed half sent (status %d); ending the session",
@@ -190,13 +190,13 @@ static void job_done(void *arg, int status)
     struct d2h_job *j = arg;
     struct session *s = j->s;
     if (j->reply && status != HW_OK) {
-        session_reply(s, j->opcode, j->request_id, status, NULL, 0, NULL, 0);
-    } else if (j->reply && session_reply_start(s, j->opcode, j->request_id, j->n) == 0) {
+        slink_reply(&s->link, j->opcode, j->request_id, status, NULL, 0, NULL, 0);
+    } else if (j->reply && slink_reply_start(&s->link, j->opcode, j->request_id, j->n) == 0) {
         size_t i = 0;
-        while (i < j->nparts && session_reply_more(s, j->parts[i].buf, j->parts[i].len) == 0)
+        while (i < j->nparts && slink_reply_more(&s->link, j->parts[i].buf, j->parts[i].len) == 0)
             i++;
         if (i == j->nparts)
-            session_reply_end(s, 1);
+            slink_reply_end(&s->link, 1);
     }
     job_free(j);
 }

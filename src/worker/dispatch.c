@@ -171,7 +171,7 @@ static struct pending *pending_new(struct session *s, const struct hipr_header *
 static void pending_free(struct pending *p)
 {
     inflight_release(p->s, p->charged);
-    session_buf_put(p->s, p->to_free);
+    stage_buf_put(&p->s->bufs, p->to_free);
     free(p);
 }
 
@@ -196,8 +196,8 @@ static void pending_done(void *arg, int status)
     } else {
         p->to_free = NULL;
     }
-    session_reply_tail(p->s, p->opcode, p->request_id, st, NULL, 0, st == HW_OK ? p->data : NULL,
-                       st == HW_OK ? p->len : 0, how, owned);
+    slink_reply_tail(&p->s->link, p->opcode, p->request_id, st, NULL, 0,
+                     st == HW_OK ? p->data : NULL, st == HW_OK ? p->len : 0, how, owned);
     pending_free(p);
 }
 
@@ -206,7 +206,7 @@ static void stage_done(void *arg, int status)
     struct pending *p = arg; /* reused as a staging record */
     (void)status;
     inflight_release(p->s, p->len);
-    session_buf_put(p->s, p->to_free);
+    stage_buf_put(&p->s->bufs, p->to_free);
     free(p);
 }
 
@@ -219,7 +219,7 @@ HANDLER(HELLO)
 {
     (void)fixed;
     /* Only valid as the first request: say so, then end the session. */
-    session_reply(s, h->opcode, h->request_id, HW_EINVAL, NULL, 0, NULL, 0);
+    slink_reply(&s->link, h->opcode, h->request_id, HW_EINVAL, NULL, 0, NULL, 0);
     return -1;
 }
 
@@ -227,7 +227,7 @@ HANDLER(GOODBYE)
 {
     (void)fixed;
     session_drain(s, -1);
-    session_reply(s, h->opcode, h->request_id, HW_OK, NULL, 0, NULL, 0);
+    slink_reply(&s->link, h->opcode, h->request_id, HW_OK, NULL, 0, NULL, 0);
     return -1; /* end the session cleanly */
 }
 
@@ -237,7 +237,7 @@ HANDLER(PING)
     uint8_t out[HIPR_ping_SIZE];
     hipr_ping_decode(fixed, HIPR_ping_SIZE, &m);
     hipr_ping_encode(out, &m);
-    session_reply(s, h->opcode, h->request_id, HW_OK, out, sizeof out, NULL, 0);
+    slink_reply(&s->link, h->opcode, h->request_id, HW_OK, out, sizeof out, NULL, 0);
     return HW_OK;
 }
 
@@ -255,7 +255,7 @@ HANDLER(SESSION_STATS)
         r.allocations += s->allocs.v[i].kind == ALLOC_MALLOC;
     uint8_t out[HIPR_session_stats_rep_SIZE];
     hipr_session_stats_rep_encode(out, &r);
-    session_reply(s, h->opcode, h->request_id, HW_OK, out, sizeof out, NULL, 0);
+    slink_reply(&s->link, h->opcode, h->request_id, HW_OK, out, sizeof out, NULL, 0);
     return HW_OK;
 }
 
@@ -379,7 +379,7 @@ HANDLER(DEVICE_SYNCHRONIZE)
         return HW_EDEVICE;
     /* Nothing queued: answer now instead of a trip through every stream. */
     if (device_idle(s, m.device)) {
-        session_reply(s, h->opcode, h->request_id, HW_OK, NULL, 0, NULL, 0);
+        slink_reply(&s->link, h->opcode, h->request_id, HW_OK, NULL, 0, NULL, 0);
         return HW_OK;
     }
     struct pending *p = pending_new(s, h);
@@ -417,7 +417,7 @@ HANDLER(DEVICE_RESET)
             free_allocation(s, &r);
     }
     session_update_usage(s);
-    session_reply(s, h->opcode, h->request_id, HW_OK, NULL, 0, NULL, 0);
+    slink_reply(&s->link, h->opcode, h->request_id, HW_OK, NULL, 0, NULL, 0);
     return HW_OK;
 }
 
@@ -441,7 +441,7 @@ HANDLER(MEM_GET_INFO)
     }
     uint8_t out[HIPR_mem_info_rep_SIZE];
     hipr_mem_info_rep_encode(out, &r);
-    session_reply(s, h->opcode, h->request_id, HW_OK, out, sizeof out, NULL, 0);
+    slink_reply(&s->link, h->opcode, h->request_id, HW_OK, out, sizeof out, NULL, 0);
     return HW_OK;
 }
 
@@ -462,7 +462,7 @@ HANDLER(DEVICE_ATTRIBUTES)
         return rc;
     uint8_t out[HIPR_devattr_SIZE];
     hipr_devattr_encode(out, &r);
-    session_reply(s, h->opcode, h->request_id, HW_OK, out, sizeof out, NULL, 0);
+    slink_reply(&s->link, h->opcode, h->request_id, HW_OK, out, sizeof out, NULL, 0);
     return HW_OK;
 }
 
@@ -491,7 +491,7 @@ HANDLER(MALLOC)
     }
     uint8_t out[HIPR_ptr_SIZE];
     hipr_ptr_encode(out, &r);
-    session_reply(s, h->opcode, h->request_id, HW_OK, out, sizeof out, NULL, 0);
+    slink_reply(&s->link, h->opcode, h->request_id, HW_OK, out, sizeof out, NULL, 0);
     return HW_OK;
 }
 
@@ -549,30 +549,30 @@ static int device_idle(struct session *s, int device)
 static int h2d_common(struct session *s, uint64_t stream, struct hw_bstream *bs, int dev,
                       uint64_t dst, uint64_t dpitch, uint64_t width, uint64_t rows)
 {
-    uint64_t n = s->tail_left;
+    uint64_t n = s->link.tail_left;
     if (n == 0)
         return HW_OK;
     /* Zero copy when the device memory is host-addressable and nothing queued
      * could be reading or writing it. */
     void *direct = rows == 1 && n >= STAGE_SMALL && device_idle(s, dev) ? host_addr(s, dst) : NULL;
     if (direct)
-        return session_read_tail(s, direct, n) < 0 ? -1 : HW_OK;
+        return slink_read_tail(&s->link, direct, n) < 0 ? -1 : HW_OK;
     /* Memory the device copies from directly, filled from the socket. */
     if (rows == 1 && copy_staged_available(s) && !host_addr(s, dst))
         return copy_h2d_staged(s, bs, dst);
     inflight_acquire(s, n);
     struct pending *rec = hw_calloc(1, sizeof *rec);
-    uint8_t *buf = session_buf_get(s, n);
+    uint8_t *buf = stage_buf_get(&s->bufs, n);
     if (!rec || !buf) {
         free(rec);
-        session_buf_put(s, buf);
+        stage_buf_put(&s->bufs, buf);
         inflight_release(s, n);
         return HW_ENOMEM;
     }
     rec->s = s;
     rec->len = n;
     rec->to_free = buf;
-    if (session_read_tail(s, buf, n) < 0) {
+    if (slink_read_tail(&s->link, buf, n) < 0) {
         stage_done(rec, HW_OK);
         return -1;
     }
@@ -601,7 +601,7 @@ HANDLER(MEMCPY_H2D)
     int dev, sdev, rc;
     (void)h;
     hipr_memcpy_h2d_decode(fixed, HIPR_memcpy_h2d_SIZE, &m);
-    uint64_t n = s->tail_left;
+    uint64_t n = s->link.tail_left;
     if ((rc = resolve_stream(s, m.stream, &bs, &sdev)) != HW_OK)
         return rc;
     if ((rc = check_range(s, m.dst, n, &dev)) != HW_OK)
@@ -620,7 +620,7 @@ HANDLER(MEMCPY2D_H2D)
         return rc;
     if (m.height != 0 && m.width > UINT64_MAX / m.height)
         return HW_EINVAL;
-    if (m.width * m.height != s->tail_left)
+    if (m.width * m.height != s->link.tail_left)
         return HW_EINVAL;
     if ((rc = check_2d(s, m.dst, m.dpitch, m.width, m.height, &dev)) != HW_OK)
         return rc;
@@ -673,7 +673,7 @@ static int d2h_common(struct session *s, const struct hipr_header *h, uint64_t s
          * a stream idle while its last callback still runs). */
         inflight_acquire(s, n); /* the staged data, until the reply is sent */
         p->charged += n;
-        uint8_t *buf = session_buf_get(s, n);
+        uint8_t *buf = stage_buf_get(&s->bufs, n);
         if (!buf) {
             pending_free(p);
             return HW_ENOMEM;
@@ -849,7 +849,7 @@ HANDLER(STREAM_QUERY)
     if ((rc = resolve_stream(s, m.stream, &bs, &dev)) != HW_OK)
         return rc;
     rc = s->ops->stream_query(s->be, bs);
-    session_reply(s, h->opcode, h->request_id, rc, NULL, 0, NULL, 0);
+    slink_reply(&s->link, h->opcode, h->request_id, rc, NULL, 0, NULL, 0);
     return HW_OK;
 }
 
@@ -995,8 +995,8 @@ HANDLER(EVENT_QUERY)
     struct s_event *ev = handle_map_get(&s->events, m.event);
     if (!ev)
         return HW_EHANDLE;
-    session_reply(s, h->opcode, h->request_id, s->ops->event_query(s->be, ev->be), NULL, 0, NULL,
-                  0);
+    slink_reply(&s->link, h->opcode, h->request_id, s->ops->event_query(s->be, ev->be), NULL, 0,
+                NULL, 0);
     return HW_OK;
 }
 
@@ -1014,7 +1014,7 @@ HANDLER(EVENT_ELAPSED)
         return rc;
     uint8_t out[HIPR_event_elapsed_rep_SIZE];
     hipr_event_elapsed_rep_encode(out, &r);
-    session_reply(s, h->opcode, h->request_id, HW_OK, out, sizeof out, NULL, 0);
+    slink_reply(&s->link, h->opcode, h->request_id, HW_OK, out, sizeof out, NULL, 0);
     return HW_OK;
 }
 
@@ -1035,10 +1035,10 @@ HANDLER(EVENT_DESTROY)
 
 static int read_name(struct session *s, char *name)
 {
-    uint64_t n = s->tail_left;
+    uint64_t n = s->link.tail_left;
     if (n == 0 || n >= HIPR_CAP_NAME)
         return HW_EINVAL;
-    if (session_read_tail(s, name, n) < 0)
+    if (slink_read_tail(&s->link, name, n) < 0)
         return -1;
     name[n] = '\0';
     if (strlen(name) != n)
@@ -1053,7 +1053,7 @@ static int load_module(struct session *s, const struct hipr_module_load_req *req
     struct hipr_module_load_req m = *req;
     if (m.device < 0 || m.device >= s->device_count)
         return HW_EDEVICE;
-    uint64_t n = s->tail_left;
+    uint64_t n = s->link.tail_left;
     if (n == 0)
         return HW_EIMAGE;
     /* Refused before anything is allocated; the image is read and dropped. */
@@ -1066,7 +1066,7 @@ static int load_module(struct session *s, const struct hipr_module_load_req *req
     void *image = hw_malloc(n);
     if (!image)
         return HW_ENOMEM;
-    if (session_read_tail(s, image, n) < 0) {
+    if (slink_read_tail(&s->link, image, n) < 0) {
         free(image);
         return -1;
     }
@@ -1096,7 +1096,7 @@ HANDLER(MODULE_LOAD)
         return rc;
     uint8_t out[HIPR_module_SIZE];
     hipr_module_encode(out, &r);
-    session_reply(s, h->opcode, h->request_id, HW_OK, out, sizeof out, NULL, 0);
+    slink_reply(&s->link, h->opcode, h->request_id, HW_OK, out, sizeof out, NULL, 0);
     return HW_OK;
 }
 
@@ -1114,7 +1114,7 @@ HANDLER(MODULE_LOAD_EX)
     r.flags = module_runnable(mod) == HW_OK ? 0 : HIPR_MODULE_NO_BINARY;
     uint8_t out[HIPR_module_load_rep_SIZE];
     hipr_module_load_rep_encode(out, &r);
-    session_reply(s, h->opcode, h->request_id, HW_OK, out, sizeof out, NULL, 0);
+    slink_reply(&s->link, h->opcode, h->request_id, HW_OK, out, sizeof out, NULL, 0);
     return HW_OK;
 }
 
@@ -1192,7 +1192,7 @@ HANDLER(MODULE_GET_FUNCTION)
         hipr_put_u32(tail + 8 * i + 4, fn->info.params[i].size);
     }
     hipr_function_rep_encode(out, &r);
-    session_reply(s, h->opcode, h->request_id, HW_OK, out, sizeof out, tail, tail_len);
+    slink_reply(&s->link, h->opcode, h->request_id, HW_OK, out, sizeof out, tail, tail_len);
     free(tail);
     return HW_OK;
 }
@@ -1220,7 +1220,7 @@ HANDLER(MODULE_GET_GLOBAL)
     }
     uint8_t out[HIPR_global_rep_SIZE];
     hipr_global_rep_encode(out, &r);
-    session_reply(s, h->opcode, h->request_id, HW_OK, out, sizeof out, NULL, 0);
+    slink_reply(&s->link, h->opcode, h->request_id, HW_OK, out, sizeof out, NULL, 0);
     return HW_OK;
 }
 
@@ -1268,8 +1268,8 @@ HANDLER(LAUNCH)
     uint8_t args[HIPR_CAP_KERNEL_ARGS];
     (void)h;
     hipr_launch_decode(fixed, HIPR_launch_SIZE, &m);
-    uint64_t n = s->tail_left;
-    if (session_read_tail(s, args, n) < 0)
+    uint64_t n = s->link.tail_left;
+    if (slink_read_tail(&s->link, args, n) < 0)
         return -1;
     struct s_function *fn = handle_map_get(&s->functions, m.function);
     if (!fn)
@@ -1378,13 +1378,13 @@ int dispatch_request(struct session *s, const struct hipr_header *h,
     int wants_reply = !(h->flags & HIPR_FLAG_NO_REPLY);
     if (info->kind == HIPR_KIND_SYNC) {
         if (rc != HW_OK)
-            session_reply(s, h->opcode, h->request_id, rc, NULL, 0, NULL, 0);
+            slink_reply(&s->link, h->opcode, h->request_id, rc, NULL, 0, NULL, 0);
     } else if (wants_reply) {
-        session_reply(s, h->opcode, h->request_id, rc, NULL, 0, NULL, 0);
+        slink_reply(&s->link, h->opcode, h->request_id, rc, NULL, 0, NULL, 0);
     } else if (rc != HW_OK) {
         hw_debug("session %016llx: deferred error %d from %s", (unsigned long long)s->id, rc,
                  info->name);
-        session_async_error(s, rc);
+        slink_async_error(&s->link, rc);
     }
     return rc;
 }

@@ -34,7 +34,7 @@ int drain_answer(struct session *s, uint32_t request_id, const uint8_t *fixed, c
     rep.sessions = status_table_count(t, &unused);
     uint8_t out[HIPR_worker_drain_SIZE];
     hipr_worker_drain_encode(out, &rep);
-    return session_reply(s, HIPR_OP_WORKER_DRAIN, request_id, HW_OK, out, sizeof out, NULL, 0);
+    return slink_reply(&s->link, HIPR_OP_WORKER_DRAIN, request_id, HW_OK, out, sizeof out, NULL, 0);
 }
 
 int drain_refuses_sessions(const struct status_table *t)

@@ -248,7 +248,7 @@ int link_handshake(struct link_setup *l, struct session *s, const uint8_t *first
         struct hipr_hello_req hello = { 0 };
         if (h.opcode == HIPR_OP_HELLO)
             hipr_hello_req_decode(fixed, HIPR_hello_req_SIZE, &hello);
-        /* A fresh connection's status queries go out on s->tx, which is l->tx. */
+        /* A fresh connection's status queries go out on s->link.tx, which is l->tx. */
         if (h.opcode == HIPR_OP_WORKER_STATUS || (hello.flags & HIPR_HELLO_STATUS_ONLY)) {
             session_send_worker_status(s, h.request_id);
             return 1;

@@ -25,11 +25,11 @@ static void send_heartbeat(struct session *s)
 {
     struct hipr_heartbeat hb = {
         .seq = __atomic_load_n(&s->requests_executed, __ATOMIC_RELAXED),
-        .interval_ms = (uint32_t)s->heartbeat_ms,
+        .interval_ms = (uint32_t)s->link.heartbeat_ms,
     };
     uint8_t out[HIPR_heartbeat_SIZE];
     hipr_heartbeat_encode(out, &hb);
-    session_send_unsolicited(s, HIPR_OP_HEARTBEAT, out, sizeof out);
+    slink_send_unsolicited(&s->link, HIPR_OP_HEARTBEAT, out, sizeof out);
 }
 
 static void *heartbeat_main(void *arg)
@@ -38,15 +38,15 @@ static void *heartbeat_main(void *arg)
     pthread_mutex_lock(&s->hb_lock);
     while (!s->hb_stop) {
         struct timespec until =
-            hw_deadline_after_ns(CLOCK_MONOTONIC, (uint64_t)s->heartbeat_ms * 1000000u);
+            hw_deadline_after_ns(CLOCK_MONOTONIC, (uint64_t)s->link.heartbeat_ms * 1000000u);
         int rc = 0;
         while (!s->hb_stop && rc != ETIMEDOUT)
             rc = pthread_cond_timedwait(&s->hb_cond, &s->hb_lock, &until);
         if (s->hb_stop)
             break;
         pthread_mutex_unlock(&s->hb_lock);
-        uint64_t quiet = hw_now_ms() - __atomic_load_n(&s->last_send_ms, __ATOMIC_RELAXED);
-        if (quiet + 10 >= (uint64_t)s->heartbeat_ms)
+        uint64_t quiet = hw_now_ms() - __atomic_load_n(&s->link.last_send_ms, __ATOMIC_RELAXED);
+        if (quiet + 10 >= (uint64_t)s->link.heartbeat_ms)
             send_heartbeat(s);
         pthread_mutex_lock(&s->hb_lock);
     }
@@ -56,20 +56,20 @@ static void *heartbeat_main(void *arg)
 
 void session_heartbeat_link(struct session *s)
 {
-    if (!s->heartbeat_ms)
+    if (!s->link.heartbeat_ms)
         return;
-    int dead_ms = HW_DEAD_AFTER * s->heartbeat_ms;
-    hw_tx_set_recv_timeout(&s->tx, dead_ms);
-    hw_tcp_user_timeout(s->tx.fd, dead_ms);
+    int dead_ms = HW_DEAD_AFTER * s->link.heartbeat_ms;
+    hw_tx_set_recv_timeout(&s->link.tx, dead_ms);
+    hw_tcp_user_timeout(s->link.tx.fd, dead_ms);
 }
 
 int session_heartbeat_start(struct session *s)
 {
-    if (!s->heartbeat_ms)
+    if (!s->link.heartbeat_ms)
         return 0;
-    int dead_ms = HW_DEAD_AFTER * s->heartbeat_ms;
+    int dead_ms = HW_DEAD_AFTER * s->link.heartbeat_ms;
     session_heartbeat_link(s);
-    __atomic_store_n(&s->last_send_ms, hw_now_ms(), __ATOMIC_RELAXED);
+    __atomic_store_n(&s->link.last_send_ms, hw_now_ms(), __ATOMIC_RELAXED);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -82,7 +82,7 @@ int session_heartbeat_start(struct session *s)
     }
     s->hb_running = 1;
     hw_debug("session %016llx: heartbeat every %d ms, peer presumed gone after %d ms of silence",
-             (unsigned long long)s->id, s->heartbeat_ms, dead_ms);
+             (unsigned long long)s->id, s->link.heartbeat_ms, dead_ms);
     return 0;
 }
 

@@ -40,7 +40,7 @@ static int streams_busy(struct session *s)
 int idle_wait_request(struct session *s)
 {
     uint64_t limit_ns = s->cfg->idle_timeout_ms * 1000000u;
-    if (!limit_ns || s->rpos < s->rlen)
+    if (!limit_ns || slink_buffered(&s->link))
         return 0; /* off, or a request is already buffered */
     if (s->active_since_wait || !s->last_request_ns) {
         s->last_request_ns = hw_now_ns();
@@ -61,7 +61,8 @@ int idle_wait_request(struct session *s)
         }
         uint64_t left_ms = (deadline - now + 999999u) / 1000000u;
         /* Through the transport: TLS may hold decrypted bytes the socket lacks. */
-        int r = hw_tx_poll_readable(&s->tx, left_ms < IDLE_SLICE_MS ? (int)left_ms : IDLE_SLICE_MS);
+        int r = hw_tx_poll_readable(&s->link.tx,
+                                    left_ms < IDLE_SLICE_MS ? (int)left_ms : IDLE_SLICE_MS);
         if (r != 0)
             return 0; /* data, end of input or an error: the read says which */
         if (r == 0 && streams_busy(s))

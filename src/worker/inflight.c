@@ -83,7 +83,7 @@ void inflight_checkpoint_all(struct session *s)
  * more that could matter: what is still unread is dropped, not run. */
 static int peer_reset(struct session *s)
 {
-    struct pollfd pfd = { .fd = s->tx.fd, .events = POLLIN };
+    struct pollfd pfd = { .fd = s->link.tx.fd, .events = POLLIN };
     return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLERR));
 }
 
@@ -94,7 +94,7 @@ static int peer_reset(struct session *s)
 static void wait_for_room_locked(struct session *s, uint64_t n)
 {
     while (s->staged_bytes > 0 && s->staged_bytes + n > s->cfg->max_inflight &&
-           !__atomic_load_n(&s->send_failed, __ATOMIC_ACQUIRE)) {
+           !__atomic_load_n(&s->link.send_failed, __ATOMIC_ACQUIRE)) {
         struct timespec until = hw_deadline_after_ns(CLOCK_REALTIME, WAIT_SLICE_NS);
         pthread_cond_timedwait(&s->stage_cond, &s->stage_lock, &until);
         if (peer_reset(s)) {
@@ -102,10 +102,10 @@ static void wait_for_room_locked(struct session *s, uint64_t n)
             hw_info("session %016llx: the client reset the connection; dropping what it "
                     "sent and was not read yet%s",
                     (unsigned long long)s->id,
-                    s->resumable ? " (a resumed client sends it again)" : "");
+                    s->link.resumable ? " (a resumed client sends it again)" : "");
             /* The request loop ends after this request, or detaches when the
              * session is resumable. */
-            session_link_lost(s);
+            slink_lost(&s->link);
             pthread_mutex_lock(&s->stage_lock);
             return;
         }

@@ -61,9 +61,11 @@ static void take_routed(struct session *s, int fd, uint32_t route_id)
     hw_peer_name(fd, peer, sizeof peer);
     /* One deadline for the whole handshake, not one per read. */
     hw_tx_set_deadline(&t, s->cfg->handshake_timeout_ms);
-    struct link_setup l = {
-        .tx = &t, .cfg = s->cfg, .peer = peer, .session = s->id, .heartbeat_ms = s->heartbeat_ms
-    };
+    struct link_setup l = { .tx = &t,
+                            .cfg = s->cfg,
+                            .peer = peer,
+                            .session = s->id,
+                            .heartbeat_ms = s->link.heartbeat_ms };
     if (link_reply(&t, HIPR_OP_SESSION_ROUTE, route_id, HW_OK, NULL, 0) < 0 ||
         link_accept(&l) < 0 || link_handshake(&l, s, NULL, &h, fixed) != 0)
         goto fail;
@@ -85,7 +87,7 @@ static void take_routed(struct session *s, int fd, uint32_t route_id)
     /* The client gave up on the old connection even if we have not noticed.
      * Said before the new one is published: said after, it could cut the new
      * one, had the request loop already taken it. */
-    session_link_lost(s);
+    slink_lost(&s->link);
     pthread_mutex_lock(&s->resume_lock);
     if (s->next_ready) /* an earlier attempt nobody took yet: the newest wins */
         hw_tx_close(&s->next_tx);
@@ -173,7 +175,7 @@ static void *route_main(void *arg)
 
 int session_resume_enable(struct session *s, uint32_t request_id)
 {
-    if (s->resumable || s->route_running)
+    if (s->link.resumable || s->route_running)
         return HW_EINVAL;
     if (!s->cfg->resume_grace_ms || !s->resume_token)
         return HW_ENOTSUP; /* off here, or the client has no token to resume with */
@@ -193,11 +195,11 @@ int session_resume_enable(struct session *s, uint32_t request_id)
     struct hipr_resume_enable_rep r = { .grace_ms = (uint32_t)s->cfg->resume_grace_ms };
     uint8_t out[HIPR_resume_enable_rep_SIZE];
     hipr_resume_enable_rep_encode(out, &r);
-    session_reply(s, HIPR_OP_RESUME_ENABLE, request_id, HW_OK, out, sizeof out, NULL, 0);
-    pthread_mutex_lock(&s->send_lock);
-    s->resumable = 1;
+    slink_reply(&s->link, HIPR_OP_RESUME_ENABLE, request_id, HW_OK, out, sizeof out, NULL, 0);
+    pthread_mutex_lock(&s->link.send_lock);
+    s->link.resumable = 1;
     s->acks = 1;
-    pthread_mutex_unlock(&s->send_lock);
+    pthread_mutex_unlock(&s->link.send_lock);
     hw_debug("session %016llx: resumable for %llu ms after a cut", (unsigned long long)s->id,
              (unsigned long long)s->cfg->resume_grace_ms);
     return HW_OK;
@@ -212,7 +214,7 @@ static int resend_one(void *ctx, const void *head, size_t head_len, const void *
 {
     struct resend_ctx *r = ctx;
     struct iovec iov[2] = { { (void *)head, head_len }, { (void *)tail, (size_t)tail_len } };
-    return hw_tx_writev_full(&r->s->tx, iov, 2);
+    return hw_tx_writev_full(&r->s->link.tx, iov, 2);
 }
 
 /* The request loop's thread takes the new connection: the client's counts
@@ -226,62 +228,60 @@ static int rejoin(struct session *s, struct hw_transport *t, const struct hipr_h
     memcpy(rep.proof, proof, sizeof rep.proof);
     uint8_t out[HIPR_session_resume_rep_SIZE];
     const char *why = NULL;
-    pthread_mutex_lock(&s->send_lock);
-    rep.replies_sent = s->replies.sent;
-    if (!s->resumable)
+    pthread_mutex_lock(&s->link.send_lock);
+    rep.replies_sent = s->link.replies.sent;
+    if (!s->link.resumable)
         why = "it stopped keeping replies (--resume-buffer)";
     else if (req->requests_sent < s->requests_executed)
         why = "the client sent fewer requests than were executed";
-    else if (!reply_log_has(&s->replies, req->replies_received))
+    else if (!reply_log_has(&s->link.replies, req->replies_received))
         why = "the client counts replies that were never sent";
     if (why) {
-        pthread_mutex_unlock(&s->send_lock);
+        pthread_mutex_unlock(&s->link.send_lock);
         hw_warn("session %016llx: cannot resume for %s: %s; ending", (unsigned long long)s->id,
                 peer, why);
         link_reply(t, h->opcode, h->request_id, HW_EINVAL, NULL, 0);
         hw_tx_close(t);
         return -1;
     }
-    hw_tx_close(&s->tx);
-    if (hw_tx_move(&s->tx, t) < 0) {
-        pthread_mutex_unlock(&s->send_lock);
+    hw_tx_close(&s->link.tx);
+    if (hw_tx_move(&s->link.tx, t) < 0) {
+        pthread_mutex_unlock(&s->link.send_lock);
         return -1;
     }
-    session_track_fd(s->tx.fd);
-    reply_log_ack(&s->replies, req->replies_received);
+    session_track_fd(s->link.tx.fd);
+    reply_log_ack(&s->link.replies, req->replies_received);
     hipr_session_resume_rep_encode(out, &rep);
     struct resend_ctx rc = { s };
     uint64_t resent = rep.replies_sent - req->replies_received;
-    if (link_reply(&s->tx, h->opcode, h->request_id, HW_OK, out, sizeof out) < 0 ||
-        reply_log_resend(&s->replies, req->replies_received, resend_one, &rc) < 0)
-        hw_tx_shutdown(&s->tx); /* broken again: the next read says so */
+    if (link_reply(&s->link.tx, h->opcode, h->request_id, HW_OK, out, sizeof out) < 0 ||
+        reply_log_resend(&s->link.replies, req->replies_received, resend_one, &rc) < 0)
+        hw_tx_shutdown(&s->link.tx); /* broken again: the next read says so */
     else
-        s->link_down = 0;
-    status_slot_set_client(s->slot, s->tx.fd);
-    if (s->heartbeat_ms)
-        __atomic_store_n(&s->last_send_ms, hw_now_ms(), __ATOMIC_RELAXED);
-    pthread_mutex_unlock(&s->send_lock);
+        s->link.link_down = 0;
+    status_slot_set_client(s->slot, s->link.tx.fd);
+    if (s->link.heartbeat_ms)
+        __atomic_store_n(&s->link.last_send_ms, hw_now_ms(), __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&s->link.send_lock);
     /* What the old connection left half read is gone with it. */
-    s->rpos = s->rlen = 0;
-    s->tail_left = 0;
-    s->read_failed = 0;
+    slink_reset_reads(&s->link);
     session_heartbeat_link(s);
     hw_info("session %016llx: resumed by %s (%s): %llu requests executed, %llu replies sent "
             "again",
-            (unsigned long long)s->id, peer, hw_tx_is_tls(&s->tx) ? "TLS" : "plain",
+            (unsigned long long)s->id, peer, hw_tx_is_tls(&s->link.tx) ? "TLS" : "plain",
             (unsigned long long)rep.requests_done, (unsigned long long)resent);
     return 0;
 }
 
 int session_resume_wait(struct session *s)
 {
-    if (!s->resumable || session_terminating())
+    if (!s->link.resumable || session_terminating())
         return -1;
-    pthread_mutex_lock(&s->send_lock);
-    s->link_down = 1;
-    hw_tx_shutdown(&s->tx);
-    int still = s->resumable;
-    pthread_mutex_unlock(&s->send_lock);
+    pthread_mutex_lock(&s->link.send_lock);
+    s->link.link_down = 1;
+    hw_tx_shutdown(&s->link.tx);
+    int still = s->link.resumable;
+    pthread_mutex_unlock(&s->link.send_lock);
     if (!still)
         return -1;
     uint64_t grace = s->cfg->resume_grace_ms, deadline = hw_now_ms() + grace;
@@ -290,7 +290,7 @@ int session_resume_wait(struct session *s)
             (unsigned long long)s->id, (unsigned long long)grace);
     pthread_mutex_lock(&s->resume_lock);
     while (!s->next_ready && !session_terminating() && hw_now_ms() < deadline &&
-           __atomic_load_n(&s->resumable, __ATOMIC_ACQUIRE)) {
+           __atomic_load_n(&s->link.resumable, __ATOMIC_ACQUIRE)) {
         uint64_t left = deadline - hw_now_ms();
         /* Short slices: SIGTERM only sets a flag. */
         uint64_t slice = left < ROUTE_POLL_MS ? left : ROUTE_POLL_MS;
@@ -341,10 +341,10 @@ void session_resume_end(struct session *s)
         hw_tx_close(&s->next_tx);
     s->next_ready = 0;
     pthread_mutex_unlock(&s->resume_lock);
-    pthread_mutex_lock(&s->send_lock);
-    s->resumable = 0;
-    reply_log_clear(&s->replies);
-    pthread_mutex_unlock(&s->send_lock);
+    pthread_mutex_lock(&s->link.send_lock);
+    s->link.resumable = 0;
+    reply_log_clear(&s->link.replies);
+    pthread_mutex_unlock(&s->link.send_lock);
 }
 
 int session_route(struct hw_transport *t, const struct status_table *table, const char *peer,

@@ -80,7 +80,7 @@ static void reply(struct rtc_job *j, int result, uint8_t *code, uint64_t code_si
     uint8_t *tail = hw_realloc(code, total ? total : 1);
     if (!tail) {
         free(code);
-        session_reply(j->s, j->opcode, j->request_id, HW_ENOMEM, NULL, 0, NULL, 0);
+        slink_reply(&j->s->link, j->opcode, j->request_id, HW_ENOMEM, NULL, 0, NULL, 0);
         return;
     }
     uint8_t *p = tail + code_size;
@@ -102,7 +102,7 @@ static void reply(struct rtc_job *j, int result, uint8_t *code, uint64_t code_si
     };
     uint8_t body[HIPR_rtc_compile_rep_SIZE];
     hipr_rtc_compile_rep_encode(body, &r);
-    session_reply(j->s, j->opcode, j->request_id, HW_OK, body, sizeof body, tail, total);
+    slink_reply(&j->s->link, j->opcode, j->request_id, HW_OK, body, sizeof body, tail, total);
     free(tail);
 }
 
@@ -236,7 +236,7 @@ int rtc_handle_compile(struct session *s, const struct hipr_header *h, const uin
         return HW_EINVAL;
     if (m.device < 0 || m.device >= s->device_count)
         return HW_EDEVICE;
-    uint64_t len = s->tail_left; /* <= HIPR_CAP_RTC_INPUT, checked with the header */
+    uint64_t len = s->link.tail_left; /* <= HIPR_CAP_RTC_INPUT, checked with the header */
     uint64_t count = 2 + 2 * (uint64_t)m.header_count + m.option_count + m.name_count;
     struct rtc_jobs *jobs = jobs_of(s);
     struct rtc_job *j = hw_calloc(1, sizeof *j);
@@ -246,7 +246,7 @@ int rtc_handle_compile(struct session *s, const struct hipr_header *h, const uin
             job_free(j);
         return HW_ENOMEM;
     }
-    if (session_read_tail(s, j->strings, len) < 0) {
+    if (slink_read_tail(&s->link, j->strings, len) < 0) {
         job_free(j);
         return -1;
     }
@@ -390,5 +390,6 @@ int rtc_send_cache_stats(struct session *s, uint32_t request_id)
     }
     uint8_t out[HIPR_rtc_cache_stats_rep_SIZE];
     hipr_rtc_cache_stats_rep_encode(out, &r);
-    return session_reply(s, HIPR_OP_RTC_CACHE_STATS, request_id, HW_OK, out, sizeof out, NULL, 0);
+    return slink_reply(&s->link, HIPR_OP_RTC_CACHE_STATS, request_id, HW_OK, out, sizeof out, NULL,
+                       0);
 }

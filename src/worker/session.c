@@ -26,387 +26,16 @@
 
 #define UNKNOWN_OP_SKIP_MAX (64 * HIPR_KiB)
 
-/* Fills a reply's header and reply header; takes the pending async error. */
-static void encode_reply_header(struct session *s, uint8_t *hdr, uint16_t opcode,
-                                uint32_t request_id, int status, uint64_t payload_after)
-{
-    hipr_reply_frame_encode(hdr, opcode, request_id, status,
-                            __atomic_exchange_n(&s->async_status, 0, __ATOMIC_ACQ_REL),
-                            payload_after);
-}
-
-/* A write failed or the peer went away: a resumable session keeps its
- * replies and waits for the client to come back; another one stops
- * sending. Called with send_lock held. */
-static void link_lost_locked(struct session *s)
-{
-    if (s->resumable) {
-        if (!s->link_down)
-            hw_tx_shutdown(&s->tx); /* the request loop's read fails and detaches */
-        s->link_down = 1;
-    } else {
-        s->send_failed = 1;
-    }
-}
-
-void session_link_lost(struct session *s)
-{
-    pthread_mutex_lock(&s->send_lock);
-    link_lost_locked(s);
-    pthread_mutex_unlock(&s->send_lock);
-}
-
-static void give_back_buf(void *ctx, void *buf)
-{
-    session_buf_put(ctx, buf);
-}
-
-/* Past this point a cut ends the session: what the client has not
- * acknowledged can no longer be re-sent exactly. Called with send_lock held. */
-static void stop_resume_locked(struct session *s, const char *why)
-{
-    hw_warn("session %016llx: %llu bytes of replies the client has not acknowledged (%s): the "
-            "session can no longer be resumed after a cut",
-            (unsigned long long)s->id, (unsigned long long)s->replies.bytes, why);
-    reply_log_clear(&s->replies);
-    s->resumable = 0;
-    if (s->link_down)
-        s->send_failed = 1; /* nobody will come back for what was kept */
-}
-
-/* Keeps a reply for resume; past --resume-buffer the session stops being
- * resumable rather than grow. 1 when kept: with REPLY_TAIL_GIVE the log owns
- * `owned` from then on. 0 when not: the caller still owns it, and the tail
- * is still there to send. Called with send_lock held. */
-static int keep_reply_locked(struct session *s, const uint8_t *hdr, size_t hdr_len,
-                             const void *body, size_t body_len, const void *tail, uint64_t tail_len,
-                             enum reply_tail how, void *owned)
-{
-    if (s->replies.bytes + hdr_len + body_len + tail_len > s->cfg->resume_buffer) {
-        stop_resume_locked(s, "over --resume-buffer");
-        return 0;
-    }
-    if (reply_log_add(&s->replies, hdr, hdr_len, body, body_len, tail, tail_len, how, owned) < 0) {
-        stop_resume_locked(s, "out of memory");
-        return 0;
-    }
-    return 1;
-}
-
-int session_reply_tail(struct session *s, uint16_t opcode, uint32_t request_id, int status,
-                       const void *body, size_t body_len, const void *tail, uint64_t tail_len,
-                       enum reply_tail how, void *owned)
-{
-    uint8_t hdr[HIPR_HEADER_SIZE + HIPR_reply_hdr_SIZE];
-    int rc = 0, kept = 0;
-
-    pthread_mutex_lock(&s->send_lock);
-    if (s->send_failed) {
-        rc = -1;
-        goto out;
-    }
-    encode_reply_header(s, hdr, opcode, request_id, status, body_len + tail_len);
-    if (status != HW_OK && s->metrics) {
-        const struct hipr_op_info *op = hipr_op_lookup(opcode);
-        if (op)
-            wm_error(s->metrics, (size_t)(op - hipr_op_at(0)));
-    }
-    if (s->resumable) {
-        kept = keep_reply_locked(s, hdr, sizeof hdr, body, body_len, tail, tail_len, how, owned);
-    }
-    if (s->link_down) {
-        rc = s->send_failed ? -1 : 0;
-        goto out;
-    }
-    struct iovec iov[3] = {
-        { hdr, sizeof hdr },
-        { (void *)body, body_len },
-        { (void *)tail, (size_t)tail_len },
-    };
-    if (hw_tx_writev_full(&s->tx, iov, 3) < 0) {
-        link_lost_locked(s);
-        rc = s->send_failed ? -1 : 0;
-    } else {
-        wm_add(s->metrics, WM_bytes_out, sizeof hdr + body_len + tail_len);
-        if (s->heartbeat_ms)
-            __atomic_store_n(&s->last_send_ms, hw_now_ms(), __ATOMIC_RELAXED);
-    }
-out:
-    pthread_mutex_unlock(&s->send_lock);
-    if (how == REPLY_TAIL_GIVE && !kept && owned)
-        session_buf_put(s, owned);
-    return rc;
-}
-
-int session_reply(struct session *s, uint16_t opcode, uint32_t request_id, int status,
-                  const void *body, size_t body_len, const void *tail, uint64_t tail_len)
-{
-    return session_reply_tail(s, opcode, request_id, status, body, body_len, tail, tail_len,
-                              REPLY_TAIL_COPY, NULL);
-}
-
-int session_send_unsolicited(struct session *s, uint16_t opcode, const void *body, size_t body_len)
-{
-    uint8_t hdr[HIPR_HEADER_SIZE + HIPR_reply_hdr_SIZE];
-    int rc = 0;
-    pthread_mutex_lock(&s->send_lock);
-    if (s->send_failed || s->link_down) {
-        rc = -1;
-        goto out;
-    }
-    /* A resumable session reports deferred errors in kept replies only:
-     * a frame that is never re-sent must not carry one. */
-    int async = s->resumable ? 0 : __atomic_exchange_n(&s->async_status, 0, __ATOMIC_ACQ_REL);
-    hipr_reply_frame_encode(hdr, opcode, 0, HW_OK, async, body_len);
-    struct iovec iov[2] = { { hdr, sizeof hdr }, { (void *)body, body_len } };
-    if (hw_tx_writev_full(&s->tx, iov, 2) < 0) {
-        link_lost_locked(s);
-        rc = -1;
-    } else {
-        wm_add(s->metrics, WM_bytes_out, sizeof hdr + body_len);
-        if (s->heartbeat_ms)
-            __atomic_store_n(&s->last_send_ms, hw_now_ms(), __ATOMIC_RELAXED);
-    }
-out:
-    pthread_mutex_unlock(&s->send_lock);
-    return rc;
-}
-
-/* A reply sent in pieces (staged D2H). A resumable session keeps it like
- * any other: the pieces are gathered into one buffer of the session's,
- * which the reply log takes at the end; the send lock is held from start
- * to end, so the log keeps replies in the order they were sent. While the
- * link is down the pieces are only gathered. */
-static void piece_release_locked(struct session *s)
-{
-    if (s->piece_keep)
-        session_buf_put(s, s->piece_keep);
-    s->piece_keep = NULL;
-}
-
-/* Sends one piece unless the link is down. 0 while the reply goes on (the
- * link may have been lost for a resumable session, which keeps gathering),
- * -1 when the session can send no more. */
-static int piece_send_locked(struct session *s, const void *data, size_t len)
-{
-    if (s->link_down)
-        return 0;
-    struct iovec iov = { (void *)data, len };
-    if (hw_tx_writev_full(&s->tx, &iov, 1) == 0) {
-        wm_add(s->metrics, WM_bytes_out, len);
-        return 0;
-    }
-    link_lost_locked(s);
-    return s->send_failed ? -1 : 0;
-}
-
-int session_reply_start(struct session *s, uint16_t opcode, uint32_t request_id, uint64_t tail_len)
-{
-    pthread_mutex_lock(&s->send_lock);
-    if (s->send_failed)
-        goto fail;
-    encode_reply_header(s, s->piece_hdr, opcode, request_id, HW_OK, tail_len);
-    s->piece_len = tail_len;
-    s->piece_at = 0;
-    s->piece_keep = NULL;
-    if (s->resumable && !(s->piece_keep = session_buf_get(s, tail_len))) {
-        stop_resume_locked(s, "out of memory");
-        if (s->send_failed)
-            goto fail;
-    }
-    if (piece_send_locked(s, s->piece_hdr, sizeof s->piece_hdr) == 0)
-        return 0;
-fail:
-    piece_release_locked(s);
-    pthread_mutex_unlock(&s->send_lock);
-    return -1;
-}
-
-int session_reply_more(struct session *s, const void *data, size_t len)
-{
-    if (s->piece_keep) {
-        if (len > s->piece_len - s->piece_at)
-            goto fail; /* more than the header promised: a caller bug */
-        memcpy((uint8_t *)s->piece_keep + s->piece_at, data, len);
-    }
-    s->piece_at += len;
-    if (piece_send_locked(s, data, len) == 0)
-        return 0;
-fail:
-    s->send_failed = 1;
-    piece_release_locked(s);
-    pthread_mutex_unlock(&s->send_lock);
-    return -1;
-}
-
-void session_reply_end(struct session *s, int complete)
-{
-    if (!complete) {
-        /* The header promised bytes that will never come: the stream is
-         * out of step for good, so the session ends (and cannot resume). */
-        s->resumable = 0;
-        s->send_failed = 1;
-        hw_tx_shutdown(&s->tx);
-        piece_release_locked(s);
-    } else {
-        if (s->piece_keep) {
-            void *buf = s->piece_keep;
-            s->piece_keep = NULL;
-            keep_reply_locked(s, s->piece_hdr, sizeof s->piece_hdr, NULL, 0, buf, s->piece_len,
-                              REPLY_TAIL_GIVE, buf); /* the log owns buf now, or freed it */
-        }
-        if (s->heartbeat_ms && !s->link_down)
-            __atomic_store_n(&s->last_send_ms, hw_now_ms(), __ATOMIC_RELAXED);
-    }
-    pthread_mutex_unlock(&s->send_lock);
-}
-
-void session_async_error(struct session *s, int status)
-{
-    int expected = 0;
-    wm_add(s->metrics, WM_async_errors, 1);
-    /* HIP reports the first asynchronous error; later ones are its echoes. */
-    __atomic_compare_exchange_n(&s->async_status, &expected, status, 0, __ATOMIC_ACQ_REL,
-                                __ATOMIC_ACQUIRE);
-}
-
 static void on_backend_async_error(void *ctx, int status)
 {
-    session_async_error(ctx, status);
-}
-
-#define RBUF_SIZE (64 * 1024)
-
-int session_read(struct session *s, void *buf, uint64_t n)
-{
-    uint8_t *out = buf;
-    size_t have = s->rlen - s->rpos;
-    size_t take = n < have ? (size_t)n : have;
-    memcpy(out, s->rbuf + s->rpos, take);
-    s->rpos += take;
-    out += take;
-    n -= take;
-    if (n == 0)
-        return 0;
-    /* Large reads go straight to their destination (device memory, say). */
-    if (n >= RBUF_SIZE / 2) {
-        if (hw_tx_read_full(&s->tx, out, (size_t)n) < 0) {
-            s->read_failed = 1;
-            return -1;
-        }
-        return 0;
-    }
-    s->rpos = s->rlen = 0;
-    while (s->rlen < n) {
-        ssize_t r = hw_tx_recv(&s->tx, s->rbuf + s->rlen, RBUF_SIZE - s->rlen);
-        if (r <= 0) {
-            s->read_failed = 1;
-            return -1;
-        }
-        s->rlen += (size_t)r;
-    }
-    memcpy(out, s->rbuf, (size_t)n);
-    s->rpos = (size_t)n;
-    return 0;
-}
-
-static int session_discard(struct session *s, uint64_t n)
-{
-    uint8_t sink[4096];
-    while (n > 0) {
-        size_t chunk = n < sizeof sink ? (size_t)n : sizeof sink;
-        if (session_read(s, sink, chunk) < 0)
-            return -1;
-        n -= chunk;
-    }
-    return 0;
-}
-
-int session_read_tail(struct session *s, void *buf, uint64_t n)
-{
-    if (n > s->tail_left)
-        return -1;
-    if (session_read(s, buf, n) < 0)
-        return -1;
-    s->tail_left -= n;
-    return 0;
+    struct session *s = ctx;
+    slink_async_error(&s->link, status);
 }
 
 void session_update_usage(struct session *s)
 {
     if (s->slot)
         __atomic_store_n(&s->slot->bytes_in_use, s->allocs.malloc_bytes, __ATOMIC_RELEASE);
-}
-
-#define BUF_CACHE_MAX (256 * HIPR_MiB)
-#define BUF_ALIGN     64
-
-struct buf_hdr {
-    uint64_t cap;
-    uint8_t pad[BUF_ALIGN - sizeof(uint64_t)];
-};
-
-static struct buf_hdr *hdr_of(void *buf)
-{
-    return (struct buf_hdr *)buf - 1;
-}
-
-void *session_buf_get(struct session *s, uint64_t n)
-{
-    struct buf_hdr *h = NULL;
-    pthread_mutex_lock(&s->stage_lock);
-    /* The smallest cached buffer that fits and is not wastefully large. */
-    int best = -1;
-    for (int i = 0; i < (int)(sizeof s->buf_cache / sizeof s->buf_cache[0]); i++) {
-        struct buf_hdr *c = s->buf_cache[i] ? hdr_of(s->buf_cache[i]) : NULL;
-        if (c && c->cap >= n && c->cap / 2 <= n &&
-            (best < 0 || c->cap < hdr_of(s->buf_cache[best])->cap))
-            best = i;
-    }
-    if (best >= 0) {
-        h = hdr_of(s->buf_cache[best]);
-        s->buf_cache[best] = NULL;
-        s->buf_cached_bytes -= h->cap;
-    }
-    pthread_mutex_unlock(&s->stage_lock);
-    if (!h) {
-        if (n > UINT64_MAX - sizeof *h)
-            return NULL;
-        h = hw_os_aligned_alloc(BUF_ALIGN, sizeof *h + (n ? (size_t)n : 1));
-        if (!h)
-            return NULL;
-        h->cap = n;
-    }
-    return h + 1;
-}
-
-void session_buf_put(struct session *s, void *buf)
-{
-    if (!buf)
-        return;
-    struct buf_hdr *h = hdr_of(buf);
-    pthread_mutex_lock(&s->stage_lock);
-    if (h->cap >= HIPR_MiB && s->buf_cached_bytes + h->cap <= BUF_CACHE_MAX) {
-        for (size_t i = 0; i < sizeof s->buf_cache / sizeof s->buf_cache[0]; i++)
-            if (!s->buf_cache[i]) {
-                s->buf_cache[i] = buf;
-                s->buf_cached_bytes += h->cap;
-                h = NULL;
-                break;
-            }
-    }
-    pthread_mutex_unlock(&s->stage_lock);
-    hw_os_aligned_free(h);
-}
-
-void session_buf_drop_all(struct session *s)
-{
-    for (size_t i = 0; i < sizeof s->buf_cache / sizeof s->buf_cache[0]; i++) {
-        if (s->buf_cache[i])
-            hw_os_aligned_free(hdr_of(s->buf_cache[i]));
-        s->buf_cache[i] = NULL;
-    }
-    s->buf_cached_bytes = 0;
 }
 
 /* Opens the configured backend; "auto" takes the first with a device. */
@@ -477,8 +106,8 @@ int session_send_worker_status(struct session *s, uint32_t request_id)
     r.sessions = (uint32_t)n;
     uint8_t out[HIPR_worker_status_rep_SIZE];
     hipr_worker_status_rep_encode(out, &r);
-    int rc = session_reply(s, HIPR_OP_WORKER_STATUS, request_id, HW_OK, out, sizeof out, tail,
-                           n * HIPR_session_entry_SIZE);
+    int rc = slink_reply(&s->link, HIPR_OP_WORKER_STATUS, request_id, HW_OK, out, sizeof out, tail,
+                         n * HIPR_session_entry_SIZE);
     free(tail);
     return rc;
 }
@@ -493,7 +122,7 @@ static int open_session(struct session *s, const struct hipr_header *hh,
     if (req.proto_min > HIPR_VERSION || req.proto_max < HIPR_VERSION) {
         hw_warn("client speaks protocol %u..%u, worker %u", req.proto_min, req.proto_max,
                 HIPR_VERSION);
-        session_reply(s, h.opcode, h.request_id, HW_ENOTSUP, NULL, 0, NULL, 0);
+        slink_reply(&s->link, h.opcode, h.request_id, HW_ENOTSUP, NULL, 0, NULL, 0);
         return -1;
     }
     /* A client that can hear it is told it waits (queued, its device
@@ -502,11 +131,12 @@ static int open_session(struct session *s, const struct hipr_header *hh,
     int adm = admission_claim(s, wait_ok, peer);
     if (adm != 0) {
         if (adm > 0)
-            session_reply(s, h.opcode, h.request_id, HW_ERESOURCES, NULL, 0, NULL, 0);
+            slink_reply(&s->link, h.opcode, h.request_id, HW_ERESOURCES, NULL, 0, NULL, 0);
         return -1;
     }
-    status_slot_set_client(s->slot, s->tx.fd);
+    status_slot_set_client(s->slot, s->link.tx.fd);
     s->metrics = worker_metrics_slot(s->cfg->metrics, (uint32_t)(s->slot - s->table->slots));
+    s->link.metrics = s->metrics;
     int rc = HW_OK;
     if (!s->be) { /* a prewarmed process has its device already */
         struct admission_ticker tk;
@@ -521,7 +151,7 @@ static int open_session(struct session *s, const struct hipr_header *hh,
     }
     if (rc != HW_OK) {
         hw_error("backend %s has no usable device (status %d)", s->cfg->backend, rc);
-        session_reply(s, h.opcode, h.request_id, rc, NULL, 0, NULL, 0);
+        slink_reply(&s->link, h.opcode, h.request_id, rc, NULL, 0, NULL, 0);
         return -1;
     }
 
@@ -551,7 +181,7 @@ static int open_session(struct session *s, const struct hipr_header *hh,
     }
     uint8_t out[HIPR_hello_rep_SIZE];
     hipr_hello_rep_encode(out, &rep);
-    rc = session_reply(s, h.opcode, h.request_id, HW_OK, out, sizeof out, tail, tail_len);
+    rc = slink_reply(&s->link, h.opcode, h.request_id, HW_OK, out, sizeof out, tail, tail_len);
     free(tail);
     if (rc < 0)
         return -1;
@@ -568,10 +198,11 @@ enum loop_end {
 
 static enum loop_end link_failed(struct session *s)
 {
-    if (errno == ETIMEDOUT && s->heartbeat_ms)
+    if (errno == ETIMEDOUT && s->link.heartbeat_ms)
         hw_warn("session %016llx: nothing from the client for %d ms (heartbeat every "
                 "%d ms): presumed gone",
-                (unsigned long long)s->id, HW_DEAD_AFTER * s->heartbeat_ms, s->heartbeat_ms);
+                (unsigned long long)s->id, HW_DEAD_AFTER * s->link.heartbeat_ms,
+                s->link.heartbeat_ms);
     else if (errno)
         hw_info("session %016llx: connection lost: %s", (unsigned long long)s->id, strerror(errno));
     else
@@ -587,14 +218,14 @@ static void take_ack(struct session *s, const uint8_t *fixed)
     hipr_ack_decode(fixed, HIPR_ack_SIZE, &a);
     if (!s->acks)
         return;
-    pthread_mutex_lock(&s->send_lock);
-    reply_log_ack(&s->replies, a.count); /* empty once no longer resumable */
-    pthread_mutex_unlock(&s->send_lock);
+    pthread_mutex_lock(&s->link.send_lock);
+    reply_log_ack(&s->link.replies, a.count); /* empty once no longer resumable */
+    pthread_mutex_unlock(&s->link.send_lock);
     if (a.flags & HIPR_ACK_REQUEST) {
         struct hipr_ack out = { .count = s->requests_executed };
         uint8_t buf[HIPR_ack_SIZE];
         hipr_ack_encode(buf, &out);
-        session_send_unsolicited(s, HIPR_OP_ACK, buf, sizeof buf);
+        slink_send_unsolicited(&s->link, HIPR_OP_ACK, buf, sizeof buf);
     }
 }
 
@@ -619,7 +250,7 @@ static void maybe_ack(struct session *s, uint64_t frame_bytes)
     struct hipr_ack out = { .count = s->requests_executed };
     uint8_t buf[HIPR_ack_SIZE];
     hipr_ack_encode(buf, &out);
-    session_send_unsolicited(s, HIPR_OP_ACK, buf, sizeof buf);
+    slink_send_unsolicited(&s->link, HIPR_OP_ACK, buf, sizeof buf);
 }
 
 /* Replies sent from device memory become copies before a request that
@@ -628,10 +259,10 @@ static void maybe_ack(struct session *s, uint64_t frame_bytes)
 static int settle_borrowed(struct session *s)
 {
     int rc = 0;
-    pthread_mutex_lock(&s->send_lock);
-    if (s->replies.borrowed && reply_log_snapshot(&s->replies) < 0)
+    pthread_mutex_lock(&s->link.send_lock);
+    if (s->link.replies.borrowed && reply_log_snapshot(&s->link.replies) < 0)
         rc = -1;
-    pthread_mutex_unlock(&s->send_lock);
+    pthread_mutex_unlock(&s->link.send_lock);
     if (rc < 0)
         hw_error("session %016llx: out of memory keeping a reply", (unsigned long long)s->id);
     return rc;
@@ -647,7 +278,7 @@ static enum loop_end request_loop(struct session *s)
     for (;;) {
         if (idle_wait_request(s) < 0)
             return LOOP_END;
-        if (session_read(s, hbuf, sizeof hbuf) < 0)
+        if (slink_read(&s->link, hbuf, sizeof hbuf) < 0)
             return link_failed(s);
         hipr_header_decode(hbuf, &h);
         idle_note_request(s, h.opcode);
@@ -656,12 +287,12 @@ static enum loop_end request_loop(struct session *s)
         if (c == HIPR_EOPCODE && h.magic == HIPR_MAGIC && h.version == HIPR_VERSION &&
             h.payload_length <= UNKNOWN_OP_SKIP_MAX) {
             /* A newer client's call this worker lacks: refuse it, keep the session. */
-            if (session_discard(s, h.payload_length) < 0)
+            if (slink_discard(&s->link, h.payload_length) < 0)
                 return link_failed(s);
             if (!(h.flags & HIPR_FLAG_NO_REPLY))
-                session_reply(s, h.opcode, h.request_id, HW_ENOTSUP, NULL, 0, NULL, 0);
+                slink_reply(&s->link, h.opcode, h.request_id, HW_ENOTSUP, NULL, 0, NULL, 0);
             else
-                session_async_error(s, HW_ENOTSUP);
+                slink_async_error(&s->link, HW_ENOTSUP);
             __atomic_store_n(&s->requests_executed, s->requests_executed + 1, __ATOMIC_RELAXED);
             continue;
         }
@@ -673,31 +304,31 @@ static enum loop_end request_loop(struct session *s)
         }
         if (info->request_size > sizeof fixed)
             return LOOP_END;
-        if (session_read(s, fixed, info->request_size) < 0)
+        if (slink_read(&s->link, fixed, info->request_size) < 0)
             return link_failed(s);
-        s->tail_left = h.payload_length - info->request_size;
+        s->link.tail_left = h.payload_length - info->request_size;
         if (h.opcode == HIPR_OP_ACK) {
-            if (s->tail_left && session_discard(s, s->tail_left) < 0)
+            if (s->link.tail_left && slink_discard(&s->link, s->link.tail_left) < 0)
                 return link_failed(s);
-            s->tail_left = 0;
+            s->link.tail_left = 0;
             take_ack(s, fixed);
             continue;
         }
-        if (s->replies.borrowed && settle_borrowed(s) < 0)
+        if (s->link.replies.borrowed && settle_borrowed(s) < 0)
             return LOOP_END;
         errno = 0;
-        s->read_failed = 0;
+        s->link.read_failed = 0;
         uint64_t t0 = s->metrics ? hw_now_ns() : 0;
         int rc = dispatch_request(s, &h, info, fixed);
         if (s->metrics)
             wm_call(s->metrics, (size_t)(info - hipr_op_at(0)), hw_now_ns() - t0, 0);
         /* A request cut short by the connection did not happen: a resumed
          * client sends it again. */
-        if (s->read_failed) {
+        if (s->link.read_failed) {
             hw_info("session %016llx: connection lost in the middle of %s: %s%s",
                     (unsigned long long)s->id, info->name,
                     errno ? strerror(errno) : "the client closed the connection",
-                    s->resumable ? " (not executed; a resumed client sends it again)" : "");
+                    s->link.resumable ? " (not executed; a resumed client sends it again)" : "");
             return LOOP_LINK;
         }
         /* Counted once executed (heartbeats and resume's own requests are
@@ -714,10 +345,10 @@ static enum loop_end request_loop(struct session *s)
             return LOOP_END;
         /* Whatever a handler left unread (after an early error) is skipped;
          * the request itself is done. */
-        if (s->tail_left && session_discard(s, s->tail_left) < 0)
+        if (s->link.tail_left && slink_discard(&s->link, s->link.tail_left) < 0)
             return link_failed(s);
-        s->tail_left = 0;
-        if (s->send_failed)
+        s->link.tail_left = 0;
+        if (s->link.send_failed)
             return LOOP_END;
     }
 }
@@ -775,13 +406,13 @@ static int accept_connection(struct session *s, struct link_setup *l, struct hip
     const uint8_t *pre = NULL;
     if (link_accept(l) < 0)
         return -1;
-    if (!hw_tx_is_tls(&s->tx)) {
+    if (!hw_tx_is_tls(&s->link.tx)) {
         struct hipr_header fh;
-        if (hw_tx_read_full(&s->tx, first, sizeof first) < 0)
+        if (hw_tx_read_full(&s->link.tx, first, sizeof first) < 0)
             return -1;
         hipr_header_decode(first, &fh);
         if (fh.magic == HIPR_MAGIC && fh.opcode == HIPR_OP_SESSION_ROUTE) {
-            *route_status = session_route(&s->tx, s->table, l->peer, &fh);
+            *route_status = session_route(&s->link.tx, s->table, l->peer, &fh);
             return 2;
         }
         pre = first;
@@ -797,12 +428,12 @@ static void session_setup(struct session *s, const struct worker_config *cfg,
                           struct status_table *table)
 {
     memset(s, 0, sizeof *s);
-    hw_tx_init_plain(&s->tx, -1);
+    stage_buf_init(&s->bufs);
+    slink_init(&s->link, &s->bufs, cfg->resume_buffer);
     hw_tx_init_plain(&s->next_tx, -1);
     s->route_fd = -1;
     s->cfg = cfg;
     s->table = table;
-    pthread_mutex_init(&s->send_lock, NULL);
     pthread_mutex_init(&s->stage_lock, NULL);
     pthread_cond_init(&s->stage_cond, NULL);
     pthread_mutex_init(&s->resume_lock, NULL);
@@ -811,7 +442,6 @@ static void session_setup(struct session *s, const struct worker_config *cfg,
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&s->resume_cond, &ca);
     pthread_condattr_destroy(&ca);
-    reply_log_init(&s->replies, give_back_buf, s);
     alloc_table_init(&s->allocs);
     handle_map_init(&s->streams);
     handle_map_init(&s->events);
@@ -828,8 +458,9 @@ static int session_serve(struct session *s, int fd, uint64_t session_id)
     struct hipr_hello_req hello;
     char peer[80];
     int route_status = 1;
-    hw_tx_init_plain(&s->tx, fd);
+    hw_tx_init_plain(&s->link.tx, fd);
     s->id = session_id;
+    s->link.id = session_id;
     session_track_fd(fd);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -839,13 +470,13 @@ static int session_serve(struct session *s, int fd, uint64_t session_id)
     sigaction(SIGALRM, &sa, NULL);
     hw_peer_name(fd, peer, sizeof peer);
 
-    struct link_setup l = { .tx = &s->tx, .cfg = cfg, .peer = peer };
+    struct link_setup l = { .tx = &s->link.tx, .cfg = cfg, .peer = peer };
     handshake_timer(cfg->handshake_timeout_ms);
     int hs = accept_connection(s, &l, &hello_h, &hello, &route_status);
     handshake_timer(0);
     signal(SIGALRM, SIG_IGN); /* a late tick must not cut a session's link */
     if (hs == 2) {
-        hw_tx_close(&s->tx);
+        hw_tx_close(&s->link.tx);
         return route_status;
     }
     if (handshake_expired) {
@@ -853,11 +484,10 @@ static int session_serve(struct session *s, int fd, uint64_t session_id)
                 cfg->handshake_timeout_ms);
         hs = -1;
     }
-    s->heartbeat_ms = l.heartbeat_ms;
+    s->link.heartbeat_ms = l.heartbeat_ms;
     /* Only an accepted HELLO gets the request buffer, a status slot and a backend. */
     if (hs == 0) {
-        s->rbuf = hw_malloc(RBUF_SIZE);
-        hs = s->rbuf ? open_session(s, &hello_h, &hello, peer) : -1;
+        hs = slink_open(&s->link) == 0 ? open_session(s, &hello_h, &hello, peer) : -1;
     }
     if (hs == 0 && session_heartbeat_start(s) == 0)
         while (request_loop(s) == LOOP_LINK && session_resume_wait(s) == 0)
@@ -871,18 +501,18 @@ static int session_serve(struct session *s, int fd, uint64_t session_id)
                                                     : HIPR_GOING_AWAY_SHUTDOWN };
         uint8_t out[HIPR_going_away_SIZE];
         hipr_going_away_encode(out, &ga);
-        session_send_unsolicited(s, HIPR_OP_GOING_AWAY, out, sizeof out);
+        slink_send_unsolicited(&s->link, HIPR_OP_GOING_AWAY, out, sizeof out);
     }
     /* Wakes the heartbeat thread if it is blocked writing to a dead peer. */
-    hw_tx_shutdown(&s->tx);
+    hw_tx_shutdown(&s->link.tx);
     session_heartbeat_stop(s);
     session_resume_end(s);
     session_release_all(s);
-    session_buf_drop_all(s);
+    stage_buf_drop_all(&s->bufs);
     /* Wake a client blocked on a reply before the process goes away. */
-    hw_tx_shutdown(&s->tx);
-    hw_tx_close(&s->tx);
-    free(s->rbuf);
+    hw_tx_shutdown(&s->link.tx);
+    hw_tx_close(&s->link.tx);
+    slink_close(&s->link);
     /* The slot goes to the next queued client now, not when the
      * supervisor gets round to reaping this process. */
     if (s->slot) {

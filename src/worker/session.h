@@ -18,7 +18,8 @@
 #include "hw_auth.h"
 #include "hipr.h"
 #include "hw_transport.h"
-#include "reply_log.h"
+#include "session_link.h"
+#include "stage_buf.h"
 #include "status_table.h"
 #include "worker.h"
 
@@ -48,7 +49,7 @@ struct s_function {
 };
 
 struct session {
-    struct hw_transport tx; /* the client's connection: plain TCP or TLS */
+    struct sess_link link; /* the connection (session_link.h) */
     uint64_t id;
     const struct worker_config *cfg;
     struct status_table *table;
@@ -59,15 +60,8 @@ struct session {
     struct hw_backend *be;
     int device_count;
 
-    pthread_mutex_t send_lock;
-    int send_failed;
-    int async_status; /* first deferred error not yet reported */
-
-    /* Dead-peer detection (heartbeat.c): the interval agreed at AUTH_BEGIN
-     * (0: none), when we last sent anything, and the thread that fills
-     * silences with HEARTBEAT frames. */
-    int heartbeat_ms;
-    uint64_t last_send_ms;
+    /* Dead-peer detection (heartbeat.c): the thread that fills silences
+     * with HEARTBEAT frames (the interval is link.heartbeat_ms). */
     /* Requests executed after HELLO, heartbeats, acknowledgements and
      * RESUME_ENABLE not counted: HEARTBEAT's seq, and where a resumed
      * client's replay starts. */
@@ -81,23 +75,13 @@ struct session {
     struct handle_map streams, events, modules, functions;
     uint64_t next_handle; /* worker-assigned: modules, functions */
 
-    uint64_t tail_left; /* unread tail bytes of the current request */
-
-    /* Requests are read through this buffer: a burst of small fire-and-forget
-     * requests costs one recv, not three per request. */
-    uint8_t *rbuf;
-    size_t rpos, rlen;
-
     /* Work accepted and not finished, bounded by --max-inflight so a flood
      * slows the client (TCP backpressure) instead of growing the worker
      * (inflight.c). */
     pthread_mutex_t stage_lock;
     pthread_cond_t stage_cond;
+    struct stage_bufs bufs; /* staging buffers (stage_buf.h) */
     uint64_t staged_bytes;
-    /* Large staging buffers are reused: a fresh 64 MiB malloc is an mmap
-     * whose first touch page-faults, which costs more than the copy. */
-    void *buf_cache[8];
-    uint64_t buf_cached_bytes;
 
     /* Limits (quota.c, inflight.c, idle.c). */
     uint64_t uncovered_default[HIPR_CAP_DEVICES]; /* per default stream */
@@ -107,22 +91,14 @@ struct session {
     int active_since_wait;                        /* such a request arrived since idle.c looked */
     struct rtc_jobs *rtc;   /* compiles in flight (rtc.c); NULL until the first */
     int value_waits_cancel; /* set at teardown: stream value waits give up */
-    /* A reply sent in pieces (session_reply_start/more/end), under send_lock. */
-    uint8_t piece_hdr[HIPR_HEADER_SIZE + HIPR_reply_hdr_SIZE];
-    uint64_t piece_len, piece_at;
-    void *piece_keep; /* the pieces gathered for the reply log, or NULL */
 
-    /* Session resume (resume.c), off until RESUME_ENABLE. While resumable,
-     * every reply is kept until acknowledged, and a lost connection
-     * detaches the session for --resume-grace instead of ending it. */
-    int resumable;
+    /* Session resume (resume.c), off until RESUME_ENABLE. While resumable
+     * (link.resumable), every reply is kept until acknowledged, and a lost
+     * connection detaches the session for --resume-grace instead of ending it. */
     /* The client asked for acknowledgements (resume enabled) and waits for them
      * even after the session stops being resumable (out of memory, say). */
     int acks;
-    uint64_t resume_token;    /* HELLO's; a resuming client presents it */
-    struct reply_log replies; /* under send_lock */
-    int link_down;            /* under send_lock: no connection, replies are only kept */
-    int read_failed;          /* the transport failed under a read (not the request) */
+    uint64_t resume_token;                /* HELLO's; a resuming client presents it */
     uint64_t unacked_reqs, unacked_bytes; /* read since the last ACK sent unasked */
     uint64_t last_ack_ns;
     int route_fd; /* where handed-over connections arrive, or -1 */
@@ -195,9 +171,6 @@ int session_route(struct hw_transport *t, const struct status_table *table, cons
 void session_track_fd(int fd);
 /* Whether the supervisor asked this session to end (SIGTERM). */
 int session_terminating(void);
-/* Marks the connection lost (it is shut down): a resumable session then
- * detaches, another one ends after the current request. */
-void session_link_lost(struct session *s);
 /* heartbeat.c: sends HEARTBEAT after each heartbeat_ms of silence, and
  * makes a read that hears nothing for HW_DEAD_AFTER heartbeats fail. */
 #define HW_DEAD_AFTER       4
@@ -212,40 +185,7 @@ void session_heartbeat_link(struct session *s);
 /* Answers WORKER_STATUS from the supervisor's status table. */
 int session_send_worker_status(struct session *s, uint32_t request_id);
 
-/* Sends a reply. tail may be NULL. Thread-safe; reports the pending async
- * error, if any, in the reply header. Returns 0 or -1 if the socket failed. */
-int session_reply(struct session *s, uint16_t opcode, uint32_t request_id, int status,
-                  const void *body, size_t body_len, const void *tail, uint64_t tail_len);
-/* The same, saying how a resumable session keeps the tail (reply_log.h);
- * with REPLY_TAIL_GIVE the buffer `owned` (from session_buf_get) is the
- * reply's from now on. */
-int session_reply_tail(struct session *s, uint16_t opcode, uint32_t request_id, int status,
-                       const void *body, size_t body_len, const void *tail, uint64_t tail_len,
-                       enum reply_tail how, void *owned);
-/* A successful reply whose tail is sent in pieces, for data that arrives
- * while it is being sent: start sends the header and holds the send lock
- * until end; more sends the next piece. start and more return -1 (lock
- * released, nothing more to call) when the socket failed. end(complete = 0)
- * after a piece could not be produced ends the session, whose reply stream
- * cannot be resynchronised. A resumable session keeps the whole reply, and
- * while its link is down the pieces are only kept. */
-int session_reply_start(struct session *s, uint16_t opcode, uint32_t request_id, uint64_t tail_len);
-int session_reply_more(struct session *s, const void *data, size_t len);
-void session_reply_end(struct session *s, int complete);
-/* An unsolicited frame (HEARTBEAT, ACK): never kept, not sent while the
- * connection is down. */
-int session_send_unsolicited(struct session *s, uint16_t opcode, const void *body, size_t body_len);
-void session_async_error(struct session *s, int status);
-/* Reads n bytes of the current request's tail. */
-int session_read_tail(struct session *s, void *buf, uint64_t n);
-/* Reads n bytes of the request stream (through the read buffer). */
-int session_read(struct session *s, void *buf, uint64_t n);
 void session_update_usage(struct session *s);
-
-/* Staging buffers for copies (thread-safe; put accepts NULL). */
-void *session_buf_get(struct session *s, uint64_t n);
-void session_buf_put(struct session *s, void *buf);
-void session_buf_drop_all(struct session *s);
 
 /* dispatch.c: handles one request whose fixed part is in `fixed`. Returns a
  * hw_status, or -1 when the session must end. See dispatch.c for who replies. */

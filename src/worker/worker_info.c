@@ -50,8 +50,8 @@ int worker_info_send(struct session *s, const struct worker_info *info, uint32_t
         hipr_devinfo_encode(tail + i * HIPR_devinfo_SIZE, &info->devs[i]);
     uint8_t out[HIPR_worker_info_rep_SIZE];
     hipr_worker_info_rep_encode(out, &r);
-    int rc =
-        session_reply(s, HIPR_OP_WORKER_INFO, request_id, HW_OK, out, sizeof out, tail, tail_len);
+    int rc = slink_reply(&s->link, HIPR_OP_WORKER_INFO, request_id, HW_OK, out, sizeof out, tail,
+                         tail_len);
     free(tail);
     return rc;
 }

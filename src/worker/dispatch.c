@@ -35,7 +35,7 @@ static int resolve_stream(struct session *s, uint64_t id, struct hw_bstream **bs
         *dev = (int)id;
         return s->ops->stream_default(s->be, (int)id, bs);
     }
-    struct s_stream *st = handle_map_get(&s->streams, id);
+    struct s_stream *st = handle_map_get(&s->res.streams, id);
     if (!st)
         return HW_EHANDLE;
     *bs = st->bs;
@@ -45,7 +45,7 @@ static int resolve_stream(struct session *s, uint64_t id, struct hw_bstream **bs
 
 static int check_range(struct session *s, uint64_t ptr, uint64_t len, int *dev)
 {
-    const struct alloc_range *r = alloc_table_find(&s->allocs, ptr, len);
+    const struct alloc_range *r = alloc_table_find(&s->res.allocs, ptr, len);
     if (!r)
         return HW_EINVAL;
     if (dev)
@@ -110,7 +110,7 @@ static int for_device_streams(struct session *s, int device, hw_done_fn fn, void
     size_t pos = 0;
     uint64_t key;
     void *v;
-    while (handle_map_next(&s->streams, &pos, &key, &v)) {
+    while (handle_map_next(&s->res.streams, &pos, &key, &v)) {
         struct s_stream *st = v;
         if (device < 0 || st->device == device)
             n += queue_or_wait(s, st->bs, fn, arg);
@@ -171,7 +171,7 @@ static struct pending *pending_new(struct session *s, const struct hipr_header *
 static void pending_free(struct pending *p)
 {
     inflight_release(p->s, p->charged);
-    stage_buf_put(&p->s->bufs, p->to_free);
+    stage_buf_put(&p->s->res.bufs, p->to_free);
     free(p);
 }
 
@@ -206,7 +206,7 @@ static void stage_done(void *arg, int status)
     struct pending *p = arg; /* reused as a staging record */
     (void)status;
     inflight_release(p->s, p->len);
-    stage_buf_put(&p->s->bufs, p->to_free);
+    stage_buf_put(&p->s->res.bufs, p->to_free);
     free(p);
 }
 
@@ -245,14 +245,14 @@ HANDLER(SESSION_STATS)
 {
     (void)fixed;
     struct hipr_session_stats_rep r = {
-        .bytes_in_use = s->allocs.malloc_bytes,
+        .bytes_in_use = s->res.allocs.malloc_bytes,
         .allocations = 0,
-        .streams = (uint32_t)s->streams.len,
-        .events = (uint32_t)s->events.len,
-        .modules = (uint32_t)s->modules.len,
+        .streams = (uint32_t)s->res.streams.len,
+        .events = (uint32_t)s->res.events.len,
+        .modules = (uint32_t)s->res.modules.len,
     };
-    for (size_t i = 0; i < s->allocs.len; i++)
-        r.allocations += s->allocs.v[i].kind == ALLOC_MALLOC;
+    for (size_t i = 0; i < s->res.allocs.len; i++)
+        r.allocations += s->res.allocs.v[i].kind == ALLOC_MALLOC;
     uint8_t out[HIPR_session_stats_rep_SIZE];
     hipr_session_stats_rep_encode(out, &r);
     slink_reply(&s->link, h->opcode, h->request_id, HW_OK, out, sizeof out, NULL, 0);
@@ -410,10 +410,10 @@ HANDLER(DEVICE_RESET)
     /* Every device: a copy queued on another device's stream may still read
      * this device's memory. */
     session_drain(s, -1);
-    for (size_t i = s->allocs.len; i-- > 0;) {
-        struct alloc_range r = s->allocs.v[i];
+    for (size_t i = s->res.allocs.len; i-- > 0;) {
+        struct alloc_range r = s->res.allocs.v[i];
         if (r.device == m.device && r.kind == ALLOC_MALLOC &&
-            alloc_table_remove(&s->allocs, r.base, &r) == 0)
+            alloc_table_remove(&s->res.allocs, r.base, &r) == 0)
             free_allocation(s, &r);
     }
     session_update_usage(s);
@@ -433,7 +433,7 @@ HANDLER(MEM_GET_INFO)
         return rc;
     /* A session sees its own limit as the device's size. */
     if (s->cfg->mem_limit && r.total > s->cfg->mem_limit) {
-        uint64_t used = s->allocs.malloc_bytes;
+        uint64_t used = s->res.allocs.malloc_bytes;
         r.total = s->cfg->mem_limit;
         uint64_t left = used < r.total ? r.total - used : 0;
         if (r.free > left)
@@ -474,16 +474,16 @@ HANDLER(MALLOC)
     if (m.device < 0 || m.device >= s->device_count)
         return HW_EDEVICE;
     if (m.size > 0) {
-        if (s->cfg->mem_limit && m.size > s->cfg->mem_limit - s->allocs.malloc_bytes)
+        if (s->cfg->mem_limit && m.size > s->cfg->mem_limit - s->res.allocs.malloc_bytes)
             return quota_refuse(s, QUOTA_MEMORY, "hipMalloc of %llu bytes (%llu of %llu in use)",
                                 (unsigned long long)m.size,
-                                (unsigned long long)s->allocs.malloc_bytes,
+                                (unsigned long long)s->res.allocs.malloc_bytes,
                                 (unsigned long long)s->cfg->mem_limit);
         int rc = s->ops->mem_alloc(s->be, m.device, m.size, &r.ptr);
         if (rc != HW_OK)
             return rc;
         struct alloc_range ar = { r.ptr, m.size, m.device, ALLOC_MALLOC, 0 };
-        if (alloc_table_insert(&s->allocs, &ar) < 0) {
+        if (alloc_table_insert(&s->res.allocs, &ar) < 0) {
             s->ops->mem_free(s->be, m.device, r.ptr, m.size);
             return HW_ENOMEM;
         }
@@ -503,7 +503,7 @@ HANDLER(FREE)
     hipr_ptr_decode(fixed, HIPR_ptr_SIZE, &m);
     if (m.ptr == 0)
         return HW_OK;
-    const struct alloc_range *found = alloc_table_find(&s->allocs, m.ptr, 0);
+    const struct alloc_range *found = alloc_table_find(&s->res.allocs, m.ptr, 0);
     if (!found || found->base != m.ptr || found->kind != ALLOC_MALLOC)
         return HW_EINVAL;
     /* hipFree waits for the device; all of them here, since work queued on
@@ -514,7 +514,7 @@ HANDLER(FREE)
         idle = device_idle(s, d);
     if (!idle)
         session_drain(s, -1);
-    alloc_table_remove(&s->allocs, m.ptr, &r);
+    alloc_table_remove(&s->res.allocs, m.ptr, &r);
     free_allocation(s, &r);
     session_update_usage(s);
     return HW_OK;
@@ -536,7 +536,7 @@ static int device_idle(struct session *s, int device)
     size_t pos = 0;
     uint64_t key;
     void *v;
-    while (handle_map_next(&s->streams, &pos, &key, &v)) {
+    while (handle_map_next(&s->res.streams, &pos, &key, &v)) {
         struct s_stream *st = v;
         if (st->device == device && s->ops->stream_query(s->be, st->bs) != HW_OK)
             return 0;
@@ -562,10 +562,10 @@ static int h2d_common(struct session *s, uint64_t stream, struct hw_bstream *bs,
         return copy_h2d_staged(s, bs, dst);
     inflight_acquire(s, n);
     struct pending *rec = hw_calloc(1, sizeof *rec);
-    uint8_t *buf = stage_buf_get(&s->bufs, n);
+    uint8_t *buf = stage_buf_get(&s->res.bufs, n);
     if (!rec || !buf) {
         free(rec);
-        stage_buf_put(&s->bufs, buf);
+        stage_buf_put(&s->res.bufs, buf);
         inflight_release(s, n);
         return HW_ENOMEM;
     }
@@ -673,7 +673,7 @@ static int d2h_common(struct session *s, const struct hipr_header *h, uint64_t s
          * a stream idle while its last callback still runs). */
         inflight_acquire(s, n); /* the staged data, until the reply is sent */
         p->charged += n;
-        uint8_t *buf = stage_buf_get(&s->bufs, n);
+        uint8_t *buf = stage_buf_get(&s->res.bufs, n);
         if (!buf) {
             pending_free(p);
             return HW_ENOMEM;
@@ -783,7 +783,7 @@ HANDLER(STREAM_CREATE)
     struct hipr_stream_create m;
     (void)h;
     hipr_stream_create_decode(fixed, HIPR_stream_create_SIZE, &m);
-    if (m.stream < HIPR_FIRST_STREAM_ID || handle_map_get(&s->streams, m.stream))
+    if (m.stream < HIPR_FIRST_STREAM_ID || handle_map_get(&s->res.streams, m.stream))
         return HW_EHANDLE;
     if (m.device < 0 || m.device >= s->device_count)
         return HW_EDEVICE;
@@ -799,7 +799,7 @@ HANDLER(STREAM_CREATE)
         return rc;
     }
     st->device = m.device;
-    if (handle_map_put(&s->streams, m.stream, st) < 0) {
+    if (handle_map_put(&s->res.streams, m.stream, st) < 0) {
         s->ops->stream_destroy(s->be, st->bs);
         free(st);
         return HW_ENOMEM;
@@ -813,7 +813,7 @@ HANDLER(STREAM_DESTROY)
     struct hipr_stream m;
     (void)h;
     hipr_stream_decode(fixed, HIPR_stream_SIZE, &m);
-    struct s_stream *st = handle_map_del(&s->streams, m.stream);
+    struct s_stream *st = handle_map_del(&s->res.streams, m.stream);
     if (!st)
         return HW_EHANDLE;
     inflight_checkpoint(s, st->bs, &st->uncovered); /* runs before the stream goes */
@@ -862,7 +862,7 @@ HANDLER(STREAM_WAIT_EVENT)
     hipr_stream_wait_event_decode(fixed, HIPR_stream_wait_event_SIZE, &m);
     if ((rc = resolve_stream(s, m.stream, &bs, &dev)) != HW_OK)
         return rc;
-    struct s_event *ev = handle_map_get(&s->events, m.event);
+    struct s_event *ev = handle_map_get(&s->res.events, m.event);
     if (!ev)
         return HW_EHANDLE;
     rc = s->ops->stream_wait_event(s->be, bs, ev->be);
@@ -930,11 +930,11 @@ HANDLER(EVENT_CREATE)
     struct hipr_event_create m;
     (void)h;
     hipr_event_create_decode(fixed, HIPR_event_create_SIZE, &m);
-    if (m.event == 0 || handle_map_get(&s->events, m.event))
+    if (m.event == 0 || handle_map_get(&s->res.events, m.event))
         return HW_EHANDLE;
     if (m.device < 0 || m.device >= s->device_count)
         return HW_EDEVICE;
-    int rc = quota_handle(s, &s->events, "events");
+    int rc = quota_handle(s, &s->res.events, "events");
     if (rc != HW_OK)
         return rc;
     struct s_event *ev = hw_calloc(1, sizeof *ev);
@@ -946,7 +946,7 @@ HANDLER(EVENT_CREATE)
         return rc;
     }
     ev->device = m.device;
-    if (handle_map_put(&s->events, m.event, ev) < 0) {
+    if (handle_map_put(&s->res.events, m.event, ev) < 0) {
         s->ops->event_destroy(s->be, ev->be);
         free(ev);
         return HW_ENOMEM;
@@ -961,7 +961,7 @@ HANDLER(EVENT_RECORD)
     int dev, rc;
     (void)h;
     hipr_event_record_decode(fixed, HIPR_event_record_SIZE, &m);
-    struct s_event *ev = handle_map_get(&s->events, m.event);
+    struct s_event *ev = handle_map_get(&s->res.events, m.event);
     if (!ev)
         return HW_EHANDLE;
     if ((rc = resolve_stream(s, m.stream, &bs, &dev)) != HW_OK)
@@ -976,7 +976,7 @@ HANDLER(EVENT_SYNCHRONIZE)
 {
     struct hipr_event m;
     hipr_event_decode(fixed, HIPR_event_SIZE, &m);
-    struct s_event *ev = handle_map_get(&s->events, m.event);
+    struct s_event *ev = handle_map_get(&s->res.events, m.event);
     if (!ev)
         return HW_EHANDLE;
     struct pending *p = pending_new(s, h);
@@ -992,7 +992,7 @@ HANDLER(EVENT_QUERY)
 {
     struct hipr_event m;
     hipr_event_decode(fixed, HIPR_event_SIZE, &m);
-    struct s_event *ev = handle_map_get(&s->events, m.event);
+    struct s_event *ev = handle_map_get(&s->res.events, m.event);
     if (!ev)
         return HW_EHANDLE;
     slink_reply(&s->link, h->opcode, h->request_id, s->ops->event_query(s->be, ev->be), NULL, 0,
@@ -1005,8 +1005,8 @@ HANDLER(EVENT_ELAPSED)
     struct hipr_event_elapsed_req m;
     struct hipr_event_elapsed_rep r;
     hipr_event_elapsed_req_decode(fixed, HIPR_event_elapsed_req_SIZE, &m);
-    struct s_event *a = handle_map_get(&s->events, m.start);
-    struct s_event *b = handle_map_get(&s->events, m.stop);
+    struct s_event *a = handle_map_get(&s->res.events, m.start);
+    struct s_event *b = handle_map_get(&s->res.events, m.stop);
     if (!a || !b)
         return HW_EHANDLE;
     int rc = s->ops->event_elapsed(s->be, a->be, b->be, &r.ms);
@@ -1023,7 +1023,7 @@ HANDLER(EVENT_DESTROY)
     struct hipr_event m;
     (void)h;
     hipr_event_decode(fixed, HIPR_event_SIZE, &m);
-    struct s_event *ev = handle_map_del(&s->events, m.event);
+    struct s_event *ev = handle_map_del(&s->res.events, m.event);
     if (!ev)
         return HW_EHANDLE;
     s->ops->event_destroy(s->be, ev->be);
@@ -1060,7 +1060,7 @@ static int load_module(struct session *s, const struct hipr_module_load_req *req
     if (n > s->cfg->max_module_size)
         return quota_refuse(s, QUOTA_MODULE_SIZE, "a module image of %llu bytes (limit %llu)",
                             (unsigned long long)n, (unsigned long long)s->cfg->max_module_size);
-    int rc = quota_handle(s, &s->modules, "modules");
+    int rc = quota_handle(s, &s->res.modules, "modules");
     if (rc != HW_OK)
         return rc;
     void *image = hw_malloc(n);
@@ -1075,8 +1075,8 @@ static int load_module(struct session *s, const struct hipr_module_load_req *req
     free(image);
     if (rc != HW_OK)
         return rc;
-    uint64_t id = ++s->next_handle;
-    if (handle_map_put(&s->modules, id, mod) < 0) {
+    uint64_t id = sess_res_new_handle(&s->res);
+    if (handle_map_put(&s->res.modules, id, mod) < 0) {
         module_unload(s, mod);
         return HW_ENOMEM;
     }
@@ -1124,7 +1124,7 @@ static uint64_t find_function(struct session *s, uint64_t module, const char *na
     size_t pos = 0;
     uint64_t key;
     void *v;
-    while (handle_map_next(&s->functions, &pos, &key, &v)) {
+    while (handle_map_next(&s->res.functions, &pos, &key, &v)) {
         const struct s_function *fn = v;
         if (fn->module == module && strcmp(fn->name, name) == 0)
             return key;
@@ -1140,15 +1140,15 @@ HANDLER(MODULE_GET_FUNCTION)
     int rc = read_name(s, name);
     if (rc != HW_OK)
         return rc;
-    struct s_module *mod = handle_map_get(&s->modules, m.module);
+    struct s_module *mod = handle_map_get(&s->res.modules, m.module);
     if (!mod)
         return HW_EHANDLE;
     /* A name looked up again gets the same handle, so a program that looks
      * its kernels up in a loop does not grow the session. */
     uint64_t id = find_function(s, m.module, name);
-    struct s_function *fn = id ? handle_map_get(&s->functions, id) : NULL;
+    struct s_function *fn = id ? handle_map_get(&s->res.functions, id) : NULL;
     if (!fn) {
-        if ((rc = quota_handle(s, &s->functions, "functions")) != HW_OK)
+        if ((rc = quota_handle(s, &s->res.functions, "functions")) != HW_OK)
             return rc;
         fn = hw_calloc(1, sizeof *fn);
         if (!fn || !(fn->name = hw_strdup(name))) {
@@ -1162,8 +1162,8 @@ HANDLER(MODULE_GET_FUNCTION)
             return rc;
         }
         fn->module = m.module;
-        id = ++s->next_handle;
-        if (handle_map_put(&s->functions, id, fn) < 0) {
+        id = sess_res_new_handle(&s->res);
+        if (handle_map_put(&s->res.functions, id, fn) < 0) {
             free(fn->name);
             free(fn);
             return HW_ENOMEM;
@@ -1206,16 +1206,16 @@ HANDLER(MODULE_GET_GLOBAL)
     int rc = read_name(s, name);
     if (rc != HW_OK)
         return rc;
-    struct s_module *mod = handle_map_get(&s->modules, m.module);
+    struct s_module *mod = handle_map_get(&s->res.modules, m.module);
     if (!mod)
         return HW_EHANDLE;
     rc = module_global(s, mod, name, &r.ptr, &r.size);
     if (rc != HW_OK)
         return rc;
     /* Copies to and from the global are checked like any allocation. */
-    if (!alloc_table_find(&s->allocs, r.ptr, r.size)) {
+    if (!alloc_table_find(&s->res.allocs, r.ptr, r.size)) {
         struct alloc_range ar = { r.ptr, r.size, mod->device, ALLOC_GLOBAL, m.module };
-        if (alloc_table_insert(&s->allocs, &ar) < 0)
+        if (alloc_table_insert(&s->res.allocs, &ar) < 0)
             return HW_EINVAL;
     }
     uint8_t out[HIPR_global_rep_SIZE];
@@ -1229,18 +1229,18 @@ static void unload_module(struct session *s, uint64_t id, struct s_module *mod)
     size_t pos = 0;
     uint64_t key;
     void *v;
-    while (handle_map_next(&s->functions, &pos, &key, &v)) {
+    while (handle_map_next(&s->res.functions, &pos, &key, &v)) {
         struct s_function *fn = v;
         if (fn->module == id) {
-            handle_map_del(&s->functions, key);
+            handle_map_del(&s->res.functions, key);
             free(fn->name);
             free(fn);
         }
     }
-    for (size_t i = s->allocs.len; i-- > 0;) {
-        struct alloc_range r = s->allocs.v[i];
+    for (size_t i = s->res.allocs.len; i-- > 0;) {
+        struct alloc_range r = s->res.allocs.v[i];
         if (r.kind == ALLOC_GLOBAL && r.owner == id)
-            alloc_table_remove(&s->allocs, r.base, &r);
+            alloc_table_remove(&s->res.allocs, r.base, &r);
     }
     module_unload(s, mod);
 }
@@ -1250,7 +1250,7 @@ HANDLER(MODULE_UNLOAD)
     struct hipr_module m;
     (void)h;
     hipr_module_decode(fixed, HIPR_module_SIZE, &m);
-    struct s_module *mod = handle_map_del(&s->modules, m.module);
+    struct s_module *mod = handle_map_del(&s->res.modules, m.module);
     if (!mod)
         return HW_EHANDLE;
     session_drain(s, -1); /* queued work may still run its code or touch its globals */
@@ -1271,12 +1271,12 @@ HANDLER(LAUNCH)
     uint64_t n = s->link.tail_left;
     if (slink_read_tail(&s->link, args, n) < 0)
         return -1;
-    struct s_function *fn = handle_map_get(&s->functions, m.function);
+    struct s_function *fn = handle_map_get(&s->res.functions, m.function);
     if (!fn)
         return HW_EHANDLE;
     if ((rc = resolve_stream(s, m.stream, &bs, &dev)) != HW_OK)
         return rc;
-    struct s_module *mod = handle_map_get(&s->modules, fn->module);
+    struct s_module *mod = handle_map_get(&s->res.modules, fn->module);
     if (!mod || mod->device != dev)
         return HW_EHANDLE; /* a function runs only on its module's device */
     if ((rc = module_runnable(mod)) != HW_OK)
@@ -1289,8 +1289,8 @@ HANDLER(LAUNCH)
         return HW_ECONFIG;
     if ((uint64_t)block[0] * block[1] * block[2] > (uint64_t)fn->info.max_threads_per_block)
         return HW_ECONFIG;
-    struct s_event *start = m.start_event ? handle_map_get(&s->events, m.start_event) : NULL;
-    struct s_event *stop = m.stop_event ? handle_map_get(&s->events, m.stop_event) : NULL;
+    struct s_event *start = m.start_event ? handle_map_get(&s->res.events, m.start_event) : NULL;
+    struct s_event *stop = m.stop_event ? handle_map_get(&s->res.events, m.stop_event) : NULL;
     if ((m.start_event && !start) || (m.stop_event && !stop))
         return HW_EHANDLE;
     if (start && (rc = s->ops->event_record(s->be, start->be, bs)) != HW_OK)
@@ -1321,7 +1321,7 @@ void session_release_all(struct session *s)
     size_t pos;
     uint64_t key;
     void *v;
-    uint64_t bytes = s->allocs.malloc_bytes;
+    uint64_t bytes = s->res.allocs.malloc_bytes;
     size_t nallocs = 0;
 
     if (!s->be)
@@ -1329,37 +1329,37 @@ void session_release_all(struct session *s)
     rtc_session_end(s); /* compile threads call the backend */
     __atomic_store_n(&s->value_waits_cancel, 1, __ATOMIC_RELEASE); /* nobody will write them now */
     session_drain(s, -1);
-    for (pos = 0; handle_map_next(&s->streams, &pos, &key, &v);) {
+    for (pos = 0; handle_map_next(&s->res.streams, &pos, &key, &v);) {
         struct s_stream *st = v;
         s->ops->stream_destroy(s->be, st->bs);
         free(st);
     }
-    for (pos = 0; handle_map_next(&s->events, &pos, &key, &v);) {
+    for (pos = 0; handle_map_next(&s->res.events, &pos, &key, &v);) {
         struct s_event *ev = v;
         s->ops->event_destroy(s->be, ev->be);
         free(ev);
     }
-    handle_map_free(&s->streams);
+    handle_map_free(&s->res.streams);
     quota_streams_changed(s); /* its share of the budget, before the process is reaped */
-    handle_map_free(&s->events);
-    for (pos = 0; handle_map_next(&s->modules, &pos, &key, &v);)
+    handle_map_free(&s->res.events);
+    for (pos = 0; handle_map_next(&s->res.modules, &pos, &key, &v);)
         unload_module(s, key, v);
-    handle_map_free(&s->modules);
-    handle_map_free(&s->functions);
-    for (size_t i = 0; i < s->allocs.len; i++)
-        if (s->allocs.v[i].kind == ALLOC_MALLOC) {
-            free_allocation(s, &s->allocs.v[i]);
+    handle_map_free(&s->res.modules);
+    handle_map_free(&s->res.functions);
+    for (size_t i = 0; i < s->res.allocs.len; i++)
+        if (s->res.allocs.v[i].kind == ALLOC_MALLOC) {
+            free_allocation(s, &s->res.allocs.v[i]);
             nallocs++;
         }
-    s->allocs.len = 0;
-    s->allocs.malloc_bytes = 0;
+    s->res.allocs.len = 0;
+    s->res.allocs.malloc_bytes = 0;
     session_update_usage(s);
     s->ops->close(s->be);
     s->be = NULL;
     hw_info("session %016llx: freed %llu bytes in %zu allocations", (unsigned long long)s->id,
             (unsigned long long)bytes, nallocs);
 out:
-    alloc_table_free(&s->allocs);
+    alloc_table_free(&s->res.allocs);
 }
 
 int dispatch_request(struct session *s, const struct hipr_header *h,

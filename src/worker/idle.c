@@ -29,7 +29,7 @@ static int streams_busy(struct session *s)
     size_t pos = 0;
     uint64_t key;
     void *v;
-    while (handle_map_next(&s->streams, &pos, &key, &v)) {
+    while (handle_map_next(&s->res.streams, &pos, &key, &v)) {
         struct s_stream *st = v;
         if (s->ops->stream_query(s->be, st->bs) == HW_ENOTREADY)
             return 1;

@@ -73,7 +73,7 @@ void inflight_checkpoint_all(struct session *s)
     size_t pos = 0;
     uint64_t key;
     void *v;
-    while (handle_map_next(&s->streams, &pos, &key, &v)) {
+    while (handle_map_next(&s->res.streams, &pos, &key, &v)) {
         struct s_stream *st = v;
         inflight_checkpoint(s, st->bs, &st->uncovered);
     }
@@ -139,7 +139,7 @@ void inflight_queued(struct session *s, uint64_t stream, struct hw_bstream *bs, 
         if (stream < HIPR_CAP_DEVICES)
             uncovered = &s->uncovered_default[stream];
     } else {
-        struct s_stream *st = handle_map_get(&s->streams, stream);
+        struct s_stream *st = handle_map_get(&s->res.streams, stream);
         if (st)
             uncovered = &st->uncovered;
     }

@@ -159,8 +159,8 @@ int module_global(struct session *s, struct s_module *m, const char *name, uint6
      * module's variables). */
     uint64_t left = UINT64_MAX;
     if (s->cfg->mem_limit)
-        left = s->cfg->mem_limit > s->allocs.malloc_bytes
-                   ? s->cfg->mem_limit - s->allocs.malloc_bytes
+        left = s->cfg->mem_limit > s->res.allocs.malloc_bytes
+                   ? s->cfg->mem_limit - s->res.allocs.malloc_bytes
                    : 0;
     return foreign_module_global(s->ops, s->be, m->fm, name, left, dptr, size);
 }

@@ -41,16 +41,16 @@ int quota_handle(struct session *s, const struct handle_map *map, const char *wh
 
 int quota_stream(struct session *s)
 {
-    if (s->streams.len >= s->cfg->max_streams)
-        return quota_refuse(s, QUOTA_STREAMS, "stream %zu", s->streams.len + 1);
+    if (s->res.streams.len >= s->cfg->max_streams)
+        return quota_refuse(s, QUOTA_STREAMS, "stream %zu", s->res.streams.len + 1);
     uint32_t total = s->table ? status_table_streams(s->table) : 0;
     if (total >= s->cfg->max_streams_total)
         return quota_refuse(s, QUOTA_STREAMS_TOTAL, "a stream (%u in the worker)", total);
-    return quota_handle(s, &s->streams, "streams");
+    return quota_handle(s, &s->res.streams, "streams");
 }
 
 void quota_streams_changed(struct session *s)
 {
     if (s->slot)
-        __atomic_store_n(&s->slot->streams, (uint32_t)s->streams.len, __ATOMIC_RELAXED);
+        __atomic_store_n(&s->slot->streams, (uint32_t)s->res.streams.len, __ATOMIC_RELAXED);
 }

@@ -35,7 +35,7 @@ static void on_backend_async_error(void *ctx, int status)
 void session_update_usage(struct session *s)
 {
     if (s->slot)
-        __atomic_store_n(&s->slot->bytes_in_use, s->allocs.malloc_bytes, __ATOMIC_RELEASE);
+        __atomic_store_n(&s->slot->bytes_in_use, s->res.allocs.malloc_bytes, __ATOMIC_RELEASE);
 }
 
 /* Opens the configured backend; "auto" takes the first with a device. */
@@ -428,8 +428,8 @@ static void session_setup(struct session *s, const struct worker_config *cfg,
                           struct status_table *table)
 {
     memset(s, 0, sizeof *s);
-    stage_buf_init(&s->bufs);
-    slink_init(&s->link, &s->bufs, cfg->resume_buffer);
+    sess_res_init(&s->res);
+    slink_init(&s->link, &s->res.bufs, cfg->resume_buffer);
     hw_tx_init_plain(&s->next_tx, -1);
     s->route_fd = -1;
     s->cfg = cfg;
@@ -442,11 +442,6 @@ static void session_setup(struct session *s, const struct worker_config *cfg,
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&s->resume_cond, &ca);
     pthread_condattr_destroy(&ca);
-    alloc_table_init(&s->allocs);
-    handle_map_init(&s->streams);
-    handle_map_init(&s->events);
-    handle_map_init(&s->modules);
-    handle_map_init(&s->functions);
 }
 
 /* The connection, from its first byte to the session's end. */
@@ -508,7 +503,7 @@ static int session_serve(struct session *s, int fd, uint64_t session_id)
     session_heartbeat_stop(s);
     session_resume_end(s);
     session_release_all(s);
-    stage_buf_drop_all(&s->bufs);
+    stage_buf_drop_all(&s->res.bufs);
     /* Wake a client blocked on a reply before the process goes away. */
     hw_tx_shutdown(&s->link.tx);
     hw_tx_close(&s->link.tx);

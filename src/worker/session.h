@@ -19,34 +19,9 @@
 #include "hipr.h"
 #include "hw_transport.h"
 #include "session_link.h"
-#include "stage_buf.h"
+#include "session_res.h"
 #include "status_table.h"
 #include "worker.h"
-
-struct s_stream {
-    struct hw_bstream *bs;
-    int device;
-    uint64_t uncovered; /* inflight.c: charges with no checkpoint yet */
-};
-
-struct s_event {
-    struct hw_bevent *be;
-    int device;
-};
-
-/* module.c: one of the two is set. */
-struct s_module {
-    struct hw_bmodule *bm;     /* loaded by the backend */
-    struct foreign_module *fm; /* an AMD code object the device cannot run */
-    int device;
-};
-
-struct s_function {
-    struct hw_bfunction *bf; /* NULL in a foreign module */
-    uint64_t module;
-    char *name; /* a second lookup of the name returns this handle */
-    struct hw_func_info info;
-};
 
 struct session {
     struct sess_link link; /* the connection (session_link.h) */
@@ -71,16 +46,13 @@ struct session {
     pthread_mutex_t hb_lock;
     pthread_cond_t hb_cond;
 
-    struct alloc_table allocs;
-    struct handle_map streams, events, modules, functions;
-    uint64_t next_handle; /* worker-assigned: modules, functions */
+    struct sess_res res; /* what the client holds (session_res.h) */
 
     /* Work accepted and not finished, bounded by --max-inflight so a flood
      * slows the client (TCP backpressure) instead of growing the worker
      * (inflight.c). */
     pthread_mutex_t stage_lock;
     pthread_cond_t stage_cond;
-    struct stage_bufs bufs; /* staging buffers (stage_buf.h) */
     uint64_t staged_bytes;
 
     /* Limits (quota.c, inflight.c, idle.c). */

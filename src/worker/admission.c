@@ -17,7 +17,7 @@
 #include "drain.h"
 #include "hw_log.h"
 #include "hw_time.h"
-#include "session.h"
+#include "session_main.h"
 
 struct admission_entry {
     uint32_t pid; /* 0 = free; taken with a compare-and-swap */

@@ -24,6 +24,7 @@
 
 #include "hw_alloc.h"
 #include "hw_log.h"
+#include "ops.h"
 
 #define RING        4             /* stages in flight for one idle-device D2H */
 #define FIRST_CHUNK (64u * 1024)  /* a D2H reply's first piece; later ones double */

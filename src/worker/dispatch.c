@@ -9,6 +9,7 @@
 
 #include "hw_alloc.h"
 #include "hw_log.h"
+#include "dispatch.h"
 #include "ops.h"
 #include "rtc.h"
 
@@ -71,6 +72,12 @@ int dispatch_request(struct session *s, const struct hipr_header *h,
 #undef HIPR_DISPATCH_CASE_
     default: rc = HW_ENOTSUP; break;
     }
+    return dispatch_finish(s, h, info, rc);
+}
+
+int dispatch_finish(struct session *s, const struct hipr_header *h, const struct hipr_op_info *info,
+                    int rc)
+{
     if (rc < 0)
         return -1;
     int wants_reply = !(h->flags & HIPR_FLAG_NO_REPLY);

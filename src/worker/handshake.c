@@ -22,7 +22,9 @@
 #include "hw_log.h"
 #include "hw_sha256.h"
 #include "rtc.h"
-#include "session.h"
+#include "handshake.h"
+#include "heartbeat.h"
+#include "session_main.h"
 #include "worker_info.h"
 
 /* The largest request read before authentication, header included. */

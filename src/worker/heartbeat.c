@@ -18,7 +18,7 @@
 
 #include "hw_log.h"
 #include "hw_net.h"
-#include "session.h"
+#include "heartbeat.h"
 #include "hw_time.h"
 
 static void send_heartbeat(struct session *s)

@@ -77,4 +77,9 @@ void ops_free_allocation(struct session *s, const struct alloc_range *r);
 /* Frees a module and what refers to it (functions, global ranges). */
 void ops_unload_module(struct session *s, uint64_t id, struct s_module *mod);
 
+/* Drains every stream of the session on `device` (-1: all devices). */
+int session_drain(struct session *s, int device);
+/* Publishes the session's allocated bytes in its status slot. */
+void session_update_usage(struct session *s);
+
 #endif

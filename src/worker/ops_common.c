@@ -202,3 +202,11 @@ int ops_device_idle(struct session *s, int device)
     }
     return 1;
 }
+
+/* The supervisor's view of the session's memory (WORKER_STATUS, the
+ * worker-wide --mem-limit). */
+void session_update_usage(struct session *s)
+{
+    if (s->slot)
+        __atomic_store_n(&s->slot->bytes_in_use, s->res.allocs.malloc_bytes, __ATOMIC_RELEASE);
+}

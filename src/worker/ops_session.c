@@ -112,12 +112,14 @@ HANDLER(WORKER_INFO)
     return HW_EINVAL; /* answered only in place of HELLO */
 }
 
-/* Turns session resume on (resume.c). Not a request of the session: the
- * request loop does not count it. */
+/* Turns session resume on: the request loop gives it to resume.c (the
+ * lifecycle layer, above this one), so it never arrives here. */
 HANDLER(RESUME_ENABLE)
 {
+    (void)s;
+    (void)h;
     (void)fixed;
-    return session_resume_enable(s, h->request_id);
+    return HW_EINVAL;
 }
 
 /* The request loop takes ACK frames itself (session.c). */

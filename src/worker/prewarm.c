@@ -16,7 +16,7 @@
 #include "hw_log.h"
 #include "hw_time.h"
 #include "leak_check.h"
-#include "session.h"
+#include "session_main.h"
 
 struct warm {
     pid_t pid;              /* 0: an empty place */

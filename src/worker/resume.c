@@ -30,7 +30,10 @@
 #include "hw_net.h"
 #include "hw_sha256.h"
 #include "route.h"
-#include "session.h"
+#include "handshake.h"
+#include "heartbeat.h"
+#include "resume.h"
+#include "session_main.h"
 #include "hw_time.h"
 
 #define ROUTE_POLL_MS 200 /* how often the route thread looks for a stop */

@@ -1,7 +1,7 @@
 /*
  * session.c - a session process: handshake, the request loop, and teardown.
  */
-#include "session.h"
+#include "session_main.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -13,9 +13,13 @@
 
 #include "hw_alloc.h"
 #include "admission.h"
+#include "dispatch.h"
 #include "drain.h"
+#include "handshake.h"
+#include "heartbeat.h"
 #include "hw_auth.h"
 #include "prewarm.h"
+#include "resume.h"
 #include "hw_log.h"
 #include "hw_net.h"
 #include "hw_os.h"
@@ -30,12 +34,6 @@ static void on_backend_async_error(void *ctx, int status)
 {
     struct session *s = ctx;
     slink_async_error(&s->link, status);
-}
-
-void session_update_usage(struct session *s)
-{
-    if (s->slot)
-        __atomic_store_n(&s->slot->bytes_in_use, s->res.allocs.malloc_bytes, __ATOMIC_RELEASE);
 }
 
 /* Opens the configured backend; "auto" takes the first with a device. */
@@ -319,7 +317,11 @@ static enum loop_end request_loop(struct session *s)
         errno = 0;
         s->link.read_failed = 0;
         uint64_t t0 = s->metrics ? hw_now_ns() : 0;
-        int rc = dispatch_request(s, &h, info, fixed);
+        /* RESUME_ENABLE belongs to the lifecycle (resume.c), which the
+         * operations below cannot call. */
+        int rc = h.opcode == HIPR_OP_RESUME_ENABLE
+                     ? dispatch_finish(s, &h, info, session_resume_enable(s, h.request_id))
+                     : dispatch_request(s, &h, info, fixed);
         if (s->metrics)
             wm_call(s->metrics, (size_t)(info - hipr_op_at(0)), hw_now_ns() - t0, 0);
         /* A request cut short by the connection did not happen: a resumed

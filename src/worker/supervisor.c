@@ -23,7 +23,7 @@
 #include "prewarm.h"
 #include "rtc_cache.h"
 #include "rtc_slots.h"
-#include "session.h"
+#include "session_main.h"
 #include "status_table.h"
 
 /* Connections still in their handshake (not yet authenticated, no status

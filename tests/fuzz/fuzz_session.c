@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "hipr.h"
-#include "session.h"
+#include "session_main.h"
 #include "status_table.h"
 #include "worker.h"
 

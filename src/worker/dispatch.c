@@ -39,7 +39,7 @@ void session_release_all(struct session *s)
         free(ev);
     }
     handle_map_free(&s->res.streams);
-    quota_streams_changed(s); /* its share of the budget, before the process is reaped */
+    quota_streams_changed(&s->lim); /* its share of the budget, before the process is reaped */
     handle_map_free(&s->res.events);
     for (pos = 0; handle_map_next(&s->res.modules, &pos, &key, &v);)
         ops_unload_module(s, key, v);

@@ -13,14 +13,14 @@
 #ifndef IDLE_H
 #define IDLE_H
 
-#include "session.h"
+#include "session_limits.h"
 
 /* Notes that a request with this opcode arrived (dispatch thread). */
-void idle_note_request(struct session *s, uint16_t opcode);
+void idle_note_request(struct sess_limits *lm, uint16_t opcode);
 
 /* Waits until the next request can be read. Returns 0 when one can (or the
  * socket has something to report), -1 when the session has been idle for
  * --idle-timeout and must end. Returns 0 at once when the timeout is off. */
-int idle_wait_request(struct session *s);
+int idle_wait_request(struct sess_limits *lm);
 
 #endif

@@ -12,14 +12,14 @@
 
 /* staged_bytes changes under stage_lock; the dispatch thread also reads it
  * without the lock to decide whether it may have to wait. */
-static uint64_t staged(struct session *s)
+static uint64_t staged(struct sess_limits *lm)
 {
-    return __atomic_load_n(&s->staged_bytes, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&lm->staged_bytes, __ATOMIC_ACQUIRE);
 }
 
-static uint64_t checkpoint_size(const struct session *s)
+static uint64_t checkpoint_size(const struct sess_limits *lm)
 {
-    uint64_t n = s->cfg->max_inflight / 16;
+    uint64_t n = lm->cfg->max_inflight / 16;
     if (n < 64 * HIPR_KiB)
         n = 64 * HIPR_KiB;
     if (n > 8 * HIPR_MiB)
@@ -28,7 +28,7 @@ static uint64_t checkpoint_size(const struct session *s)
 }
 
 struct checkpoint {
-    struct session *s;
+    struct sess_limits *lm;
     uint64_t n;
 };
 
@@ -36,54 +36,54 @@ static void checkpoint_done(void *arg, int status)
 {
     struct checkpoint *cp = arg;
     (void)status;
-    inflight_release(cp->s, cp->n);
+    inflight_release(cp->lm, cp->n);
     free(cp);
 }
 
-void inflight_checkpoint(struct session *s, struct hw_bstream *bs, uint64_t *uncovered)
+void inflight_checkpoint(struct sess_limits *lm, struct hw_bstream *bs, uint64_t *uncovered)
 {
     uint64_t n = *uncovered;
     if (n == 0)
         return;
     *uncovered = 0;
-    s->uncovered_total -= n;
-    pthread_mutex_lock(&s->stage_lock);
-    __atomic_add_fetch(&s->staged_bytes, n, __ATOMIC_RELEASE);
-    pthread_mutex_unlock(&s->stage_lock);
+    lm->uncovered_total -= n;
+    pthread_mutex_lock(&lm->stage_lock);
+    __atomic_add_fetch(&lm->staged_bytes, n, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&lm->stage_lock);
     struct checkpoint *cp = hw_malloc(sizeof *cp);
     if (cp) {
-        cp->s = s;
+        cp->lm = lm;
         cp->n = n;
-        if (s->ops->stream_callback(s->be, bs, checkpoint_done, cp) == HW_OK)
+        if (lm->ops->stream_callback(lm->be, bs, checkpoint_done, cp) == HW_OK)
             return;
         free(cp);
     }
     /* Out of memory, or the stream is gone: nothing can mark the spot, and
      * holding the charge forever would wedge the session. */
-    inflight_release(s, n);
+    inflight_release(lm, n);
 }
 
-void inflight_checkpoint_all(struct session *s)
+void inflight_checkpoint_all(struct sess_limits *lm)
 {
-    for (int d = 0; d < s->device_count && d < HIPR_CAP_DEVICES; d++) {
+    for (int d = 0; d < lm->device_count && d < HIPR_CAP_DEVICES; d++) {
         struct hw_bstream *bs;
-        if (s->uncovered_default[d] && s->ops->stream_default(s->be, d, &bs) == HW_OK)
-            inflight_checkpoint(s, bs, &s->uncovered_default[d]);
+        if (lm->uncovered_default[d] && lm->ops->stream_default(lm->be, d, &bs) == HW_OK)
+            inflight_checkpoint(lm, bs, &lm->uncovered_default[d]);
     }
     size_t pos = 0;
     uint64_t key;
     void *v;
-    while (handle_map_next(&s->res.streams, &pos, &key, &v)) {
+    while (handle_map_next(&lm->res->streams, &pos, &key, &v)) {
         struct s_stream *st = v;
-        inflight_checkpoint(s, st->bs, &st->uncovered);
+        inflight_checkpoint(lm, st->bs, &st->uncovered);
     }
 }
 
 /* A peer that reset the connection will read no reply and send nothing
  * more that could matter: what is still unread is dropped, not run. */
-static int peer_reset(struct session *s)
+static int peer_reset(struct sess_limits *lm)
 {
-    struct pollfd pfd = { .fd = s->link.tx.fd, .events = POLLIN };
+    struct pollfd pfd = { .fd = lm->link->tx.fd, .events = POLLIN };
     return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLERR));
 }
 
@@ -91,68 +91,68 @@ static int peer_reset(struct session *s)
  * larger than the budget may always proceed alone, or it would wait forever.
  * Every charge must already have its checkpoint queued (or be released by
  * its own completion), so what this waits for is on its way. */
-static void wait_for_room_locked(struct session *s, uint64_t n)
+static void wait_for_room_locked(struct sess_limits *lm, uint64_t n)
 {
-    while (s->staged_bytes > 0 && s->staged_bytes + n > s->cfg->max_inflight &&
-           !__atomic_load_n(&s->link.send_failed, __ATOMIC_ACQUIRE)) {
+    while (lm->staged_bytes > 0 && lm->staged_bytes + n > lm->cfg->max_inflight &&
+           !__atomic_load_n(&lm->link->send_failed, __ATOMIC_ACQUIRE)) {
         struct timespec until = hw_deadline_after_ns(CLOCK_REALTIME, WAIT_SLICE_NS);
-        pthread_cond_timedwait(&s->stage_cond, &s->stage_lock, &until);
-        if (peer_reset(s)) {
-            pthread_mutex_unlock(&s->stage_lock);
+        pthread_cond_timedwait(&lm->stage_cond, &lm->stage_lock, &until);
+        if (peer_reset(lm)) {
+            pthread_mutex_unlock(&lm->stage_lock);
             hw_info("session %016llx: the client reset the connection; dropping what it "
                     "sent and was not read yet%s",
-                    (unsigned long long)s->id,
-                    s->link.resumable ? " (a resumed client sends it again)" : "");
+                    (unsigned long long)lm->id,
+                    lm->link->resumable ? " (a resumed client sends it again)" : "");
             /* The request loop ends after this request, or detaches when the
              * session is resumable. */
-            slink_lost(&s->link);
-            pthread_mutex_lock(&s->stage_lock);
+            slink_lost(lm->link);
+            pthread_mutex_lock(&lm->stage_lock);
             return;
         }
     }
 }
 
-void inflight_acquire(struct session *s, uint64_t n)
+void inflight_acquire(struct sess_limits *lm, uint64_t n)
 {
-    if (s->uncovered_total + staged(s) + n > s->cfg->max_inflight)
-        inflight_checkpoint_all(s);
-    pthread_mutex_lock(&s->stage_lock);
-    wait_for_room_locked(s, n);
-    __atomic_add_fetch(&s->staged_bytes, n, __ATOMIC_RELEASE);
-    pthread_mutex_unlock(&s->stage_lock);
+    if (lm->uncovered_total + staged(lm) + n > lm->cfg->max_inflight)
+        inflight_checkpoint_all(lm);
+    pthread_mutex_lock(&lm->stage_lock);
+    wait_for_room_locked(lm, n);
+    __atomic_add_fetch(&lm->staged_bytes, n, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&lm->stage_lock);
 }
 
-void inflight_release(struct session *s, uint64_t n)
+void inflight_release(struct sess_limits *lm, uint64_t n)
 {
-    pthread_mutex_lock(&s->stage_lock);
-    __atomic_sub_fetch(&s->staged_bytes, n, __ATOMIC_RELEASE);
-    pthread_cond_broadcast(&s->stage_cond);
-    pthread_mutex_unlock(&s->stage_lock);
+    pthread_mutex_lock(&lm->stage_lock);
+    __atomic_sub_fetch(&lm->staged_bytes, n, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&lm->stage_cond);
+    pthread_mutex_unlock(&lm->stage_lock);
 }
 
 /* The common case costs a few additions: queue entries are counted privately
  * per stream and reach the shared budget a checkpoint at a time. */
-void inflight_queued(struct session *s, uint64_t stream, struct hw_bstream *bs, uint64_t n)
+void inflight_queued(struct sess_limits *lm, uint64_t stream, struct hw_bstream *bs, uint64_t n)
 {
     uint64_t *uncovered = NULL;
     if (stream < HIPR_FIRST_STREAM_ID) {
         if (stream < HIPR_CAP_DEVICES)
-            uncovered = &s->uncovered_default[stream];
+            uncovered = &lm->uncovered_default[stream];
     } else {
-        struct s_stream *st = handle_map_get(&s->res.streams, stream);
+        struct s_stream *st = handle_map_get(&lm->res->streams, stream);
         if (st)
             uncovered = &st->uncovered;
     }
     if (!uncovered)
         return; /* not a stream of this session: nothing was queued */
     *uncovered += n;
-    s->uncovered_total += n;
-    if (*uncovered >= checkpoint_size(s))
-        inflight_checkpoint(s, bs, uncovered);
-    if (s->uncovered_total + staged(s) > s->cfg->max_inflight) {
-        inflight_checkpoint_all(s);
-        pthread_mutex_lock(&s->stage_lock);
-        wait_for_room_locked(s, 0);
-        pthread_mutex_unlock(&s->stage_lock);
+    lm->uncovered_total += n;
+    if (*uncovered >= checkpoint_size(lm))
+        inflight_checkpoint(lm, bs, uncovered);
+    if (lm->uncovered_total + staged(lm) > lm->cfg->max_inflight) {
+        inflight_checkpoint_all(lm);
+        pthread_mutex_lock(&lm->stage_lock);
+        wait_for_room_locked(lm, 0);
+        pthread_mutex_unlock(&lm->stage_lock);
     }
 }

@@ -22,7 +22,7 @@
 #ifndef INFLIGHT_H
 #define INFLIGHT_H
 
-#include "session.h"
+#include "session_limits.h"
 
 /* What one backend queue entry is charged: its record, its arguments copy
  * and the backend's bookkeeping, rounded up. */
@@ -30,16 +30,16 @@
 
 /* Charges n bytes released later by inflight_release(); waits while the
  * budget is spent. Dispatch thread only. */
-void inflight_acquire(struct session *s, uint64_t n);
-void inflight_release(struct session *s, uint64_t n);
+void inflight_acquire(struct sess_limits *lm, uint64_t n);
+void inflight_release(struct sess_limits *lm, uint64_t n);
 
 /* Charges work just queued on `stream` (its wire id; bs the backend's
  * stream), released when the stream gets past it. Dispatch thread only. */
-void inflight_queued(struct session *s, uint64_t stream, struct hw_bstream *bs, uint64_t n);
+void inflight_queued(struct sess_limits *lm, uint64_t stream, struct hw_bstream *bs, uint64_t n);
 
 /* Queues a checkpoint behind the open charges of one stream (before it is
  * destroyed), or of every stream. */
-void inflight_checkpoint(struct session *s, struct hw_bstream *bs, uint64_t *uncovered);
-void inflight_checkpoint_all(struct session *s);
+void inflight_checkpoint(struct sess_limits *lm, struct hw_bstream *bs, uint64_t *uncovered);
+void inflight_checkpoint_all(struct sess_limits *lm);
 
 #endif

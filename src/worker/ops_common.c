@@ -131,7 +131,7 @@ struct pending *ops_pending_new(struct session *s, const struct hipr_header *h)
         p->request_id = h->request_id;
         p->remaining = 1;
         p->charged = INFLIGHT_OP_COST;
-        inflight_acquire(s, p->charged);
+        inflight_acquire(&s->lim, p->charged);
     }
     return p;
 }
@@ -139,7 +139,7 @@ struct pending *ops_pending_new(struct session *s, const struct hipr_header *h)
 /* Drops a pending reply that was never queued. */
 void ops_pending_free(struct pending *p)
 {
-    inflight_release(p->s, p->charged);
+    inflight_release(&p->s->lim, p->charged);
     stage_buf_put(&p->s->res.bufs, p->to_free);
     free(p);
 }
@@ -174,7 +174,7 @@ void ops_stage_done(void *arg, int status)
 {
     struct pending *p = arg; /* reused as a staging record */
     (void)status;
-    inflight_release(p->s, p->len);
+    inflight_release(&p->s->lim, p->len);
     stage_buf_put(&p->s->res.bufs, p->to_free);
     free(p);
 }

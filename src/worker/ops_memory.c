@@ -25,10 +25,10 @@ HANDLER(MALLOC)
         return HW_EDEVICE;
     if (m.size > 0) {
         if (s->cfg->mem_limit && m.size > s->cfg->mem_limit - s->res.allocs.malloc_bytes)
-            return quota_refuse(s, QUOTA_MEMORY, "hipMalloc of %llu bytes (%llu of %llu in use)",
-                                (unsigned long long)m.size,
-                                (unsigned long long)s->res.allocs.malloc_bytes,
-                                (unsigned long long)s->cfg->mem_limit);
+            return quota_refuse(
+                &s->lim, QUOTA_MEMORY, "hipMalloc of %llu bytes (%llu of %llu in use)",
+                (unsigned long long)m.size, (unsigned long long)s->res.allocs.malloc_bytes,
+                (unsigned long long)s->cfg->mem_limit);
         int rc = s->ops->mem_alloc(s->be, m.device, m.size, &r.ptr);
         if (rc != HW_OK)
             return rc;
@@ -87,13 +87,13 @@ static int h2d_common(struct session *s, uint64_t stream, struct hw_bstream *bs,
     /* Memory the device copies from directly, filled from the socket. */
     if (rows == 1 && copy_staged_available(s) && !ops_host_addr(s, dst))
         return copy_h2d_staged(s, bs, dst);
-    inflight_acquire(s, n);
+    inflight_acquire(&s->lim, n);
     struct pending *rec = hw_calloc(1, sizeof *rec);
     uint8_t *buf = stage_buf_get(&s->res.bufs, n);
     if (!rec || !buf) {
         free(rec);
         stage_buf_put(&s->res.bufs, buf);
-        inflight_release(s, n);
+        inflight_release(&s->lim, n);
         return HW_ENOMEM;
     }
     rec->s = s;
@@ -116,7 +116,7 @@ static int h2d_common(struct session *s, uint64_t stream, struct hw_bstream *bs,
             ops_stage_done(rec, rc);
             return rc;
         }
-        inflight_queued(s, stream, bs, INFLIGHT_OP_COST);
+        inflight_queued(&s->lim, stream, bs, INFLIGHT_OP_COST);
     }
     return HW_OK;
 }
@@ -198,7 +198,7 @@ static int d2h_common(struct session *s, const struct hipr_header *h, uint64_t s
          * from a buffer of the session's: a reply sent from device memory by
          * a stream callback could race a later hipFree (a backend may report
          * a stream idle while its last callback still runs). */
-        inflight_acquire(s, n); /* the staged data, until the reply is sent */
+        inflight_acquire(&s->lim, n); /* the staged data, until the reply is sent */
         p->charged += n;
         uint8_t *buf = stage_buf_get(&s->res.bufs, n);
         if (!buf) {
@@ -214,7 +214,7 @@ static int d2h_common(struct session *s, const struct hipr_header *h, uint64_t s
                 ops_pending_free(p);
                 return rc;
             }
-            inflight_queued(s, stream, bs, INFLIGHT_OP_COST);
+            inflight_queued(&s->lim, stream, bs, INFLIGHT_OP_COST);
         }
     }
     rc = s->ops->stream_callback(s->be, bs, ops_pending_done, p);
@@ -255,7 +255,7 @@ HANDLER(MEMCPY_D2D)
         return rc;
     rc = s->ops->memcpy_d2d(s->be, bs, m.dst, m.src, m.size);
     if (rc == HW_OK)
-        inflight_queued(s, m.stream, bs, INFLIGHT_OP_COST);
+        inflight_queued(&s->lim, m.stream, bs, INFLIGHT_OP_COST);
     return rc;
 }
 
@@ -275,7 +275,7 @@ HANDLER(MEMCPY2D_D2D)
         rc = s->ops->memcpy_d2d(s->be, bs, m.dst + i * m.dpitch, m.src + i * m.spitch, m.width);
         if (rc != HW_OK)
             return rc;
-        inflight_queued(s, m.stream, bs, INFLIGHT_OP_COST);
+        inflight_queued(&s->lim, m.stream, bs, INFLIGHT_OP_COST);
     }
     return HW_OK;
 }
@@ -299,6 +299,6 @@ HANDLER(MEMSET)
         return rc;
     rc = s->ops->memset(s->be, bs, m.dst, m.value, m.elem_size, m.count);
     if (rc == HW_OK)
-        inflight_queued(s, m.stream, bs, INFLIGHT_OP_COST);
+        inflight_queued(&s->lim, m.stream, bs, INFLIGHT_OP_COST);
     return rc;
 }

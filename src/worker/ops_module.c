@@ -34,9 +34,9 @@ static int load_module(struct session *s, const struct hipr_module_load_req *req
         return HW_EIMAGE;
     /* Refused before anything is allocated; the image is read and dropped. */
     if (n > s->cfg->max_module_size)
-        return quota_refuse(s, QUOTA_MODULE_SIZE, "a module image of %llu bytes (limit %llu)",
+        return quota_refuse(&s->lim, QUOTA_MODULE_SIZE, "a module image of %llu bytes (limit %llu)",
                             (unsigned long long)n, (unsigned long long)s->cfg->max_module_size);
-    int rc = quota_handle(s, &s->res.modules, "modules");
+    int rc = quota_handle(&s->lim, &s->res.modules, "modules");
     if (rc != HW_OK)
         return rc;
     void *image = hw_malloc(n);
@@ -124,7 +124,7 @@ HANDLER(MODULE_GET_FUNCTION)
     uint64_t id = find_function(s, m.module, name);
     struct s_function *fn = id ? handle_map_get(&s->res.functions, id) : NULL;
     if (!fn) {
-        if ((rc = quota_handle(s, &s->res.functions, "functions")) != HW_OK)
+        if ((rc = quota_handle(&s->lim, &s->res.functions, "functions")) != HW_OK)
             return rc;
         fn = hw_calloc(1, sizeof *fn);
         if (!fn || !(fn->name = hw_strdup(name))) {
@@ -279,6 +279,6 @@ HANDLER(LAUNCH)
             queued += INFLIGHT_OP_COST;
     }
     if (queued)
-        inflight_queued(s, m.stream, bs, queued);
+        inflight_queued(&s->lim, m.stream, bs, queued);
     return rc;
 }

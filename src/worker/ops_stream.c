@@ -17,7 +17,7 @@ HANDLER(STREAM_CREATE)
         return HW_EHANDLE;
     if (m.device < 0 || m.device >= s->device_count)
         return HW_EDEVICE;
-    int rc = quota_stream(s);
+    int rc = quota_stream(&s->lim);
     if (rc != HW_OK)
         return rc;
     struct s_stream *st = hw_calloc(1, sizeof *st);
@@ -34,7 +34,7 @@ HANDLER(STREAM_CREATE)
         free(st);
         return HW_ENOMEM;
     }
-    quota_streams_changed(s);
+    quota_streams_changed(&s->lim);
     return HW_OK;
 }
 
@@ -46,10 +46,10 @@ HANDLER(STREAM_DESTROY)
     struct s_stream *st = handle_map_del(&s->res.streams, m.stream);
     if (!st)
         return HW_EHANDLE;
-    inflight_checkpoint(s, st->bs, &st->uncovered); /* runs before the stream goes */
+    inflight_checkpoint(&s->lim, st->bs, &st->uncovered); /* runs before the stream goes */
     s->ops->stream_destroy(s->be, st->bs);
     free(st);
-    quota_streams_changed(s);
+    quota_streams_changed(&s->lim);
     return HW_OK;
 }
 
@@ -97,7 +97,7 @@ HANDLER(STREAM_WAIT_EVENT)
         return HW_EHANDLE;
     rc = s->ops->stream_wait_event(s->be, bs, ev->be);
     if (rc == HW_OK)
-        inflight_queued(s, m.stream, bs, INFLIGHT_OP_COST);
+        inflight_queued(&s->lim, m.stream, bs, INFLIGHT_OP_COST);
     return rc;
 }
 
@@ -129,7 +129,7 @@ HANDLER(STREAM_WRITE_VALUE)
         return HW_ENOTSUP;
     rc = s->ops->stream_write_value(s->be, bs, m.ptr, m.value, m.width);
     if (rc == HW_OK)
-        inflight_queued(s, m.stream, bs, INFLIGHT_OP_COST);
+        inflight_queued(&s->lim, m.stream, bs, INFLIGHT_OP_COST);
     return rc;
 }
 
@@ -151,7 +151,7 @@ HANDLER(STREAM_WAIT_VALUE)
     rc = s->ops->stream_wait_value(s->be, bs, m.ptr, m.value, m.mask, m.width, m.flags,
                                    &s->value_waits_cancel);
     if (rc == HW_OK)
-        inflight_queued(s, m.stream, bs, INFLIGHT_OP_COST);
+        inflight_queued(&s->lim, m.stream, bs, INFLIGHT_OP_COST);
     return rc;
 }
 
@@ -164,7 +164,7 @@ HANDLER(EVENT_CREATE)
         return HW_EHANDLE;
     if (m.device < 0 || m.device >= s->device_count)
         return HW_EDEVICE;
-    int rc = quota_handle(s, &s->res.events, "events");
+    int rc = quota_handle(&s->lim, &s->res.events, "events");
     if (rc != HW_OK)
         return rc;
     struct s_event *ev = hw_calloc(1, sizeof *ev);
@@ -198,7 +198,7 @@ HANDLER(EVENT_RECORD)
         return rc;
     rc = s->ops->event_record(s->be, ev->be, bs);
     if (rc == HW_OK)
-        inflight_queued(s, m.stream, bs, INFLIGHT_OP_COST);
+        inflight_queued(&s->lim, m.stream, bs, INFLIGHT_OP_COST);
     return rc;
 }
 

@@ -10,7 +10,7 @@
 #ifndef QUOTA_H
 #define QUOTA_H
 
-#include "session.h"
+#include "session_limits.h"
 
 enum quota_kind {
     QUOTA_MEMORY,        /* --mem-limit */
@@ -21,16 +21,16 @@ enum quota_kind {
 };
 
 /* Logs the refusal (fmt says what was asked) and returns HW_ENOMEM. */
-int quota_refuse(struct session *s, enum quota_kind q, const char *fmt, ...)
+int quota_refuse(struct sess_limits *lm, enum quota_kind q, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* HW_OK when the session may add one more handle to `map` (what: "streams",
  * "events", ...); otherwise the refusal. */
-int quota_handle(struct session *s, const struct handle_map *map, const char *what);
+int quota_handle(struct sess_limits *lm, const struct handle_map *map, const char *what);
 /* HW_OK when the session may create one more stream (its own limit and the
  * worker's budget); otherwise the refusal. */
-int quota_stream(struct session *s);
+int quota_stream(struct sess_limits *lm);
 /* Publishes the session's stream count for the worker-wide budget. */
-void quota_streams_changed(struct session *s);
+void quota_streams_changed(struct sess_limits *lm);
 
 #endif

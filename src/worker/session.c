@@ -55,6 +55,7 @@ static int open_backend(struct session *s)
             if (rc == HW_OK && ops->device_count(s->be, &s->device_count) == HW_OK &&
                 s->device_count > 0) {
                 s->ops = ops;
+                limits_attach_backend(&s->lim, ops, s->be, s->device_count);
                 return HW_OK;
             }
             if (rc == HW_OK) {
@@ -135,6 +136,7 @@ static int open_session(struct session *s, const struct hipr_header *hh,
     status_slot_set_client(s->slot, s->link.tx.fd);
     s->metrics = worker_metrics_slot(s->cfg->metrics, (uint32_t)(s->slot - s->table->slots));
     s->link.metrics = s->metrics;
+    s->lim.slot = s->slot;
     int rc = HW_OK;
     if (!s->be) { /* a prewarmed process has its device already */
         struct admission_ticker tk;
@@ -274,12 +276,12 @@ static enum loop_end request_loop(struct session *s)
     const struct hipr_op_info *info;
 
     for (;;) {
-        if (idle_wait_request(s) < 0)
+        if (idle_wait_request(&s->lim) < 0)
             return LOOP_END;
         if (slink_read(&s->link, hbuf, sizeof hbuf) < 0)
             return link_failed(s);
         hipr_header_decode(hbuf, &h);
-        idle_note_request(s, h.opcode);
+        idle_note_request(&s->lim, h.opcode);
         wm_add(s->metrics, WM_bytes_in, HIPR_HEADER_SIZE + h.payload_length);
         enum hipr_check c = hipr_check_request(&h, &info);
         if (c == HIPR_EOPCODE && h.magic == HIPR_MAGIC && h.version == HIPR_VERSION &&
@@ -432,12 +434,11 @@ static void session_setup(struct session *s, const struct worker_config *cfg,
     memset(s, 0, sizeof *s);
     sess_res_init(&s->res);
     slink_init(&s->link, &s->res.bufs, cfg->resume_buffer);
+    limits_init(&s->lim, cfg, &s->link, &s->res, table);
     hw_tx_init_plain(&s->next_tx, -1);
     s->route_fd = -1;
     s->cfg = cfg;
     s->table = table;
-    pthread_mutex_init(&s->stage_lock, NULL);
-    pthread_cond_init(&s->stage_cond, NULL);
     pthread_mutex_init(&s->resume_lock, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -458,6 +459,7 @@ static int session_serve(struct session *s, int fd, uint64_t session_id)
     hw_tx_init_plain(&s->link.tx, fd);
     s->id = session_id;
     s->link.id = session_id;
+    s->lim.id = session_id;
     session_track_fd(fd);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);

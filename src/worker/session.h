@@ -4,11 +4,12 @@
  *
  * Bottom to top: the link (session_link.h: the connection, framing,
  * replies), the resources (session_res.h: handles, allocations, staging
- * buffers), the limits (inflight.h, quota.h, idle.h), the operations
- * (ops.h, dispatch.h), and the lifecycle (handshake.h, resume.h,
- * heartbeat.h, session_main.h). Each layer calls only the ones below it.
- * The link and the resources take their own structs, never this one.
- * This header declares no functions: each module's are in its own header.
+ * buffers), the limits (session_limits.h; inflight.h, quota.h, idle.h),
+ * the operations (ops.h, dispatch.h), and the lifecycle (handshake.h,
+ * resume.h, heartbeat.h, session_main.h). Each layer calls only the ones
+ * below it. The link, the resources and the limits take their own structs,
+ * never this one. This header declares no functions: each module's are in
+ * its own header.
  */
 #ifndef SESSION_H
 #define SESSION_H
@@ -22,6 +23,7 @@
 #include "hw_auth.h"
 #include "hipr.h"
 #include "hw_transport.h"
+#include "session_limits.h"
 #include "session_link.h"
 #include "session_res.h"
 #include "status_table.h"
@@ -52,19 +54,7 @@ struct session {
 
     struct sess_res res; /* what the client holds (session_res.h) */
 
-    /* Work accepted and not finished, bounded by --max-inflight so a flood
-     * slows the client (TCP backpressure) instead of growing the worker
-     * (inflight.c). */
-    pthread_mutex_t stage_lock;
-    pthread_cond_t stage_cond;
-    uint64_t staged_bytes;
-
-    /* Limits (quota.c, inflight.c, idle.c). */
-    uint64_t uncovered_default[HIPR_CAP_DEVICES]; /* per default stream */
-    uint64_t uncovered_total;                     /* all streams' charges with no checkpoint yet */
-    unsigned quota_logged;                        /* quotas already reported in the log */
-    uint64_t last_request_ns;                     /* the last request that counts as activity */
-    int active_since_wait;                        /* such a request arrived since idle.c looked */
+    struct sess_limits lim; /* what bounds the session (session_limits.h) */
     struct rtc_jobs *rtc;   /* compiles in flight (rtc.c); NULL until the first */
     int value_waits_cancel; /* set at teardown: stream value waits give up */
 

@@ -199,10 +199,8 @@ int session_resume_enable(struct session *s, uint32_t request_id)
     uint8_t out[HIPR_resume_enable_rep_SIZE];
     hipr_resume_enable_rep_encode(out, &r);
     slink_reply(&s->link, HIPR_OP_RESUME_ENABLE, request_id, HW_OK, out, sizeof out, NULL, 0);
-    pthread_mutex_lock(&s->link.send_lock);
-    s->link.resumable = 1;
-    s->acks = 1;
-    pthread_mutex_unlock(&s->link.send_lock);
+    slink_set_resumable(&s->link);
+    s->acks = 1; /* the request loop's, which runs this */
     hw_debug("session %016llx: resumable for %llu ms after a cut", (unsigned long long)s->id,
              (unsigned long long)s->cfg->resume_grace_ms);
     return HW_OK;
@@ -231,6 +229,10 @@ static int rejoin(struct session *s, struct hw_transport *t, const struct hipr_h
     memcpy(rep.proof, proof, sizeof rep.proof);
     uint8_t out[HIPR_session_resume_rep_SIZE];
     const char *why = NULL;
+    /* The one place above the link that works on its fields: the new
+     * transport moves in, the kept replies go out again and the link comes
+     * up under one hold of send_lock, so no completion's reply slips in
+     * between. */
     pthread_mutex_lock(&s->link.send_lock);
     rep.replies_sent = s->link.replies.sent;
     if (!s->link.resumable)
@@ -280,12 +282,7 @@ int session_resume_wait(struct session *s)
 {
     if (!s->link.resumable || session_terminating())
         return -1;
-    pthread_mutex_lock(&s->link.send_lock);
-    s->link.link_down = 1;
-    hw_tx_shutdown(&s->link.tx);
-    int still = s->link.resumable;
-    pthread_mutex_unlock(&s->link.send_lock);
-    if (!still)
+    if (!slink_detach(&s->link))
         return -1;
     uint64_t grace = s->cfg->resume_grace_ms, deadline = hw_now_ms() + grace;
     status_slot_set_state(s->slot, HIPR_SESSION_DETACHED);
@@ -344,10 +341,7 @@ void session_resume_end(struct session *s)
         hw_tx_close(&s->next_tx);
     s->next_ready = 0;
     pthread_mutex_unlock(&s->resume_lock);
-    pthread_mutex_lock(&s->link.send_lock);
-    s->link.resumable = 0;
-    reply_log_clear(&s->link.replies);
-    pthread_mutex_unlock(&s->link.send_lock);
+    slink_resume_off(&s->link);
 }
 
 int session_route(struct hw_transport *t, const struct status_table *table, const char *peer,

@@ -218,9 +218,7 @@ static void take_ack(struct session *s, const uint8_t *fixed)
     hipr_ack_decode(fixed, HIPR_ack_SIZE, &a);
     if (!s->acks)
         return;
-    pthread_mutex_lock(&s->link.send_lock);
-    reply_log_ack(&s->link.replies, a.count); /* empty once no longer resumable */
-    pthread_mutex_unlock(&s->link.send_lock);
+    slink_ack(&s->link, a.count);
     if (a.flags & HIPR_ACK_REQUEST) {
         struct hipr_ack out = { .count = s->requests_executed };
         uint8_t buf[HIPR_ack_SIZE];
@@ -258,11 +256,7 @@ static void maybe_ack(struct session *s, uint64_t frame_bytes)
  * case: the client's ACK travels in front of its next request). */
 static int settle_borrowed(struct session *s)
 {
-    int rc = 0;
-    pthread_mutex_lock(&s->link.send_lock);
-    if (s->link.replies.borrowed && reply_log_snapshot(&s->link.replies) < 0)
-        rc = -1;
-    pthread_mutex_unlock(&s->link.send_lock);
+    int rc = slink_settle_borrowed(&s->link);
     if (rc < 0)
         hw_error("session %016llx: out of memory keeping a reply", (unsigned long long)s->id);
     return rc;

@@ -353,3 +353,45 @@ int slink_read_tail(struct sess_link *l, void *buf, uint64_t n)
     l->tail_left -= n;
     return 0;
 }
+
+void slink_set_resumable(struct sess_link *l)
+{
+    pthread_mutex_lock(&l->send_lock);
+    l->resumable = 1;
+    pthread_mutex_unlock(&l->send_lock);
+}
+
+void slink_resume_off(struct sess_link *l)
+{
+    pthread_mutex_lock(&l->send_lock);
+    l->resumable = 0;
+    reply_log_clear(&l->replies);
+    pthread_mutex_unlock(&l->send_lock);
+}
+
+int slink_detach(struct sess_link *l)
+{
+    pthread_mutex_lock(&l->send_lock);
+    l->link_down = 1;
+    hw_tx_shutdown(&l->tx);
+    int still = l->resumable;
+    pthread_mutex_unlock(&l->send_lock);
+    return still;
+}
+
+void slink_ack(struct sess_link *l, uint64_t count)
+{
+    pthread_mutex_lock(&l->send_lock);
+    reply_log_ack(&l->replies, count); /* empty once no longer resumable */
+    pthread_mutex_unlock(&l->send_lock);
+}
+
+int slink_settle_borrowed(struct sess_link *l)
+{
+    int rc = 0;
+    pthread_mutex_lock(&l->send_lock);
+    if (l->replies.borrowed && reply_log_snapshot(&l->replies) < 0)
+        rc = -1;
+    pthread_mutex_unlock(&l->send_lock);
+    return rc;
+}

@@ -112,6 +112,19 @@ void slink_reset_reads(struct sess_link *l);
 void slink_lost(struct sess_link *l);
 /* The same with send_lock held. */
 void slink_lost_locked(struct sess_link *l);
+/* Resume's use of the link, each under send_lock. set_resumable: from now
+ * on every reply is kept. resume_off: nothing more is kept, and what was
+ * is dropped. detach: the connection is gone (shut down); returns whether
+ * the link is still resumable (its replies wait for a rejoin). */
+void slink_set_resumable(struct sess_link *l);
+void slink_resume_off(struct sess_link *l);
+int slink_detach(struct sess_link *l);
+/* The client has read the replies up to count: the log drops them. */
+void slink_ack(struct sess_link *l, uint64_t count);
+/* Kept replies that borrow device memory become copies (before a request
+ * that could change that memory runs). 0, or -1 out of memory. */
+int slink_settle_borrowed(struct sess_link *l);
+
 /* Notes that something was just sent (for the heartbeat thread). */
 void slink_note_sent(struct sess_link *l);
 

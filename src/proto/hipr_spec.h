@@ -401,16 +401,19 @@
     F(u32, reserved)
 #define HIPR_SESSION_ATTACHED 0u
 #define HIPR_SESSION_DETACHED 1u
+/* WORKER_INFO flags: a drain was asked; the worker admits no new session. */
+#define HIPR_WORKER_DRAINING 1u
 
 /* What a worker is, for `hipwire status`; answered in place of HELLO, like
  * WORKER_STATUS. The tail is device_count HIPR_MSG_DEVINFO records of
- * devinfo_size bytes each, as the worker's start-up probe found the devices. */
+ * devinfo_size bytes each, as the worker's start-up probe found the devices.
+ * flags (once reserved, so older workers send 0): HIPR_WORKER_DRAINING. */
 #define HIPR_MSG_WORKER_INFO_REP(F) \
     F(c256, version)                \
     F(u32, proto_version)           \
     F(u32, device_count)            \
     F(u32, devinfo_size)            \
-    F(u32, reserved)                \
+    F(u32, flags)                   \
     F(u64, uptime_ms)               \
     F(c256, backend)
 

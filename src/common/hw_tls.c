@@ -342,7 +342,8 @@ static int write_all(struct hw_transport *t, const uint8_t *p, size_t n)
             continue;
         }
         if (e == SSL_ERROR_WANT_WRITE || e == SSL_ERROR_WANT_READ) {
-            if (wait_fd(t->fd, e == SSL_ERROR_WANT_WRITE ? POLLOUT : POLLIN, 0) < 0)
+            if (wait_fd(t->fd, e == SSL_ERROR_WANT_WRITE ? POLLOUT : POLLIN, t->send_timeout_ms) <
+                0)
                 return -1;
             continue;
         }

@@ -28,6 +28,7 @@ struct hw_transport {
     void *ssl;            /* SSL *; NULL on a plain link */
     pthread_mutex_t lock; /* TLS: one OpenSSL call at a time */
     int timeout_ms;       /* receive timeout; 0 = wait forever */
+    int send_timeout_ms;  /* a write that makes no progress for this long fails; 0 = none */
     uint64_t deadline_ms; /* hw_now_ms() after which reads fail; 0 = none */
     uint8_t *wscratch;    /* TLS: small pieces of a writev become one record */
 };
@@ -52,6 +53,9 @@ int hw_tx_write_full(struct hw_transport *t, const void *buf, size_t n);
 int hw_tx_poll_readable(struct hw_transport *t, int timeout_ms);
 /* Receive timeout for later reads; 0 removes it. */
 void hw_tx_set_recv_timeout(struct hw_transport *t, int ms);
+/* A write blocked for ms with no progress (a peer that stopped reading)
+ * fails with errno ETIMEDOUT; 0 removes the limit. */
+void hw_tx_set_send_timeout(struct hw_transport *t, int ms);
 /* One deadline for every read from now on (a handshake: a peer that sends a
  * byte at a time cannot stretch it); 0 removes it. */
 void hw_tx_set_deadline(struct hw_transport *t, int ms);

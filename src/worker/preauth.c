@@ -11,6 +11,7 @@
 
 struct held {
     int fd;
+    int spoke; /* bytes were seen waiting (it stays so: the process reads them) */
     uint64_t since_ms;
     struct preauth_source src;
 };
@@ -89,6 +90,7 @@ void preauth_hold(struct preauth *p, int fd, uint64_t now_ms)
     }
     struct held *h = &p->h[p->n++];
     h->fd = fd;
+    h->spoke = 0;
     h->since_ms = now_ms;
     preauth_source_of(fd, &h->src);
 }
@@ -113,12 +115,38 @@ static int has_spoken(int fd)
     return -1;
 }
 
+/* Refreshes h->spoke; -1 when the peer closed or the socket failed. */
+static int check(struct held *h)
+{
+    if (h->spoke)
+        return 1;
+    int r = has_spoken(h->fd);
+    if (r > 0)
+        h->spoke = 1;
+    return r;
+}
+
+int preauth_pending(struct preauth *p, uint64_t now_ms)
+{
+    int n = 0;
+    for (int i = 0; p && i < p->n;) {
+        int r = check(&p->h[i]);
+        if (r < 0) {
+            drop(p, i);
+            continue;
+        }
+        n += r > 0 || now_ms - p->h[i].since_ms < PREAUTH_FRESH_MS;
+        i++;
+    }
+    return n;
+}
+
 int preauth_next(struct preauth *p, int (*busy)(const struct preauth_source *, void *), void *arg,
                  struct preauth_source *src)
 {
     int best = -1, best_busy = 0;
     for (int i = 0; p && i < p->n;) {
-        int spoke = has_spoken(p->h[i].fd);
+        int spoke = check(&p->h[i]);
         if (spoke < 0) {
             drop(p, i);
             continue;
@@ -145,7 +173,7 @@ int preauth_expire(struct preauth *p, uint64_t now_ms, uint64_t idle_ms)
 {
     int closed = 0;
     for (int i = 0; p && i < p->n;) {
-        if (now_ms - p->h[i].since_ms >= idle_ms && has_spoken(p->h[i].fd) <= 0) {
+        if (now_ms - p->h[i].since_ms >= idle_ms && check(&p->h[i]) <= 0) {
             drop(p, i);
             closed++;
         } else
@@ -160,7 +188,7 @@ int preauth_make_room(struct preauth *p)
         return 0;
     int victim = -1, victim_count = 0;
     for (int i = 0; i < p->n; i++) {
-        if (has_spoken(p->h[i].fd) > 0)
+        if (check(&p->h[i]) > 0)
             continue;
         int same = 0;
         for (int j = 0; j < p->n; j++)

@@ -11,7 +11,10 @@
  * process only once its client has sent something, the next one from the
  * source address with the fewest handshakes in progress; one that sends
  * nothing is closed after --handshake-timeout, or sooner when the holding
- * room is full.
+ * room is full. Connections that have spoken are accepted only a few ahead
+ * of the handshake places: the rest of a burst of real clients stays in the
+ * listen backlog, where an unanswered SYN holds the client in connect()
+ * (its connect timeout) rather than starting the clock on its handshake.
  */
 #ifndef HIPWIRE_PREAUTH_H
 #define HIPWIRE_PREAUTH_H
@@ -41,6 +44,11 @@ void preauth_hold(struct preauth *p, int fd, uint64_t now_ms);
  * source. Connections closed by their peer are dropped on the way. */
 int preauth_next(struct preauth *p, int (*busy)(const struct preauth_source *, void *), void *arg,
                  struct preauth_source *src);
+/* Held connections that have spoken, or are too fresh to tell (accepted
+ * within PREAUTH_FRESH_MS: a client's first bytes follow its connect within
+ * a round trip); those closed by their peer are dropped on the way. */
+int preauth_pending(struct preauth *p, uint64_t now_ms);
+#define PREAUTH_FRESH_MS 100
 /* Closes the held connections that have sent nothing for idle_ms; returns
  * how many. */
 int preauth_expire(struct preauth *p, uint64_t now_ms, uint64_t idle_ms);

@@ -38,6 +38,7 @@
  * rest in the listen backlog. */
 #define HANDSHAKE_SLACK 16
 #define HELD_MAX        1024
+#define SPOKEN_AHEAD    HANDSHAKE_SLACK /* held that have spoken or are fresh */
 
 static volatile sig_atomic_t stop_requested;
 
@@ -332,7 +333,10 @@ int supervisor_run(const struct worker_config *config)
         /* A process forked now would keep the held connections open. */
         if (preauth_count(held) == 0)
             prewarm_pool_fill(pool, cfg, table, lfd, live);
-        pfds[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
+        /* Enough held ahead: the rest wait in the backlog (not polled, or
+         * the loop would spin on it). */
+        int room = preauth_pending(held, hw_now_ms()) < SPOKEN_AHEAD;
+        pfds[0] = (struct pollfd){ .fd = room ? lfd : -1, .events = POLLIN };
         int nw = prewarm_pool_pollfds(pool, pfds + 1, cfg->prewarm);
         int waiting = preauth_count(held) > 0;
         /* also the reaping period; short while connections wait for a place */
@@ -346,7 +350,8 @@ int supervisor_run(const struct worker_config *config)
         uint64_t now = hw_now_ms();
         int closed = 0;
         if (n > 0 && (pfds[0].revents & POLLIN)) {
-            for (;;) {
+            int ahead = preauth_pending(held, now);
+            while (ahead < SPOKEN_AHEAD) {
                 if (preauth_full(held)) {
                     if (!preauth_make_room(held))
                         break;
@@ -357,6 +362,7 @@ int supervisor_run(const struct worker_config *config)
                     break;
                 hw_tcp_tune(cfd);
                 preauth_hold(held, cfd, now);
+                ahead = preauth_pending(held, now);
             }
         }
         closed += preauth_expire(held, now, (uint64_t)cfg->handshake_timeout_ms);

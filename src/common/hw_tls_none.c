@@ -90,6 +90,18 @@ int hw_tls_binding(struct hw_transport *t, uint8_t out[HW_TLS_CHANNEL_BINDING_LE
     return -1;
 }
 
+int hw_tls_has_exporter(void)
+{
+    return 0;
+}
+
+int hw_tls_cert_binding(struct hw_transport *t, uint8_t out[HW_TLS_CHANNEL_BINDING_LEN])
+{
+    (void)t;
+    (void)out;
+    return -1;
+}
+
 int hw_tls_pending(struct hw_transport *t)
 {
     (void)t;

@@ -38,6 +38,7 @@
 #endif
 
 #include "hw_alloc.h"
+#include "hw_log.h"
 #include "hw_net.h"
 #include "hw_sha256.h"
 #include "hw_time.h"
@@ -205,8 +206,11 @@ static SECURITY_STATUS acquire(CredHandle *cred)
     SECURITY_STATUS s =
         AcquireCredentialsHandleW(NULL, (SEC_WCHAR *)UNISP_NAME_W, SECPKG_CRED_OUTBOUND, NULL, &sc,
                                   NULL, NULL, cred, &expiry);
-    if (s == SEC_E_OK)
+    if (s == SEC_E_OK) {
+        hw_debug("Schannel: SCH_CREDENTIALS (TLS 1.2 and 1.3)");
         return s;
+    }
+    hw_debug("Schannel: no SCH_CREDENTIALS (0x%08lx); SCHANNEL_CRED, TLS 1.2", (unsigned long)s);
     SCHANNEL_CRED old;
     memset(&old, 0, sizeof old);
     old.dwVersion = SCHANNEL_CRED_VERSION;
@@ -578,6 +582,17 @@ int hw_tls_connect(struct hw_transport *t, struct hw_tls_ctx *c, const char *hos
     if (s != SEC_E_OK) {
         sec_why(why, why_len, "TLS: cannot read the record sizes", s);
         goto fail;
+    }
+    if (hw_log_debug_enabled()) {
+        SecPkgContext_ConnectionInfo ci;
+        memset(&ci, 0, sizeof ci);
+        QueryContextAttributesW(&l->ctx, SECPKG_ATTR_CONNECTION_INFO, &ci);
+        const char *v = (ci.dwProtocol & SP_PROT_TLS1_3_CLIENT)   ? "TLS 1.3"
+                        : (ci.dwProtocol & SP_PROT_TLS1_2_CLIENT) ? "TLS 1.2"
+                                                                  : "TLS (older)";
+        hw_debug("Schannel: %s (protocol 0x%lx), cipher 0x%x of %lu bits, records up to %lu bytes",
+                 v, (unsigned long)ci.dwProtocol, (unsigned)ci.aiCipher,
+                 (unsigned long)ci.dwCipherStrength, (unsigned long)l->sizes.cbMaximumMessage);
     }
     s = QueryContextAttributesW(&l->ctx, SECPKG_ATTR_REMOTE_CERT_CONTEXT, &cert);
     if (s != SEC_E_OK || !cert) {

@@ -37,6 +37,11 @@
 #define HIPR_AUTH_REQUIRES_TOKEN 0x1u
 #define HIPR_AUTH_REQUIRES_TLS   0x2u
 #define HIPR_AUTH_LINK_TLS       0x1u
+/* The proofs bind the worker's certificate (SHA-256 of it) instead of the
+ * TLS exporter: asked in AUTH_BEGIN's flags by a client whose TLS has no
+ * exporter (Schannel), confirmed in the reply's link (docs/protocol.md). */
+#define HIPR_AUTH_BIND_CERT      0x1u
+#define HIPR_AUTH_LINK_BIND_CERT 0x2u
 
 /* GOING_AWAY reasons. */
 #define HIPR_GOING_AWAY_SHUTDOWN 1u /* the worker was told to stop (SIGTERM) */

@@ -143,7 +143,8 @@
 
 /* Authentication (docs/protocol.md): session is 0 for a new session, else
  * the one the client will resume; it is covered by both proofs.
- * heartbeat_ms: the interval the client proposes (0: no heartbeats). */
+ * flags: HIPR_AUTH_BIND_CERT or 0. heartbeat_ms: the interval the client
+ * proposes (0: no heartbeats). */
 #define HIPR_MSG_AUTH_BEGIN_REQ(F) \
     F(b32, client_nonce)           \
     F(u64, session)                \

@@ -83,6 +83,7 @@ struct warp {
     uint32_t lo, hi;   /* its threads */
     uint32_t runnable; /* lanes READY or WAIT */
     uint32_t min_done; /* no live lane has completed fewer steps */
+    int stepped;       /* a lane took a warp step since the last barrier */
     struct slot ring[RING];
 };
 
@@ -150,10 +151,12 @@ static void park(struct pool_thread *pt, uint32_t i, int state)
     pt->state[i] = (uint8_t)state;
     if (--w->runnable) {
         uint32_t j = pt->waiter[i];
-        pt->waiter[i] = NO_WAITER;
-        if (j != NO_WAITER && runnable(pt, j)) {
-            hw_fiber_switch(&pt->sp[i], pt->sp[j]);
-            return;
+        if (j != NO_WAITER) {
+            pt->waiter[i] = NO_WAITER;
+            if (runnable(pt, j)) {
+                hw_fiber_switch(&pt->sp[i], pt->sp[j]);
+                return;
+            }
         }
         for (j = i + 1; j < w->hi; j++)
             if (runnable(pt, j)) {
@@ -189,6 +192,7 @@ static struct slot *publish(struct pool_thread *pt, uint32_t i, uint64_t v)
 {
     struct warp *w = &pt->warps[i / WARP];
     uint32_t s = pt->done[i];
+    w->stepped = 1;
     while (s - w->min_done >= RING) {
         /* Slot s % RING may still hold a step some lane has to read. */
         uint32_t min = s, lag = i;
@@ -303,6 +307,7 @@ static void run_block(struct pool_thread *pt, const struct launch *l, uint64_t b
         wp->hi = wp->lo + WARP < n ? wp->lo + WARP : n;
         wp->runnable = wp->hi - wp->lo;
         wp->min_done = 0;
+        wp->stepped = 0;
         for (uint32_t r = 0; r < RING; r++)
             wp->ring[r].step = UINT32_MAX - r; /* never a step number seen soon */
     }
@@ -324,18 +329,22 @@ static void run_block(struct pool_thread *pt, const struct launch *l, uint64_t b
          * equal unless lanes of a warp took different numbers of steps). */
         for (uint32_t w = 0; w < nwarps; w++) {
             struct warp *wp = &pt->warps[w];
-            uint32_t max = 0;
+            if (wp->stepped) {
+                uint32_t max = 0;
+                for (uint32_t i = wp->lo; i < wp->hi; i++)
+                    max = pt->done[i] > max ? pt->done[i] : max;
+                for (uint32_t i = wp->lo; i < wp->hi; i++) {
+                    pt->done[i] = max;
+                    pt->waiter[i] = NO_WAITER;
+                }
+                wp->min_done = max;
+                wp->stepped = 0;
+            }
             for (uint32_t i = wp->lo; i < wp->hi; i++)
-                max = pt->done[i] > max ? pt->done[i] : max;
-            for (uint32_t i = wp->lo; i < wp->hi; i++) {
-                pt->done[i] = max;
-                pt->waiter[i] = NO_WAITER;
                 if (pt->state[i] == F_BAR) {
                     pt->state[i] = F_READY;
                     wp->runnable++;
                 }
-            }
-            wp->min_done = max;
         }
     }
 }

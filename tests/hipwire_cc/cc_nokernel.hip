@@ -5,9 +5,15 @@
 
 #include <cstdio>
 
-__device__ inline int unused_helper(int x) { return x + 1; }
+__device__ inline int unused_helper(int x)
+{
+    return x + 1;
+}
 
-static int host_square(int x) { return x * x; }
+static int host_square(int x)
+{
+    return x * x;
+}
 
 int main()
 {

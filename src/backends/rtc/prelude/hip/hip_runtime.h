@@ -643,55 +643,62 @@ static __forceinline__ float __uint2float_rn(unsigned x)
 
 template <typename T, unsigned int rank> struct HIP_vector_type;
 
-#define HW_VEC_OPS(n)                                                                   \
-    __forceinline__ T &operator[](unsigned i) { return (&x)[i]; }                       \
-    __forceinline__ const T &operator[](unsigned i) const { return (&x)[i]; }           \
-    HW_VEC_OP(+) HW_VEC_OP(-) HW_VEC_OP(*) HW_VEC_OP(/)                                 \
-    __forceinline__ friend bool operator==(const HIP_vector_type &a,                    \
-                                           const HIP_vector_type &b)                    \
-    {                                                                                   \
-        for (unsigned i = 0; i < n; i++)                                                \
-            if (!(a[i] == b[i]))                                                        \
-                return false;                                                           \
-        return true;                                                                    \
-    }                                                                                   \
-    __forceinline__ friend bool operator!=(const HIP_vector_type &a,                    \
-                                           const HIP_vector_type &b)                    \
-    {                                                                                   \
-        return !(a == b);                                                               \
-    }                                                                                   \
-    __forceinline__ HIP_vector_type operator-() const                                   \
-    {                                                                                   \
-        HIP_vector_type r = *this;                                                      \
-        for (unsigned i = 0; i < n; i++)                                                \
-            r[i] = -r[i];                                                               \
-        return r;                                                                       \
+#define HW_VEC_OPS(n)                                                                          \
+    __forceinline__ T &operator[](unsigned i)                                                  \
+    {                                                                                          \
+        return (&x)[i];                                                                        \
+    }                                                                                          \
+    __forceinline__ const T &operator[](unsigned i) const                                      \
+    {                                                                                          \
+        return (&x)[i];                                                                        \
+    }                                                                                          \
+    HW_VEC_OP(+)                                                                               \
+    HW_VEC_OP(-)                                                                               \
+    HW_VEC_OP(*)                                                                               \
+    HW_VEC_OP(/)                                                                               \
+    __forceinline__ friend bool operator==(const HIP_vector_type &a, const HIP_vector_type &b) \
+    {                                                                                          \
+        for (unsigned i = 0; i < n; i++)                                                       \
+            if (!(a[i] == b[i]))                                                               \
+                return false;                                                                  \
+        return true;                                                                           \
+    }                                                                                          \
+    __forceinline__ friend bool operator!=(const HIP_vector_type &a, const HIP_vector_type &b) \
+    {                                                                                          \
+        return !(a == b);                                                                      \
+    }                                                                                          \
+    __forceinline__ HIP_vector_type operator-() const                                          \
+    {                                                                                          \
+        HIP_vector_type r = *this;                                                             \
+        for (unsigned i = 0; i < n; i++)                                                       \
+            r[i] = -r[i];                                                                      \
+        return r;                                                                              \
     }
-#define HW_VEC_OP(op)                                                                   \
-    __forceinline__ HIP_vector_type &operator op##=(const HIP_vector_type & b)          \
-    {                                                                                   \
-        for (unsigned i = 0; i < rank_; i++)           \
-            (*this)[i] op## = b[i];                                                     \
-        return *this;                                                                   \
-    }                                                                                   \
-    __forceinline__ HIP_vector_type &operator op##=(T b)                                \
-    {                                                                                   \
-        for (unsigned i = 0; i < rank_; i++)                                            \
-            (*this)[i] op## = b;                                                        \
-        return *this;                                                                   \
-    }                                                                                   \
-    __forceinline__ friend HIP_vector_type operator op(HIP_vector_type a,               \
-                                                       const HIP_vector_type &b)        \
-    {                                                                                   \
-        return a op## = b;                                                              \
-    }                                                                                   \
-    __forceinline__ friend HIP_vector_type operator op(HIP_vector_type a, T b)          \
-    {                                                                                   \
-        return a op## = b;                                                              \
-    }                                                                                   \
-    __forceinline__ friend HIP_vector_type operator op(T a, const HIP_vector_type &b)   \
-    {                                                                                   \
-        return HIP_vector_type(a) op## = b;                                             \
+#define HW_VEC_OP(op)                                                                 \
+    __forceinline__ HIP_vector_type &operator op##=(const HIP_vector_type &b)         \
+    {                                                                                 \
+        for (unsigned i = 0; i < rank_; i++)                                          \
+            (*this)[i] op## = b[i];                                                   \
+        return *this;                                                                 \
+    }                                                                                 \
+    __forceinline__ HIP_vector_type &operator op##=(T b)                              \
+    {                                                                                 \
+        for (unsigned i = 0; i < rank_; i++)                                          \
+            (*this)[i] op## = b;                                                      \
+        return *this;                                                                 \
+    }                                                                                 \
+    __forceinline__ friend HIP_vector_type operator op(HIP_vector_type a,             \
+                                                       const HIP_vector_type &b)      \
+    {                                                                                 \
+        return a op## = b;                                                            \
+    }                                                                                 \
+    __forceinline__ friend HIP_vector_type operator op(HIP_vector_type a, T b)        \
+    {                                                                                 \
+        return a op## = b;                                                            \
+    }                                                                                 \
+    __forceinline__ friend HIP_vector_type operator op(T a, const HIP_vector_type &b) \
+    {                                                                                 \
+        return HIP_vector_type(a) op## = b;                                           \
     }
 
 template <typename T> struct alignas(sizeof(T)) HIP_vector_type<T, 1> {
@@ -728,20 +735,26 @@ template <typename T> struct alignas(4 * sizeof(T)) HIP_vector_type<T, 4> {
 #undef HW_VEC_OP
 #undef HW_VEC_OPS
 
-#define HW_VEC_TYPES(name, T)                                                                 \
-    using name##1 = HIP_vector_type<T, 1>;                                                    \
-    using name##2 = HIP_vector_type<T, 2>;                                                    \
-    using name##3 = HIP_vector_type<T, 3>;                                                    \
-    using name##4 = HIP_vector_type<T, 4>;                                                    \
-    static __forceinline__ constexpr name##1 make_##name##1(T x) { return name##1(x); }       \
-    static __forceinline__ constexpr name##2 make_##name##2(T x, T y) { return name##2(x, y); } \
-    static __forceinline__ constexpr name##3 make_##name##3(T x, T y, T z)                    \
-    {                                                                                         \
-        return name##3(x, y, z);                                                              \
-    }                                                                                         \
-    static __forceinline__ constexpr name##4 make_##name##4(T x, T y, T z, T w)               \
-    {                                                                                         \
-        return name##4(x, y, z, w);                                                           \
+#define HW_VEC_TYPES(name, T)                                                   \
+    using name##1 = HIP_vector_type<T, 1>;                                      \
+    using name##2 = HIP_vector_type<T, 2>;                                      \
+    using name##3 = HIP_vector_type<T, 3>;                                      \
+    using name##4 = HIP_vector_type<T, 4>;                                      \
+    static __forceinline__ constexpr name##1 make_##name##1(T x)                \
+    {                                                                           \
+        return name##1(x);                                                      \
+    }                                                                           \
+    static __forceinline__ constexpr name##2 make_##name##2(T x, T y)           \
+    {                                                                           \
+        return name##2(x, y);                                                   \
+    }                                                                           \
+    static __forceinline__ constexpr name##3 make_##name##3(T x, T y, T z)      \
+    {                                                                           \
+        return name##3(x, y, z);                                                \
+    }                                                                           \
+    static __forceinline__ constexpr name##4 make_##name##4(T x, T y, T z, T w) \
+    {                                                                           \
+        return name##4(x, y, z, w);                                             \
     }
 HW_VEC_TYPES(uchar, unsigned char)
 HW_VEC_TYPES(char, char)

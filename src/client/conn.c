@@ -1,9 +1,11 @@
 /*
- * conn.c - the proxy's connection to hip-worker: connect, TLS and
- * authentication, the coalescing write buffer (which, while the session is
- * resumable, is also the replay buffer: replay_ring.h), acknowledgements
- * both ways, and reply demultiplexing. Getting a lost connection back is
- * resume.c's.
+ * conn.c - the proxy's call layer: the session's set-up (HELLO,
+ * RESUME_ENABLE) on a link the link layer connected and secured
+ * (worker_list.c, link.c), the coalescing write buffer (which, while the
+ * session is resumable, is also the replay buffer: replay_ring.h),
+ * acknowledgements both ways, reply demultiplexing and the heartbeat
+ * thread. Getting a lost connection back is resume.c's. It calls only the
+ * link layer and the base files (docs/architecture.md, "Layers").
  */
 #include <errno.h>
 #include <stdio.h>

@@ -3,6 +3,7 @@
  */
 #include "session_link.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -83,6 +84,19 @@ void slink_lost_locked(struct sess_link *l)
     }
 }
 
+/* A write failed (errno says why). ETIMEDOUT: the client has read nothing
+ * for the send timeout (session_heartbeat_link), with its receive window
+ * full: a client that stops reading must not hold the session, or a resume
+ * behind it, for ever. */
+static void write_failed_locked(struct sess_link *l)
+{
+    if (errno == ETIMEDOUT && !l->link_down)
+        hw_warn("session %016llx: the client read nothing for %d ms while a reply waited to be "
+                "sent; its connection is treated as lost",
+                (unsigned long long)l->id, l->tx.send_timeout_ms);
+    slink_lost_locked(l);
+}
+
 void slink_lost(struct sess_link *l)
 {
     pthread_mutex_lock(&l->send_lock);
@@ -153,7 +167,7 @@ int slink_reply_tail(struct sess_link *l, uint16_t opcode, uint32_t request_id, 
         { (void *)tail, (size_t)tail_len },
     };
     if (hw_tx_writev_full(&l->tx, iov, 3) < 0) {
-        slink_lost_locked(l);
+        write_failed_locked(l);
         rc = l->send_failed ? -1 : 0;
     } else {
         wm_add(l->metrics, WM_bytes_out, sizeof hdr + body_len + tail_len);
@@ -189,7 +203,7 @@ int slink_send_unsolicited(struct sess_link *l, uint16_t opcode, const void *bod
     hipr_reply_frame_encode(hdr, opcode, 0, HW_OK, async, body_len);
     struct iovec iov[2] = { { hdr, sizeof hdr }, { (void *)body, body_len } };
     if (hw_tx_writev_full(&l->tx, iov, 2) < 0) {
-        slink_lost_locked(l);
+        write_failed_locked(l);
         rc = -1;
     } else {
         wm_add(l->metrics, WM_bytes_out, sizeof hdr + body_len);
@@ -225,7 +239,7 @@ static int piece_send_locked(struct sess_link *l, const void *data, size_t len)
         wm_add(l->metrics, WM_bytes_out, len);
         return 0;
     }
-    slink_lost_locked(l);
+    write_failed_locked(l);
     return l->send_failed ? -1 : 0;
 }
 

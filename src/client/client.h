@@ -168,6 +168,11 @@ int hw_resume_start(struct hw_conn *c);
 /* Applies the heartbeat's timeouts to the current link (conn.c). */
 void hw_heartbeat_link(struct hw_conn *c);
 int hw_env_int(const char *name, int dflt, int lo, int hi);
+/* shm_link.c: after HELLO, moves the session to the same-host rings when
+ * TF_TRANSPORT allows and the worker offers them. 0 (on the rings or still
+ * on TCP), or -1 with why (the connection failed, or TF_TRANSPORT=shm could
+ * not be met). */
+int hw_shm_negotiate(struct hw_conn *c, char *why, size_t why_len);
 
 /* ---- the devices the application sees (visible_devices.c) -------------------- */
 

@@ -325,6 +325,13 @@ HANDLER(RESUME_ENABLE)
     return session_resume_enable(s, h->request_id);
 }
 
+/* Switches a fresh session to the same-host rings (shm_link.c). Not a
+ * request of the session: the request loop does not count it. */
+HANDLER(TRANSPORT_SHM)
+{
+    return shm_link_request(s, h, fixed);
+}
+
 /* The request loop takes ACK frames itself (session.c). */
 HANDLER(ACK)
 {

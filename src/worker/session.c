@@ -702,7 +702,8 @@ static enum loop_end request_loop(struct session *s)
         }
         /* Counted once executed (heartbeats and resume's own requests are
          * not requests of the session); read by the heartbeat thread. */
-        if (h.opcode != HIPR_OP_HEARTBEAT && h.opcode != HIPR_OP_RESUME_ENABLE) {
+        if (h.opcode != HIPR_OP_HEARTBEAT && h.opcode != HIPR_OP_RESUME_ENABLE &&
+            h.opcode != HIPR_OP_TRANSPORT_SHM) {
             __atomic_store_n(&s->requests_executed, s->requests_executed + 1, __ATOMIC_RELAXED);
             if (s->acks)
                 maybe_ack(s, HIPR_HEADER_SIZE + h.payload_length);
@@ -877,6 +878,7 @@ static int session_serve(struct session *s, int fd, uint64_t session_id)
     hw_tx_shutdown(&s->tx);
     session_heartbeat_stop(s);
     session_resume_end(s);
+    shm_link_drop(s);
     session_release_all(s);
     session_buf_drop_all(s);
     /* Wake a client blocked on a reply before the process goes away. */

@@ -138,6 +138,8 @@ struct session {
     struct hipr_session_resume_req next_req;
     uint8_t next_proof[HW_AUTH_PROOF_LEN]; /* the worker's, for next_req's reply */
     char next_peer[80];
+    /* TRANSPORT_SHM in progress (shm_link.c), or NULL. */
+    struct shm_offer *shm_offer;
 };
 
 /* A connection before it is (or rejoins) a session: its transport, and
@@ -195,6 +197,10 @@ int session_route(struct hw_transport *t, const struct status_table *table, cons
 void session_track_fd(int fd);
 /* Whether the supervisor asked this session to end (SIGTERM). */
 int session_terminating(void);
+/* shm_link.c: TRANSPORT_SHM (a hw_status, the reply sent on success),
+ * and the teardown of an offer the client never took. */
+int shm_link_request(struct session *s, const struct hipr_header *h, const uint8_t *fixed);
+void shm_link_drop(struct session *s);
 /* Marks the connection lost (it is shut down): a resumable session then
  * detaches, another one ends after the current request. */
 void session_link_lost(struct session *s);

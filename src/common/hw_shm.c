@@ -399,10 +399,15 @@ int hw_shm_writev(struct hw_shm_link *l, int fd, const struct iovec *iov, int io
                 errno = EPROTO;
                 return -1;
             }
-            if (__atomic_load_n(&l->down, __ATOMIC_ACQUIRE) || peer_closed(l)) {
+            if (__atomic_load_n(&l->down, __ATOMIC_ACQUIRE)) {
                 errno = EPIPE;
                 return -1;
             }
+            /* A peer that left reads nothing more: what it wrote before
+             * (a GOING_AWAY, say) is for the reader to find, as after a
+             * socket's peer shut down. */
+            if (peer_closed(l))
+                return 0;
             uint64_t tail = __atomic_load_n(&c->tail, __ATOMIC_ACQUIRE);
             uint64_t used = l->head - tail;
             if (used > l->size) {
@@ -416,7 +421,7 @@ int hw_shm_writev(struct hw_shm_link *l, int fd, const struct iovec *iov, int io
                     unpublished = 0;
                 }
                 int w = wait_index(l, fd, &c->tail, tail, &c->space_seq, &c->space_waiters, 0);
-                if (w != 0) {
+                if (w != 0 && !peer_closed(l)) {
                     errno = EPIPE;
                     return -1;
                 }

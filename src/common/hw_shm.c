@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -295,8 +296,13 @@ static int wait_index(struct hw_shm_link *l, int fd, const uint64_t *idx, uint64
     for (unsigned i = 1;; i++) {
         if (__atomic_load_n(idx, __ATOMIC_ACQUIRE) != seen)
             return 0;
-        if ((i & 63) == 0 && hw_now_ns() - t0 >= SPIN_NS)
-            break;
+        if ((i & 63) == 0) {
+            if (hw_now_ns() - t0 >= SPIN_NS)
+                break;
+            /* On a busy machine the peer may be waiting for this CPU:
+             * an idle one returns at once. */
+            sched_yield();
+        }
         cpu_relax();
     }
     for (;;) {

@@ -25,9 +25,9 @@ struct bench_options {
     int transports;           /* --transports: shm vs TCP vs raw vs memcpy only */
 };
 
-/* bench_transport.c: `--transports` (the parent, given the raw server's
- * port) and the child it runs per transport (`--transport-child`). */
-int bench_transport_main(int argc, char **argv, int raw_port);
+/* bench_transport.c: `--transports` (the parent, given the connection to
+ * the raw server) and the child it runs per transport (`--transport-child`). */
+int bench_transport_main(int argc, char **argv, int raw_fd);
 int bench_transport_child(int argc, char **argv);
 
 /* ---- the calls being timed ---------------------------------------------- */

@@ -647,7 +647,7 @@ int main(int argc, char **argv)
         return 1;
     }
     if (opt.transports) {
-        int rc = bench_transport_main(argc, argv, raw.port);
+        int rc = bench_transport_main(argc, argv, raw_fd);
         close(raw_fd);
         raw_server_stop(&raw);
         stop_worker();

@@ -284,7 +284,7 @@ static void report(const struct tr_result *r, int nsizes, int rounds)
     }
 }
 
-int bench_transport_main(int argc, char **argv, int raw_port)
+int bench_transport_main(int argc, char **argv, int fd)
 {
     int quick = 0, rounds = 3;
     for (int i = 1; i < argc; i++) {
@@ -297,11 +297,6 @@ int bench_transport_main(int argc, char **argv, int raw_port)
         rounds = 1;
     int nsizes = quick ? 6 : TR_SIZES;
     static struct tr_result r;
-    int fd = raw_connect(raw_port);
-    if (fd < 0) {
-        fprintf(stderr, "hipwire-bench: cannot reach the raw TCP server\n");
-        return 1;
-    }
     int failures = 0;
     for (int round = 0; round < rounds; round++) {
         fprintf(stderr, "hipwire-bench: transports, round %d/%d...\n", round + 1, rounds);
@@ -316,7 +311,6 @@ int bench_transport_main(int argc, char **argv, int raw_port)
         measure_raw(&r, fd, nsizes, quick);
         measure_memcpy(&r, nsizes, quick);
     }
-    close(fd);
     report(&r, nsizes, rounds);
     return failures ? 1 : 0;
 }

@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -27,8 +28,9 @@
 #define SHM_VERSION 1u
 
 /* Spinning before a sleep: a reply that comes within this is taken without
- * a system call on either side. */
-#define SPIN_NS (30u * 1000u)
+ * a system call on either side. Longer spins starve the thread that would
+ * produce the reply when cores are few (TF_SHM_SPIN_US overrides, 0..1000). */
+#define SPIN_NS_DEFAULT (10u * 1000u)
 /* A sleeper wakes this often to look at the TCP connection. */
 #define SLICE_MS 100
 /* After the TCP connection ends, how long the ring may still deliver what
@@ -80,6 +82,7 @@ struct hw_shm_link {
     int down;           /* hw_shm_shutdown was called */
     int corrupt;        /* the peer broke an index: the link is over */
     uint64_t hangup_ms; /* when the TCP connection was first seen ended; 0: not */
+    uint64_t spin_ns;   /* how long a wait spins before it sleeps */
 };
 
 uint64_t hw_shm_region_size(uint64_t ring_size)
@@ -146,6 +149,13 @@ static struct hw_shm_link *link_new(uint8_t *base, size_t len, uint64_t ring_siz
     l->side = side;
     l->tx = side == HW_SHM_SIDE_CLIENT ? 0 : 1;
     l->rx = 1 - l->tx;
+    l->spin_ns = SPIN_NS_DEFAULT;
+    const char *e = getenv("TF_SHM_SPIN_US");
+    if (e && *e) {
+        long us = strtol(e, NULL, 10);
+        if (us >= 0 && us <= 1000)
+            l->spin_ns = (uint64_t)us * 1000u;
+    }
     return l;
 }
 
@@ -171,7 +181,10 @@ struct hw_shm_link *hw_shm_create(uint64_t ring_size, uint8_t nonce[HW_SHM_NONCE
         close(fd);
         return NULL;
     }
-    void *p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    /* Populated now: a first pass through the rings would otherwise take a
+     * page fault per 4 KiB on each side, in the middle of the copies (tens
+     * of microseconds each in some virtual machines). */
+    void *p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
     if (p == MAP_FAILED) {
         why_set(why, why_len, "mmap: %s", strerror(errno));
         close(fd);
@@ -209,7 +222,7 @@ struct hw_shm_link *hw_shm_map(int memfd, uint64_t ring_size, const uint8_t nonc
         why_set(why, why_len, "%s", "the region is not a sealed memfd of the agreed size");
         return NULL;
     }
-    void *p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+    void *p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, memfd, 0);
     if (p == MAP_FAILED) {
         why_set(why, why_len, "mmap: %s", strerror(errno));
         return NULL;
@@ -296,8 +309,8 @@ static int wait_index(struct hw_shm_link *l, int fd, const uint64_t *idx, uint64
     for (unsigned i = 1;; i++) {
         if (__atomic_load_n(idx, __ATOMIC_ACQUIRE) != seen)
             return 0;
-        if ((i & 63) == 0) {
-            if (hw_now_ns() - t0 >= SPIN_NS)
+        if ((i & 15) == 0) {
+            if (hw_now_ns() - t0 >= l->spin_ns)
                 break;
             /* On a busy machine the peer may be waiting for this CPU:
              * an idle one returns at once. */

@@ -30,7 +30,7 @@
 /* Spinning before a sleep: a reply that comes within this is taken without
  * a system call on either side. Longer spins starve the thread that would
  * produce the reply when cores are few (TF_SHM_SPIN_US overrides, 0..1000). */
-#define SPIN_NS_DEFAULT (10u * 1000u)
+#define SPIN_NS_DEFAULT (30u * 1000u)
 /* A sleeper wakes this often to look at the TCP connection. */
 #define SLICE_MS 100
 /* After the TCP connection ends, how long the ring may still deliver what

@@ -172,19 +172,16 @@ struct hw_shm_link *hw_shm_create(uint64_t ring_size, uint8_t nonce[HW_SHM_NONCE
         why_set(why, why_len, "memfd_create: %s", strerror(errno));
         return NULL;
     }
-    /* The pages are taken now: a region short of memory fails here, not as
-     * a SIGBUS in the middle of a copy. */
-    int e;
-    if (ftruncate(fd, (off_t)len) < 0 || (e = posix_fallocate(fd, 0, (off_t)len)) != 0 ||
+    /* Pages are taken as they are first touched: a session that moves
+     * little costs little (a memfd has no size limit of its own; running out
+     * is the memory cgroup's OOM, as for any allocation). */
+    if (ftruncate(fd, (off_t)len) < 0 ||
         fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
         why_set(why, why_len, "cannot size the region: %s", strerror(errno));
         close(fd);
         return NULL;
     }
-    /* Populated now: a first pass through the rings would otherwise take a
-     * page fault per 4 KiB on each side, in the middle of the copies (tens
-     * of microseconds each in some virtual machines). */
-    void *p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+    void *p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {
         why_set(why, why_len, "mmap: %s", strerror(errno));
         close(fd);
@@ -222,7 +219,7 @@ struct hw_shm_link *hw_shm_map(int memfd, uint64_t ring_size, const uint8_t nonc
         why_set(why, why_len, "%s", "the region is not a sealed memfd of the agreed size");
         return NULL;
     }
-    void *p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, memfd, 0);
+    void *p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
     if (p == MAP_FAILED) {
         why_set(why, why_len, "mmap: %s", strerror(errno));
         return NULL;

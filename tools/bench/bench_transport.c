@@ -76,7 +76,9 @@ static int child_main(int nsizes, int quick)
         return 1;
     }
     memset(host, 1, max);
-    if (hipMemcpy(dev, host, max, hipMemcpyHostToDevice) != hipSuccess)
+    /* Both rings once through: their pages are taken on first use. */
+    if (hipMemcpy(dev, host, max, hipMemcpyHostToDevice) != hipSuccess ||
+        hipMemcpy(host, dev, max, hipMemcpyDeviceToHost) != hipSuccess)
         return 1;
     for (int i = 0; i < 200; i++) /* warm up both sides */
         hipDeviceSynchronize();

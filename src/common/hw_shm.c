@@ -76,13 +76,14 @@ struct hw_shm_link {
     uint8_t *data[2];
     uint64_t size, mask;
     int side;
-    int tx, rx;         /* ring indices this side writes and reads */
-    uint64_t head;      /* tx ring: what we have published (we are its only writer) */
-    uint64_t tail;      /* rx ring: what we have consumed */
-    int down;           /* hw_shm_shutdown was called */
-    int corrupt;        /* the peer broke an index: the link is over */
-    uint64_t hangup_ms; /* when the TCP connection was first seen ended; 0: not */
-    uint64_t spin_ns;   /* how long a wait spins before it sleeps */
+    int tx, rx;              /* ring indices this side writes and reads */
+    uint64_t head;           /* tx ring: what we have published (we are its only writer) */
+    uint64_t tail;           /* rx ring: what we have consumed */
+    int down;                /* hw_shm_shutdown was called */
+    int corrupt;             /* the peer broke an index: the link is over */
+    uint64_t hangup_ms;      /* when the TCP connection was first seen ended; 0: not */
+    uint64_t spin_ns;        /* how long a wait spins before it sleeps */
+    uint64_t tcp_checked_ms; /* when a busy reader last looked at the socket */
 };
 
 uint64_t hw_shm_region_size(uint64_t ring_size)
@@ -363,6 +364,18 @@ ssize_t hw_shm_recv(struct hw_shm_link *l, int fd, void *buf, size_t n, int time
         if (l->corrupt) {
             errno = EPROTO;
             return -1;
+        }
+        /* A reader that always finds data never sleeps, so it looks at the
+         * socket every 10 ms too: a socket shut down here (the worker's
+         * SIGTERM) or by the peer ends the stream like a socket's, after
+         * the grace, however busy the ring. */
+        uint64_t now_ms = hw_now_ms();
+        if (now_ms - l->tcp_checked_ms >= 10) {
+            l->tcp_checked_ms = now_ms;
+            if (tcp_gone(l, fd)) {
+                errno = 0;
+                return 0;
+            }
         }
         uint64_t head = __atomic_load_n(&c->head, __ATOMIC_ACQUIRE);
         uint64_t avail = head - l->tail;

@@ -33,3 +33,27 @@ message(STATUS "hipwire: Windows DLLs ${HIPWIRE_WIN_HIP_DLL}.dll, ${HIPWIRE_WIN_
 # No DLL of mingw's runtime (libgcc, winpthread) beside the proxy: a program
 # needs only the proxy's own DLLs.
 add_link_options(-static-libgcc -static)
+
+# MSVC-format import libraries (short import members, what MSVC's link.exe
+# and lld-link read), made from the .def the linker writes with llvm-dlltool
+# (Debian: llvm-15). mingw's own GNU-format ones are lib<name>.dll.a.
+find_program(HIPWIRE_DLLTOOL NAMES llvm-dlltool llvm-dlltool-15 llvm-dlltool-16 llvm-dlltool-14)
+if(NOT HIPWIRE_DLLTOOL)
+  message(STATUS "hipwire: no llvm-dlltool (apt-get install llvm-15): no MSVC import libraries")
+endif()
+# hipwire_win_implib(target dll_name lib_name): after target links (with
+# -Wl,--output-def,lib/<dll_name>.def), lib/<lib_name>.lib for MSVC.
+function(hipwire_win_implib target dll lib)
+  set(def ${CMAKE_BINARY_DIR}/lib/${dll}.def)
+  target_link_options(${target} PRIVATE -Wl,--output-def,${def})
+  set_target_properties(${target} PROPERTIES IMPORT_PREFIX lib IMPORT_SUFFIX .dll.a)
+  if(HIPWIRE_DLLTOOL)
+    add_custom_command(TARGET ${target} POST_BUILD
+      COMMAND ${HIPWIRE_DLLTOOL} -m i386:x86-64 -d ${def} -D ${dll}.dll
+              -l ${CMAKE_BINARY_DIR}/lib/${lib}.lib
+      COMMENT "MSVC import library ${lib}.lib for ${dll}.dll" VERBATIM)
+    install(FILES ${CMAKE_BINARY_DIR}/lib/${lib}.lib DESTINATION lib COMPONENT client)
+  endif()
+  install(TARGETS ${target} RUNTIME DESTINATION bin COMPONENT client
+          ARCHIVE DESTINATION lib COMPONENT client)
+endfunction()

@@ -87,6 +87,11 @@ struct hipwire_cpu_fiber {
      * live lane of the warp has published, with the step's values. */
     const struct hipwire_cpu_warp_step *(*warp_step)(struct hipwire_cpu_fiber *self, uint64_t v);
     void *sched; /* the scheduler's, opaque */
+    /* A shuffle step: publishes v, returns lane src's value of the same step
+     * (src < warp size), or v when src is outside the block, has returned or
+     * waits at a barrier. Waits for src alone, not for the whole warp.
+     * Appended: objects built before it never read it. */
+    uint64_t (*shfl)(struct hipwire_cpu_fiber *self, uint64_t v, uint32_t src);
 };
 
 /* The fiber whose stack holds address sp. The record sits in the top slot at

@@ -1,11 +1,13 @@
 /* cc_bundle.c - writes the clang offload bundle clang embeds as the fat
  * binary (layout in docs/codeobj.md): an empty host entry, as hipcc's
- * bundles have, and the portable-source entry. */
+ * bundles have, the AMD code objects when --offload-arch named gfx targets,
+ * and the portable-source entry. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cc_source.h"
+#include "codeobj.h"
 #include "hip_source.h"
 
 #define HOST_TRIPLE "host-x86_64-unknown-linux-gnu"
@@ -18,32 +20,61 @@ static void put_u64(struct cc_buf *b, uint64_t v)
     cc_buf_add(b, le, sizeof le);
 }
 
-int cc_bundle_write(const char *path, const struct cc_buf *entry)
+int cc_bundle_write(const char *path, const struct cc_buf *entry, const void *amd, size_t amd_len)
 {
-    const char *ids[2] = { HOST_TRIPLE, HW_SRC_TRIPLE };
-    uint64_t header = 24 + 8;
-    for (int i = 0; i < 2; i++)
-        header += 24 + strlen(ids[i]);
-    uint64_t data_off = (header + 7) & ~(uint64_t)7;
+    enum { MAX_ENTRIES = 64 };
+    const char *ids[MAX_ENTRIES];
+    const void *data[MAX_ENTRIES];
+    uint64_t sizes[MAX_ENTRIES], aligns[MAX_ENTRIES], offs[MAX_ENTRIES];
+    unsigned n = 0;
+    int rc = -1;
     struct cc_buf b = { 0 };
+    hw_cob_bundle dev = { 0 };
+    hw_cob_err err;
+    ids[n] = HOST_TRIPLE, data[n] = "", sizes[n] = 0, aligns[n++] = 8;
+    if (amd) {
+        /* The code objects clang built for the --offload-arch targets:
+         * page-aligned, as clang's own bundles place them. */
+        if (hw_cob_bundle_open(amd, amd_len, 0, &dev, &err) != 0) {
+            fprintf(stderr, "hipwire-cc: the AMD device compile's output is not a bundle\n");
+            return -1;
+        }
+        for (uint32_t i = 0; i < dev.nentries && n < MAX_ENTRIES - 1; i++)
+            if (dev.entries[i].is_amdgcn) {
+                ids[n] = dev.entries[i].triple;
+                data[n] = dev.data + dev.entries[i].offset;
+                sizes[n] = dev.entries[i].size;
+                aligns[n++] = 4096;
+            }
+    }
+    ids[n] = HW_SRC_TRIPLE, data[n] = entry->p, sizes[n] = entry->len, aligns[n++] = 8;
+    uint64_t off = 24 + 8;
+    for (unsigned i = 0; i < n; i++)
+        off += 24 + strlen(ids[i]);
+    for (unsigned i = 0; i < n; i++) {
+        off = (off + aligns[i] - 1) & ~(aligns[i] - 1);
+        offs[i] = off;
+        off += sizes[i];
+    }
     cc_buf_add(&b, "__CLANG_OFFLOAD_BUNDLE__", 24);
-    put_u64(&b, 2);
-    put_u64(&b, data_off); /* the host entry: empty, at the data */
-    put_u64(&b, 0);
-    put_u64(&b, strlen(ids[0]));
-    cc_buf_str(&b, ids[0]);
-    put_u64(&b, data_off);
-    put_u64(&b, entry->len);
-    put_u64(&b, strlen(ids[1]));
-    cc_buf_str(&b, ids[1]);
-    while (b.len < data_off)
-        cc_buf_add(&b, "", 1);
-    cc_buf_add(&b, entry->p, entry->len);
+    put_u64(&b, n);
+    for (unsigned i = 0; i < n; i++) {
+        put_u64(&b, offs[i]);
+        put_u64(&b, sizes[i]);
+        put_u64(&b, strlen(ids[i]));
+        cc_buf_str(&b, ids[i]);
+    }
+    for (unsigned i = 0; i < n; i++) {
+        while (b.len < offs[i] && !b.failed)
+            cc_buf_add(&b, "", 1);
+        cc_buf_add(&b, data[i], sizes[i]);
+    }
     FILE *f = b.failed ? NULL : fopen(path, "wb");
-    int rc = f && fwrite(b.p, 1, b.len, f) == b.len ? 0 : -1;
+    rc = f && fwrite(b.p, 1, b.len, f) == b.len ? 0 : -1;
     if (f && fclose(f) != 0)
         rc = -1;
     cc_buf_free(&b);
+    hw_cob_bundle_close(&dev);
     if (rc < 0)
         fprintf(stderr, "hipwire-cc: cannot write %s\n", path);
     return rc;

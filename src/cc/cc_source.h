@@ -24,7 +24,9 @@ int cc_source_entry(const char *path, const char *const *include_dirs, unsigned 
                     const char *const *options, unsigned n_options, const char *extra,
                     struct cc_buf *out);
 
-/* A clang offload bundle of an empty host entry and the entry above. */
-int cc_bundle_write(const char *path, const struct cc_buf *entry);
+/* A clang offload bundle of an empty host entry, the amdgcn entries of the
+ * bundle amd (amd_len bytes: clang's --cuda-device-only output; NULL for
+ * none) and the entry above. */
+int cc_bundle_write(const char *path, const struct cc_buf *entry, const void *amd, size_t amd_len);
 
 #endif

@@ -35,13 +35,18 @@ static const char usage[] =
     "that their kernels run through hipwire on any worker device: the device\n"
     "code travels as portable source and the worker compiles it for its device.\n"
     "  -o FILE  -c  -O<n>  -I DIR  -D NAME[=V]  -U NAME  -std=STD  -shared  -fPIC\n"
-    "  -x hip|c++|c|none    --offload-arch=ARCH (accepted; the worker picks)\n"
+    "  -x hip|c++|c|none\n"
+    "  --offload-arch=gfxNNN  also build AMD code objects for that target (repeat\n"
+    "           for several), put beside the source: an AMD worker of that target runs\n"
+    "           them, other devices compile the source\n"
     "  -l LIB -L DIR -Wl,...  and other -W/-f/-m flags are passed to clang\n"
     "  -v        print the commands run\n"
     "  --save-temps  keep the intermediate files (their directory is printed)\n"
     "  --help  --version\n"
     "Environment: HIPWIRE_CC_CLANG (default clang++-15, else clang++),\n"
-    "HIPWIRE_CC_ROCM_PATH (HIP headers' prefix; default /opt/rocm if present, else /usr).\n"
+    "HIPWIRE_CC_ROCM_PATH (HIP headers' prefix; default /opt/rocm if present, else /usr),\n"
+    "HIPWIRE_CC_DEVICE_LIB_PATH (AMD device libraries, for --offload-arch=gfx...),\n"
+    "TMPDIR (intermediate files; default /tmp).\n"
     "Run the program with the hipwire proxy first in LD_LIBRARY_PATH.\n";
 
 struct argv_list {
@@ -154,7 +159,7 @@ struct options {
     struct argv_list link;   /* flags for the link only */
     struct argv_list device; /* -D -U -std -O for the worker's compile */
     struct argv_list incdirs;
-    const char *arch;
+    struct argv_list archs; /* --offload-arch=gfx... */
     struct input in[MAX_ARGS];
     unsigned nin;
 };
@@ -219,8 +224,8 @@ static int parse(int argc, char **argv, struct options *o)
                    strncmp(a, "--amdgpu-target=", 16) == 0 ||
                    strncmp(a, "--cuda-gpu-arch=", 16) == 0) {
             const char *arch = strchr(a, '=') + 1;
-            if (strncmp(arch, "gfx", 3) == 0)
-                o->arch = arch; /* the worker compiles for its own device */
+            if (strncmp(arch, "gfx", 3) == 0 && add(&o->archs, arch) < 0)
+                return -1;
         } else if (strcmp(a, "-fgpu-rdc") == 0) {
             fprintf(stderr, "hipwire-cc: -fgpu-rdc (device code linked across files) is not "
                             "supported: each file's kernels must be defined in that file\n");
@@ -299,8 +304,90 @@ static int instantiations(const char *nm_out, struct cc_buf *extra, int *has_fat
     return extra->failed ? -1 : 0;
 }
 
-/* Compiles one HIP file into obj: host half by clang, device source into
- * its .hip_fatbin. */
+/* The AMD device libraries clang needs for gfx code (Debian puts them
+ * under the multiarch directory, not under the ROCm prefix). NULL: leave it
+ * to clang. */
+static const char *device_lib_path(void)
+{
+    const char *env = getenv("HIPWIRE_CC_DEVICE_LIB_PATH");
+    if (env && *env)
+        return env;
+    static char buf[PATH_MAX];
+    const char *const dirs[] = { "%s/amdgcn/bitcode", "%s/lib/amdgcn/bitcode",
+                                 "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode",
+                                 "/usr/lib/aarch64-linux-gnu/amdgcn/bitcode" };
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        snprintf(buf, sizeof buf, dirs[i], rocm_path());
+        struct stat st;
+        char probe[PATH_MAX + 16];
+        snprintf(probe, sizeof probe, "%s/ockl.bc", buf);
+        if (stat(probe, &st) == 0)
+            return buf;
+    }
+    return NULL;
+}
+
+/* Reads a whole file: 0, or -1. */
+static int slurp(const char *path, struct cc_buf *out)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        cc_buf_add(out, chunk, n);
+    int rc = ferror(f) || out->failed ? -1 : 0;
+    fclose(f);
+    return rc;
+}
+
+/* AMD code objects for the --offload-arch targets, as clang's offload
+ * bundle in *out (empty when there are none). A toolchain that cannot build
+ * them is not fatal: the program still carries the portable source, and a
+ * note says why an AMD worker will compile it instead. */
+static void amd_objects(const struct options *o, const char *src, const char *tmp, unsigned n,
+                        struct cc_buf *out)
+{
+    if (!o->archs.n)
+        return;
+    char dev[PATH_MAX], rocm[PATH_MAX + 16], libs[PATH_MAX + 32];
+    static char arch_flags[MAX_ARGS][96];
+    snprintf(dev, sizeof dev, "%s/%u.amd", tmp, n);
+    snprintf(rocm, sizeof rocm, "--rocm-path=%s", rocm_path());
+    struct argv_list cc = { 0 };
+    add(&cc, clang_path());
+    add(&cc, "-x");
+    add(&cc, "hip");
+    add(&cc, rocm);
+    const char *lib = device_lib_path();
+    if (lib) {
+        snprintf(libs, sizeof libs, "--rocm-device-lib-path=%s", lib);
+        add(&cc, libs);
+    }
+    for (unsigned i = 0; i < o->archs.n; i++) {
+        snprintf(arch_flags[i], sizeof arch_flags[i], "--offload-arch=%s", o->archs.v[i]);
+        add(&cc, arch_flags[i]);
+    }
+    add(&cc, "--cuda-device-only");
+    for (unsigned i = 0; i < o->host.n; i++)
+        add(&cc, o->host.v[i]);
+    add(&cc, "-c");
+    add(&cc, src);
+    add(&cc, "-o");
+    if (add(&cc, dev) == 0 && run(&cc, NULL) == 0 && slurp(dev, out) == 0)
+        return;
+    cc_buf_free(out);
+    fprintf(stderr,
+            "hipwire-cc: note: %s: no AMD code objects for --offload-arch=%s%s (%s could not "
+            "build them%s); the program carries portable source only, which every worker, AMD "
+            "included, compiles for its own device at the first launch\n",
+            src, o->archs.v[0], o->archs.n > 1 ? " and the others" : "", clang_path(),
+            lib ? "" : ": no AMD device libraries found, set HIPWIRE_CC_DEVICE_LIB_PATH");
+}
+
+/* Compiles one HIP file into obj: host half by clang, device source (and
+ * AMD code objects when asked for) into its .hip_fatbin. */
 static int compile_hip(const struct options *o, const char *src, const char *obj, const char *tmp,
                        unsigned n)
 {
@@ -309,7 +396,7 @@ static int compile_hip(const struct options *o, const char *src, const char *obj
     snprintf(fb, sizeof fb, "%s/%u.hipfb", tmp, n);
     snprintf(nm_out, sizeof nm_out, "%s/%u.nm", tmp, n);
     snprintf(rocm, sizeof rocm, "--rocm-path=%s", rocm_path());
-    snprintf(arch, sizeof arch, "--offload-arch=%s", o->arch ? o->arch : "gfx90a");
+    snprintf(arch, sizeof arch, "--offload-arch=%s", o->archs.n ? o->archs.v[0] : "gfx90a");
     FILE *f = fopen(fb, "wb"); /* replaced below; clang needs a file to embed */
     if (!f || fputc(0, f) == EOF || fclose(f) != 0) {
         fprintf(stderr, "hipwire-cc: cannot write %s\n", fb);
@@ -334,7 +421,7 @@ static int compile_hip(const struct options *o, const char *src, const char *obj
     if (add(&cc, obj) < 0 || run(&cc, NULL) < 0)
         return -1;
     struct argv_list nm = { .v = { "nm", "-C", "--defined-only", obj, NULL }, .n = 4 };
-    struct cc_buf extra = { 0 }, entry = { 0 };
+    struct cc_buf extra = { 0 }, entry = { 0 }, amd = { 0 };
     int rc = -1, has_fatbin = 0;
     if (run(&nm, nm_out) < 0 || instantiations(nm_out, &extra, &has_fatbin) < 0)
         goto cleanup;
@@ -343,8 +430,10 @@ static int compile_hip(const struct options *o, const char *src, const char *obj
         goto cleanup;
     }
     if (cc_source_entry(src, o->incdirs.v, o->incdirs.n, o->device.v, o->device.n, extra.p,
-                        &entry) < 0 ||
-        cc_bundle_write(fb, &entry) < 0)
+                        &entry) < 0)
+        goto cleanup;
+    amd_objects(o, src, tmp, n, &amd);
+    if (cc_bundle_write(fb, &entry, amd.len ? amd.p : NULL, amd.len) < 0)
         goto cleanup;
     snprintf(section, sizeof section, ".hip_fatbin=%s", fb);
     struct argv_list oc = { .v = { "objcopy", "--update-section", section, obj, NULL }, .n = 4 };
@@ -352,6 +441,7 @@ static int compile_hip(const struct options *o, const char *src, const char *obj
 cleanup:
     cc_buf_free(&extra);
     cc_buf_free(&entry);
+    cc_buf_free(&amd);
     return rc;
 }
 
@@ -367,7 +457,7 @@ static const char *default_obj(const char *src, char *buf, size_t cap)
 static void remove_tree(const char *dir, unsigned n)
 {
     char p[PATH_MAX];
-    static const char *const ext[] = { "hipfb", "nm", "o" };
+    static const char *const ext[] = { "hipfb", "nm", "o", "amd" };
     for (unsigned i = 0; i < n; i++)
         for (size_t k = 0; k < sizeof ext / sizeof ext[0]; k++) {
             snprintf(p, sizeof p, "%s/%u.%s", dir, i, ext[k]);
@@ -387,9 +477,18 @@ int main(int argc, char **argv)
         fprintf(stderr, "hipwire-cc: -o with -c takes one input file\n");
         return 2;
     }
-    char tmp[] = "/tmp/hipwire-cc.XXXXXX";
+    /* Intermediate files go where the build asked (TMPDIR), as a compiler
+     * driver's do; /tmp without it. */
+    const char *tmpdir = getenv("TMPDIR");
+    if (!tmpdir || !*tmpdir)
+        tmpdir = "/tmp";
+    char tmp[PATH_MAX - 64]; /* room for the file names under it */
+    if (snprintf(tmp, sizeof tmp, "%s/hipwire-cc.XXXXXX", tmpdir) >= (int)sizeof tmp) {
+        fprintf(stderr, "hipwire-cc: TMPDIR is too long\n");
+        return 1;
+    }
     if (!mkdtemp(tmp)) {
-        perror("hipwire-cc: mkdtemp");
+        fprintf(stderr, "hipwire-cc: cannot make a directory in %s: %s\n", tmpdir, strerror(errno));
         return 1;
     }
     int rc = 1;

@@ -156,9 +156,9 @@ hipError_t hw_array_create(hipArray_t *out, size_t w, size_t h, size_t d, hipArr
     struct hw_array *a = hw_calloc(1, sizeof *a);
     if (!a)
         return hw_ret(hipErrorOutOfMemory);
-    if ((err = hipMalloc(&a->dev, bytes)) != hipSuccess) {
+    if ((err = hw_malloc_on(&a->dev, bytes, hw_current_device())) != hipSuccess) {
         free(a);
-        return err; /* hipMalloc recorded it */
+        return err; /* hw_malloc_on recorded it */
     }
     a->width = w;
     a->height = h;
@@ -183,7 +183,7 @@ hipError_t hw_array_create(hipArray_t *out, size_t w, size_t h, size_t d, hipArr
     a->pub.textureType = 0;
 #endif
     if (hw_handle_add(HW_HANDLE_ARRAY, a) < 0) {
-        hipFree(a->dev);
+        hw_device_free(a->dev, hw_pool_forget);
         free(a);
         return hw_ret(hipErrorOutOfMemory);
     }
@@ -268,7 +268,7 @@ hipError_t hw_array_free_level(hipArray_t array)
     if (!hw_handle_remove(HW_HANDLE_ARRAY, array))
         return hw_ret(hipErrorContextIsDestroyed);
     struct hw_array *a = (struct hw_array *)array;
-    err = hipFree(a->dev);
+    err = hw_device_free(a->dev, hw_pool_forget);
     free(a);
     return err;
 }

@@ -302,7 +302,7 @@ static hipError_t pool_alloc(void **dev_ptr, size_t size, struct ihipMemPoolHand
     if (ptr_map_put(&owner, d, p) < 0 || ptr_map_put(&sizes, d, (void *)(uintptr_t)size) < 0) {
         ptr_map_del(&owner, d, p);
         pthread_mutex_unlock(&lock);
-        hipFree(d);
+        hw_device_free(d, hw_pool_forget);
         return hw_ret(hipErrorOutOfMemory);
     }
     p->blocks++;

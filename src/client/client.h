@@ -93,8 +93,13 @@ struct hw_conn {
     int heartbeat_ms;
     uint64_t last_send_ms, last_recv_ms;
     int closing; /* the process is exiting: no more noise */
+    int opened;  /* the first link is set up: a failure from now on is said once */
     pthread_t hb_thread;
     int hb_running;
+    /* Run by the heartbeat thread each interval, set by an API file above
+     * (api_stream.c: the per-thread streams of ended threads), so that
+     * conn.c never calls up into them. */
+    void (*heartbeat_hook)(struct hw_conn *c);
 };
 
 /* A thread waiting for one reply. Body and tail land directly in the
@@ -147,7 +152,16 @@ hipError_t hw_flush(struct hw_conn *c);
 /* Takes the deferred error the worker reported, if any (0 when none). */
 hipError_t hw_take_async_error(struct hw_conn *c);
 
-/* ---- connection internals shared by conn.c and resume.c -------------------- */
+/* ---- the link layer (link.c, worker_list.c, admission.c, resume.c) --------- */
+/* Below conn.c: nothing in these files calls conn.c or the API files
+ * (docs/architecture.md, "Layers"; checked by client_layers). */
+
+/* Heartbeats of silence before the worker is given up. */
+#define HW_DEAD_AFTER 4
+/* Reads TF_WORKER_TOKEN[_FILE], TF_WORKER_TLS, TF_WORKER_CA and
+ * TF_WORKER_TLS_VERIFY for every later hw_link_secure. 0, or -1 with the
+ * reason in why. */
+int hw_link_security_from_env(char *why, size_t why_len);
 
 /* The connection failed (gen: the link generation the caller used): a
  * resumable session is resumed, else every call fails from now on. */
@@ -160,14 +174,18 @@ void hw_conn_fail(struct hw_conn *c, const char *line);
 int hw_link_secure(struct hw_transport *t, const struct hw_worker_addr *w, uint64_t session,
                    int timeout_ms, uint32_t *heartbeat_ms, struct hw_auth_transcript *tr, char *why,
                    size_t why_len, int *fatal);
+/* resume.c: starts the thread that brings a lost connection back. */
+int hw_resume_start(struct hw_conn *c);
+/* Applies the heartbeat's timeouts to the current link. */
+void hw_heartbeat_link(struct hw_conn *c);
+/* The integer environment variable name in lo..hi, else dflt (saying so). */
+int hw_env_int(const char *name, int dflt, int lo, int hi);
+
+/* ---- the call layer (conn.c) ----------------------------------------------- */
+
 /* Waits until the worker says it executed request seq (reading replies
  * meanwhile if nobody else does). 0, or -1 when the connection is gone. */
 int hw_wait_worker(struct hw_conn *c, uint64_t seq);
-/* resume.c: starts the thread that brings a lost connection back. */
-int hw_resume_start(struct hw_conn *c);
-/* Applies the heartbeat's timeouts to the current link (conn.c). */
-void hw_heartbeat_link(struct hw_conn *c);
-int hw_env_int(const char *name, int dflt, int lo, int hi);
 /* shm_link.c: after HELLO, moves the session to the same-host rings when
  * TF_TRANSPORT allows and the worker offers them. 0 (on the rings or still
  * on TCP), or -1 with why (the connection failed, or TF_TRANSPORT=shm could
@@ -386,8 +404,12 @@ hipError_t hw_copy(void *dst, const void *src, size_t n, hipMemcpyKind kind, hip
                    int sync);
 hipError_t hw_fill(void *dst, uint32_t value, uint32_t elem, size_t count, hipStream_t stream,
                    int sync);
-/* hipMalloc on device dev. */
+/* device_memory.c: hipMalloc on device dev (records its error, hw_ret). */
 hipError_t hw_malloc_on(void **ptr, size_t size, int dev);
+/* device_memory.c: hipFree's body (records its error); forget, when not
+ * NULL, runs once ptr is known to be a device allocation, before the FREE
+ * goes out (hipFree passes hw_pool_forget). */
+hipError_t hw_device_free(void *ptr, void (*forget)(const void *base));
 /* hipMallocAsync: from the current memory pool of device dev. */
 hipError_t hw_pool_malloc(void **dev_ptr, size_t size, int device);
 /* Drops a freed allocation from its pool's accounting, if a pool's. */
@@ -414,7 +436,9 @@ void hw_props_add_devattr(const struct hipr_devattr *e, hipDeviceProp_t *p);
 void hw_props_r0000_from_devinfo(const struct hipr_devinfo *d, const struct hipr_devattr *e,
                                  hipDeviceProp_tR0000 *p);
 #endif
-/* Device dev's DEVICE_ATTRIBUTES answer (asked of the worker once). */
+/* hipDeviceArch_t from DEVICE_ATTRIBUTES' arch bits. */
+hipDeviceArch_t hw_device_arch(uint32_t bits);
+/* device_attrs.c: device dev's DEVICE_ATTRIBUTES answer (asked of the worker once). */
 hipError_t hw_device_attrs(struct hw_conn *c, int dev, struct hipr_devattr *out);
 /* hipDeviceGetAttribute for a valid device; errors are not recorded. */
 hipError_t hw_device_attribute(struct hw_conn *c, int dev, hipDeviceAttribute_t attr, int *value);

@@ -1,9 +1,11 @@
 /*
- * conn.c - the proxy's connection to hip-worker: connect, TLS and
- * authentication, the coalescing write buffer (which, while the session is
- * resumable, is also the replay buffer: replay_ring.h), acknowledgements
- * both ways, and reply demultiplexing. Getting a lost connection back is
- * resume.c's.
+ * conn.c - the proxy's call layer: the session's set-up (HELLO,
+ * RESUME_ENABLE) on a link the link layer connected and secured
+ * (worker_list.c, link.c), the coalescing write buffer (which, while the
+ * session is resumable, is also the replay buffer: replay_ring.h),
+ * acknowledgements both ways, reply demultiplexing and the heartbeat
+ * thread. Getting a lost connection back is resume.c's. It calls only the
+ * link layer and the base files (docs/architecture.md, "Layers").
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,7 +32,6 @@
 #define FLUSH_BYTES    (64 * 1024) /* keep the worker fed while buffering */
 #define FLUSH_OPS      256
 #define HEARTBEAT_MS   5000       /* TF_WORKER_HEARTBEAT default */
-#define DEAD_AFTER     4          /* heartbeats of silence before giving up */
 #define ACK_NOW_BYTES  (1u << 20) /* a reply this large is acknowledged at once */
 #define ACK_EVERY      64         /* small replies acknowledged in batches */
 
@@ -38,81 +39,7 @@ static struct hw_conn the_conn;
 static pthread_once_t conn_once = PTHREAD_ONCE_INIT;
 static int conn_ok;
 
-int hw_env_int(const char *name, int dflt, int lo, int hi)
-{
-    const char *v = getenv(name);
-    char *end;
-    if (!v || !*v)
-        return dflt;
-    long x = strtol(v, &end, 10);
-    if (*end || x < lo || x > hi) {
-        fprintf(stderr, "hipwire: ignoring %s=%s (not a number in %d..%d)\n", name, v, lo, hi);
-        return dflt;
-    }
-    return (int)x;
-}
-
-/* What the environment asks for: TLS, its trust anchors, the token. */
-struct conn_security {
-    int tls;
-    struct hw_tls_ctx *tls_ctx;
-    struct hw_token token; /* len 0: none */
-};
-static struct conn_security the_security;
-
 static void heartbeat_start(struct hw_conn *c);
-
-/* Reads TF_WORKER_TOKEN[_FILE], TF_WORKER_TLS, TF_WORKER_CA and
- * TF_WORKER_TLS_VERIFY. 0, or -1 with the reason in why. */
-static int security_from_env(struct conn_security *sec, char *why, size_t why_len)
-{
-    const char *tok = getenv("TF_WORKER_TOKEN");
-    const char *tok_file = getenv("TF_WORKER_TOKEN_FILE");
-    const char *tls = getenv("TF_WORKER_TLS");
-    const char *ca = getenv("TF_WORKER_CA");
-    const char *verify = getenv("TF_WORKER_TLS_VERIFY");
-    char what[400];
-    if (tok && *tok) {
-        if (hw_token_from_string(tok, &sec->token, what, sizeof what) < 0) {
-            snprintf(why, why_len, "TF_WORKER_TOKEN: %s", what);
-            return -1;
-        }
-    } else if (tok_file && *tok_file) {
-        if (hw_token_from_file(tok_file, &sec->token, what, sizeof what) < 0) {
-            snprintf(why, why_len, "TF_WORKER_TOKEN_FILE: %s", what);
-            return -1;
-        }
-    }
-    sec->tls = tls && *tls && strcmp(tls, "0") != 0;
-    if (!sec->tls)
-        return 0;
-    int check = !(verify && strcmp(verify, "0") == 0);
-    if (!check)
-        fprintf(stderr, "hipwire: TF_WORKER_TLS_VERIFY=0: the worker's certificate is not "
-                        "checked; anyone in the path can pose as the worker\n");
-    sec->tls_ctx = hw_tls_client_ctx(ca, check, what, sizeof what);
-    if (!sec->tls_ctx) {
-        snprintf(why, why_len, "TF_WORKER_TLS: %s", what);
-        return -1;
-    }
-    return 0;
-}
-
-int hw_link_secure(struct hw_transport *t, const struct hw_worker_addr *w, uint64_t session,
-                   int timeout_ms, uint32_t *heartbeat_ms, struct hw_auth_transcript *tr, char *why,
-                   size_t why_len, int *fatal)
-{
-    const struct conn_security *sec = &the_security;
-    *fatal = 0;
-    if (sec->tls && hw_tls_connect(t, sec->tls_ctx, w->host, timeout_ms, why, why_len) < 0)
-        return -1;
-    if (hw_link_authenticate(t, &sec->token, session, heartbeat_ms, tr, why, why_len) < 0) {
-        *fatal = strstr(why, "authentication") != NULL || strstr(why, "requires") != NULL ||
-                 strstr(why, "token is set") != NULL;
-        return -1;
-    }
-    return 0;
-}
 
 /* HELLO: the session, and the devices, cached for every local answer. */
 static hipError_t hello(struct hw_conn *c, uint64_t resume_token, char *why, size_t why_len)
@@ -246,7 +173,7 @@ static void conn_init(void)
     pthread_cond_init(&c->rcond, NULL);
     pthread_cond_init(&c->resume_cond, NULL);
     hw_tx_init_plain(&c->tx, -1);
-    if (security_from_env(&the_security, why, sizeof why) < 0) {
+    if (hw_link_security_from_env(why, sizeof why) < 0) {
         const char *hosts = getenv("TF_WORKER_HOST");
         fprintf(stderr,
                 "hipwire: not connecting to hip-worker at %s: %s; HIP calls will return "
@@ -286,6 +213,7 @@ static void conn_init(void)
     hw_debug("session %016llx (%s%s), backend %s, %d device(s)", (unsigned long long)c->session_id,
              hw_tx_kind(&c->tx), c->resumable ? ", resumable" : "", c->backend, c->device_count);
     conn_ok = 1;
+    c->opened = 1;
     heartbeat_start(c);
     return;
 fail:
@@ -302,63 +230,6 @@ struct hw_conn *hw_conn_get(hipError_t *err)
         return NULL;
     }
     return &the_conn;
-}
-
-void hw_conn_fail(struct hw_conn *c, const char *line)
-{
-    pthread_mutex_lock(&c->rlock);
-    int was = c->broken;
-    c->broken = 1;
-    c->down = 0;
-    /* Said before any waiter wakes: the program may be done a moment later. */
-    if (!was && conn_ok && *line && !__atomic_load_n(&c->closing, __ATOMIC_ACQUIRE))
-        fprintf(stderr, "%s\n", line);
-    for (struct hw_waiter *w = c->waiters; w; w = w->next)
-        if (!w->done) {
-            w->done = 1;
-            w->status = hipErrorLaunchFailure;
-        }
-    pthread_cond_broadcast(&c->rcond);
-    pthread_cond_broadcast(&c->resume_cond);
-    pthread_mutex_unlock(&c->rlock);
-    if (!was)
-        hw_tx_shutdown(&c->tx); /* a thread blocked reading or writing returns */
-}
-
-void hw_link_lost(struct hw_conn *c, unsigned gen, const char *why)
-{
-    pthread_mutex_lock(&c->rlock);
-    if (c->broken || c->down || gen != c->gen) {
-        pthread_mutex_unlock(&c->rlock); /* already known, or about an older link */
-        return;
-    }
-    uint32_t going_away = __atomic_load_n(&c->going_away, __ATOMIC_ACQUIRE);
-    if (!c->resumable || going_away || __atomic_load_n(&c->closing, __ATOMIC_ACQUIRE)) {
-        pthread_mutex_unlock(&c->rlock);
-        char line[640];
-        if (going_away)
-            snprintf(line, sizeof line,
-                     "hipwire: hip-worker at %s:%d is %s (it said so); the remote "
-                     "session has ended and HIP calls will fail (hipErrorLaunchFailure); run "
-                     "the program again to start a new session on a worker of TF_WORKER_HOST",
-                     c->worker.host, c->worker.port,
-                     going_away == HIPR_GOING_AWAY_DRAIN ? "drained and its drain timeout ran out"
-                                                         : "shutting down");
-        else
-            snprintf(line, sizeof line,
-                     "hipwire: lost the connection to hip-worker (%s); the "
-                     "remote session is gone and HIP calls will fail",
-                     why);
-        hw_conn_fail(c, line);
-        return;
-    }
-    c->down = 1;
-    c->down_since_ms = hw_now_ms();
-    snprintf(c->down_why, sizeof c->down_why, "%s", why);
-    pthread_cond_broadcast(&c->resume_cond);
-    pthread_cond_broadcast(&c->rcond);
-    pthread_mutex_unlock(&c->rlock);
-    hw_tx_shutdown(&c->tx); /* whoever is blocked on it returns and waits */
 }
 
 static int is_broken(struct hw_conn *c)
@@ -744,7 +615,7 @@ static const char *read_failure(const struct hw_conn *c, char *why, size_t len)
         snprintf(why, len,
                  "nothing from the worker for %d ms with a heartbeat every %d ms: "
                  "presumed dead",
-                 DEAD_AFTER * c->heartbeat_ms, c->heartbeat_ms);
+                 HW_DEAD_AFTER * c->heartbeat_ms, c->heartbeat_ms);
     else
         snprintf(why, len, "%s", errno ? hw_os_strerror(errno) : "worker closed the connection");
     return why;
@@ -872,24 +743,13 @@ hipError_t hw_call(struct hw_conn *c, uint16_t opcode, const void *fixed, size_t
 
 /* ---- heartbeat ------------------------------------------------------------ */
 
-void hw_heartbeat_link(struct hw_conn *c)
-{
-    if (!c->heartbeat_ms)
-        return;
-    int dead_ms = DEAD_AFTER * c->heartbeat_ms;
-    hw_tx_set_recv_timeout(&c->tx, dead_ms);
-    hw_tcp_user_timeout(c->tx.fd, dead_ms);
-    __atomic_store_n(&c->last_send_ms, hw_now_ms(), __ATOMIC_RELAXED);
-    __atomic_store_n(&c->last_recv_ms, hw_now_ms(), __ATOMIC_RELAXED);
-}
-
 /*
  * The client's half of dead-peer detection (the worker's, and why TCP
  * keepalive is not enough, is in src/worker/heartbeat.c). Every interval it
  * sends a HEARTBEAT if nothing else went out (and an ACK when replies came
  * that the worker still keeps), reads what arrived if no thread is reading
  * (the worker's heartbeats, while the application is idle), and gives the
- * worker up after DEAD_AFTER intervals of silence. A thread blocked in a
+ * worker up after HW_DEAD_AFTER intervals of silence. A thread blocked in a
  * read is covered by the socket's receive timeout. While the connection is
  * being resumed it waits.
  */
@@ -903,7 +763,9 @@ static void *heartbeat_main(void *arg)
             return NULL;
         if (is_down(c))
             continue;
-        hw_release_ended_thread_streams(c);
+        void (*hook)(struct hw_conn *) = __atomic_load_n(&c->heartbeat_hook, __ATOMIC_ACQUIRE);
+        if (hook)
+            hook(c);
         uint64_t now = hw_now_ms();
         pthread_mutex_lock(&c->wlock);
         if (!__atomic_load_n(&c->closing, __ATOMIC_ACQUIRE) && !is_down(c)) {
@@ -944,7 +806,7 @@ static void *heartbeat_main(void *arg)
         }
         if (!rfailed && take &&
             hw_now_ms() - __atomic_load_n(&c->last_recv_ms, __ATOMIC_RELAXED) >
-                (uint64_t)DEAD_AFTER * hb) {
+                (uint64_t)HW_DEAD_AFTER * hb) {
             errno = EHOSTDOWN;
             read_failure(c, why, sizeof why);
             rfailed = 1;

@@ -2,6 +2,7 @@
 #include "hw_link.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -107,6 +108,14 @@ int hw_link_authenticate(struct hw_transport *t, const struct hw_token *token, u
     }
     req.session = session;
     req.heartbeat_ms = *heartbeat_ms;
+    /* A TLS without RFC 5705's exporter (Windows' Schannel) binds the
+     * proofs to the worker's certificate instead; HIPWIRE_TLS_BIND_CERT=1
+     * makes a Linux client do the same (the tests check the worker's side). */
+    const char *force_cert = getenv("HIPWIRE_TLS_BIND_CERT");
+    int bind_cert =
+        hw_tx_is_tls(t) && (!hw_tls_has_exporter() || (force_cert && strcmp(force_cert, "1") == 0));
+    if (bind_cert)
+        req.flags |= HIPR_AUTH_BIND_CERT;
     hipr_auth_begin_req_encode(fixed, &req);
     int rc = hw_link_call(t, HIPR_OP_AUTH_BEGIN, 1, fixed, sizeof fixed, NULL, 0, body, sizeof body,
                           NULL, 0, NULL, &status);
@@ -118,7 +127,15 @@ int hw_link_authenticate(struct hw_transport *t, const struct hw_token *token, u
         return -1;
     }
     hipr_auth_begin_rep_decode(body, sizeof body, &rep);
-    hw_tx_channel_binding(t, binding);
+    if (bind_cert) {
+        memset(binding, 0, sizeof binding);
+        if (hw_tls_cert_binding(t, binding) < 0) {
+            snprintf(why, why_len, "cannot read the worker's TLS certificate");
+            return -1;
+        }
+    } else {
+        hw_tx_channel_binding(t, binding);
+    }
     *heartbeat_ms = req.heartbeat_ms ? rep.heartbeat_ms : 0;
     if ((rep.requires & HIPR_AUTH_REQUIRES_TLS) && !(rep.link & HIPR_AUTH_LINK_TLS)) {
         snprintf(why, why_len, "the worker requires TLS (set TF_WORKER_TLS=1 and TF_WORKER_CA)");
@@ -132,6 +149,13 @@ int hw_link_authenticate(struct hw_transport *t, const struct hw_token *token, u
             return -1;
         }
         goto done;
+    }
+    if (bind_cert && !(rep.link & HIPR_AUTH_LINK_BIND_CERT)) {
+        snprintf(why, why_len,
+                 "the worker requires a token but cannot bind it to this client's TLS "
+                 "(it predates the certificate binding that Windows clients use; "
+                 "update hip-worker)");
+        return -1;
     }
     if (!token->len) {
         snprintf(why, why_len,

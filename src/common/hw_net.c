@@ -227,6 +227,12 @@ void hw_sock_set_rcvtimeo(int fd, int ms)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 }
 
+void hw_sock_set_sndtimeo(int fd, int ms)
+{
+    struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+}
+
 void hw_sock_shutdown(int fd)
 {
     shutdown(fd, SHUT_RDWR);

@@ -47,6 +47,8 @@ ssize_t hw_sock_recv(int fd, void *buf, size_t n);
 int hw_sock_poll_in(int fd, int timeout_ms);
 /* Receive timeout (SO_RCVTIMEO); 0 removes it. */
 void hw_sock_set_rcvtimeo(int fd, int ms);
+/* A blocked send fails (EAGAIN) after ms; 0 removes the limit. */
+void hw_sock_set_sndtimeo(int fd, int ms);
 /* Wakes threads blocked on fd (both directions), or only ends sending. */
 void hw_sock_shutdown(int fd);
 void hw_sock_shutdown_write(int fd);

@@ -264,6 +264,12 @@ void hw_sock_set_rcvtimeo(int fd, int ms)
     setsockopt(sock(fd), SOL_SOCKET, SO_RCVTIMEO, (const char *)&v, sizeof v);
 }
 
+void hw_sock_set_sndtimeo(int fd, int ms)
+{
+    DWORD v = ms > 0 ? (DWORD)ms : 0;
+    setsockopt(sock(fd), SOL_SOCKET, SO_SNDTIMEO, (const char *)&v, sizeof v);
+}
+
 void hw_sock_shutdown(int fd)
 {
     shutdown(sock(fd), SD_BOTH);

@@ -28,6 +28,10 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
+#if OPENSSL_VERSION_NUMBER < 0x30000000L
+#define SSL_get1_peer_certificate SSL_get_peer_certificate
+#endif
+
 #define WSCRATCH_SIZE  16384 /* one full TLS record of plaintext */
 #define EXPORTER_LABEL "EXPORTER-hipwire-auth"
 
@@ -342,7 +346,8 @@ static int write_all(struct hw_transport *t, const uint8_t *p, size_t n)
             continue;
         }
         if (e == SSL_ERROR_WANT_WRITE || e == SSL_ERROR_WANT_READ) {
-            if (wait_fd(t->fd, e == SSL_ERROR_WANT_WRITE ? POLLOUT : POLLIN, 0) < 0)
+            if (wait_fd(t->fd, e == SSL_ERROR_WANT_WRITE ? POLLOUT : POLLIN, t->send_timeout_ms) <
+                0)
                 return -1;
             continue;
         }
@@ -392,6 +397,30 @@ int hw_tls_binding(struct hw_transport *t, uint8_t out[HW_TLS_CHANNEL_BINDING_LE
                                         strlen(EXPORTER_LABEL), NULL, 0, 0);
     pthread_mutex_unlock(&t->lock);
     return ok == 1 ? 0 : -1;
+}
+
+int hw_tls_has_exporter(void)
+{
+    return 1;
+}
+
+/* SHA-256 of the worker's certificate: on the worker its own, on a client
+ * the peer's (a Windows client binds to this; docs/security.md). */
+int hw_tls_cert_binding(struct hw_transport *t, uint8_t out[HW_TLS_CHANNEL_BINDING_LEN])
+{
+    unsigned int len = 0;
+    int ok = 0;
+    pthread_mutex_lock(&t->lock);
+    if (SSL_is_server(t->ssl)) {
+        X509 *cert = SSL_get_certificate(t->ssl);
+        ok = cert && X509_digest(cert, EVP_sha256(), out, &len) == 1;
+    } else {
+        X509 *cert = SSL_get1_peer_certificate(t->ssl);
+        ok = cert && X509_digest(cert, EVP_sha256(), out, &len) == 1;
+        X509_free(cert);
+    }
+    pthread_mutex_unlock(&t->lock);
+    return ok && len == HW_TLS_CHANNEL_BINDING_LEN ? 0 : -1;
 }
 
 int hw_tls_pending(struct hw_transport *t)

@@ -1,5 +1,6 @@
-/* hw_tls_none.c - the TLS entry points of a build without OpenSSL: every
- * attempt to use TLS fails with a reason that says so. */
+/* hw_tls_none.c - the TLS entry points of a Linux build without OpenSSL:
+ * every attempt to use TLS fails with a reason that says so. (Windows has
+ * hw_tls_schannel.c.) */
 #include "hw_transport.h"
 
 #include <errno.h>
@@ -7,13 +8,7 @@
 
 static void no_tls(char *why, size_t why_len)
 {
-#ifdef _WIN32
-    snprintf(why, why_len,
-             "TLS is not yet available in the Windows client (docs/windows.md); "
-             "use a private network or an SSH or VPN tunnel");
-#else
     snprintf(why, why_len, "this build has no TLS (OpenSSL was not found at build time)");
-#endif
 }
 
 int hw_tls_available(void)
@@ -84,6 +79,18 @@ int hw_tls_writev(struct hw_transport *t, const struct iovec *iov, int iovcnt)
 }
 
 int hw_tls_binding(struct hw_transport *t, uint8_t out[HW_TLS_CHANNEL_BINDING_LEN])
+{
+    (void)t;
+    (void)out;
+    return -1;
+}
+
+int hw_tls_has_exporter(void)
+{
+    return 0;
+}
+
+int hw_tls_cert_binding(struct hw_transport *t, uint8_t out[HW_TLS_CHANNEL_BINDING_LEN])
 {
     (void)t;
     (void)out;

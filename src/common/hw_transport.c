@@ -116,7 +116,10 @@ int hw_tx_writev_full(struct hw_transport *t, struct iovec *iov, int iovcnt)
 #endif
     if (t->ssl)
         return hw_tls_writev(t, iov, iovcnt);
-    return hw_writev_full(t->fd, iov, iovcnt);
+    int r = hw_writev_full(t->fd, iov, iovcnt);
+    if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        errno = ETIMEDOUT; /* SO_SNDTIMEO: the send timeout passed */
+    return r;
 }
 
 int hw_tx_write_full(struct hw_transport *t, const void *buf, size_t n)
@@ -141,6 +144,13 @@ void hw_tx_set_recv_timeout(struct hw_transport *t, int ms)
     t->timeout_ms = ms;
     if (!t->ssl)
         hw_sock_set_rcvtimeo(t->fd, ms);
+}
+
+void hw_tx_set_send_timeout(struct hw_transport *t, int ms)
+{
+    t->send_timeout_ms = ms;
+    if (!t->ssl)
+        hw_sock_set_sndtimeo(t->fd, ms);
 }
 
 void hw_tx_set_deadline(struct hw_transport *t, int ms)

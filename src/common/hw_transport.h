@@ -30,6 +30,7 @@ struct hw_transport {
     void *ssl;            /* SSL *; NULL on a plain link */
     pthread_mutex_t lock; /* TLS: one OpenSSL call at a time */
     int timeout_ms;       /* receive timeout; 0 = wait forever */
+    int send_timeout_ms;  /* a write that makes no progress for this long fails; 0 = none */
     uint64_t deadline_ms; /* hw_now_ms() after which reads fail; 0 = none */
     uint8_t *wscratch;    /* TLS: small pieces of a writev become one record */
     /* Same-host rings: when set, every read and write goes through them and
@@ -64,6 +65,9 @@ int hw_tx_write_full(struct hw_transport *t, const void *buf, size_t n);
 int hw_tx_poll_readable(struct hw_transport *t, int timeout_ms);
 /* Receive timeout for later reads; 0 removes it. */
 void hw_tx_set_recv_timeout(struct hw_transport *t, int ms);
+/* A write blocked for ms with no progress (a peer that stopped reading)
+ * fails with errno ETIMEDOUT; 0 removes the limit. */
+void hw_tx_set_send_timeout(struct hw_transport *t, int ms);
 /* One deadline for every read from now on (a handshake: a peer that sends a
  * byte at a time cannot stretch it); 0 removes it. */
 void hw_tx_set_deadline(struct hw_transport *t, int ms);
@@ -81,7 +85,8 @@ void hw_tx_close(struct hw_transport *t);
  * none; src is left closed. How a resumed connection replaces a lost one. */
 int hw_tx_move(struct hw_transport *dst, struct hw_transport *src);
 
-/* ---- TLS (hw_tls.c with OpenSSL; hw_tls_none.c without) ------------------- */
+/* ---- TLS (hw_tls.c with OpenSSL, hw_tls_schannel.c on Windows, hw_tls_none.c
+ * without either) ---------------------------------------------------------- */
 
 /* Whether this build has TLS. */
 int hw_tls_available(void);
@@ -105,6 +110,12 @@ int hw_tls_connect(struct hw_transport *t, struct hw_tls_ctx *ctx, const char *h
 ssize_t hw_tls_recv(struct hw_transport *t, void *buf, size_t n);
 int hw_tls_writev(struct hw_transport *t, const struct iovec *iov, int iovcnt);
 int hw_tls_binding(struct hw_transport *t, uint8_t out[HW_TLS_CHANNEL_BINDING_LEN]);
+/* Whether hw_tls_binding works here (RFC 5705 exporter: OpenSSL yes,
+ * Schannel no). A client without it asks for the certificate binding. */
+int hw_tls_has_exporter(void);
+/* The certificate binding of a TLS link: SHA-256 of the worker's
+ * certificate (DER), the one the worker sent on either side. 0 or -1. */
+int hw_tls_cert_binding(struct hw_transport *t, uint8_t out[HW_TLS_CHANNEL_BINDING_LEN]);
 int hw_tls_pending(struct hw_transport *t);
 void hw_tls_free(struct hw_transport *t);
 

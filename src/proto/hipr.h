@@ -37,6 +37,11 @@
 #define HIPR_AUTH_REQUIRES_TOKEN 0x1u
 #define HIPR_AUTH_REQUIRES_TLS   0x2u
 #define HIPR_AUTH_LINK_TLS       0x1u
+/* The proofs bind the worker's certificate (SHA-256 of it) instead of the
+ * TLS exporter: asked in AUTH_BEGIN's flags by a client whose TLS has no
+ * exporter (Schannel), confirmed in the reply's link (docs/protocol.md). */
+#define HIPR_AUTH_BIND_CERT      0x1u
+#define HIPR_AUTH_LINK_BIND_CERT 0x2u
 
 /* GOING_AWAY reasons. */
 #define HIPR_GOING_AWAY_SHUTDOWN 1u /* the worker was told to stop (SIGTERM) */
@@ -159,6 +164,32 @@ const struct hipr_op_info *hipr_op_lookup(uint16_t opcode);
 /* Number of opcodes, and the i-th in spec order (for tests and docs). */
 size_t hipr_op_count(void);
 const struct hipr_op_info *hipr_op_at(size_t i);
+
+/* What the worker does with an opcode (HIPR_OP_STATES in hipr_spec.h). */
+enum hipr_where {
+    HIPR_WHERE_SESSION = 1,
+    HIPR_WHERE_HANDSHAKE,
+    HIPR_WHERE_WORKER,
+    HIPR_WHERE_LINK
+};
+enum hipr_state { HIPR_STATE_IMPLEMENTED = 1, HIPR_STATE_STUB, HIPR_STATE_UNSUPPORTED };
+enum hipr_backend_id { HIPR_BACKEND_CPU, HIPR_BACKEND_CUDA, HIPR_BACKEND_HIP, HIPR_BACKEND_COUNT };
+
+struct hipr_op_state {
+    enum hipr_where where;
+    enum hipr_state state[HIPR_BACKEND_COUNT]; /* indexed by enum hipr_backend_id */
+    const char *note;                          /* "" when there is nothing to add */
+};
+
+/* The state of the i-th opcode in spec order (hipr_op_at(i)), and of an
+ * opcode by number (NULL when it is not a known opcode). */
+const struct hipr_op_state *hipr_op_state_at(size_t i);
+const struct hipr_op_state *hipr_op_state_lookup(uint16_t opcode);
+/* "implemented", "stub", "unsupported"; "session", "handshake", "worker",
+ * "link"; "cpu", "cuda", "hip". */
+const char *hipr_state_name(enum hipr_state st);
+const char *hipr_where_name(enum hipr_where w);
+const char *hipr_backend_name(enum hipr_backend_id b);
 
 void hipr_header_encode(uint8_t out[HIPR_HEADER_SIZE], const struct hipr_header *h);
 void hipr_header_decode(const uint8_t in[HIPR_HEADER_SIZE], struct hipr_header *h);

@@ -205,6 +205,63 @@ const struct hipr_op_info *hipr_op_lookup(uint16_t opcode)
     }
 }
 
+/* Indexed like op_table: a state for an opcode the spec lacks is a compile
+ * error (no HIPR_IDX_), two for one is -Woverride-init, and the count check
+ * below catches one left out. */
+static const struct hipr_op_state state_table[] = {
+#define HIPR_OP_STATE_(NAME, where, cpu, cuda, hip, note)                            \
+    [HIPR_IDX_##NAME] = { HIPR_WHERE_##where,                                        \
+                          { HIPR_STATE_##cpu, HIPR_STATE_##cuda, HIPR_STATE_##hip }, \
+                          note },
+    HIPR_OP_STATES(HIPR_OP_STATE_)
+#undef HIPR_OP_STATE_
+};
+enum {
+#define HIPR_OP_STATE_COUNT_(NAME, where, cpu, cuda, hip, note) HIPR_STATE_ROW_##NAME,
+    HIPR_OP_STATES(HIPR_OP_STATE_COUNT_) HIPR_STATE_ROWS
+#undef HIPR_OP_STATE_COUNT_
+};
+_Static_assert(HIPR_STATE_ROWS == sizeof op_table / sizeof op_table[0],
+               "HIPR_OP_STATES needs one row for every opcode of HIPR_OPS");
+
+const struct hipr_op_state *hipr_op_state_at(size_t i)
+{
+    return i < hipr_op_count() ? &state_table[i] : NULL;
+}
+
+const struct hipr_op_state *hipr_op_state_lookup(uint16_t opcode)
+{
+    const struct hipr_op_info *op = hipr_op_lookup(opcode);
+    return op ? &state_table[op - op_table] : NULL;
+}
+
+const char *hipr_state_name(enum hipr_state st)
+{
+    switch (st) {
+    case HIPR_STATE_IMPLEMENTED: return "implemented";
+    case HIPR_STATE_STUB: return "stub";
+    case HIPR_STATE_UNSUPPORTED: return "unsupported";
+    }
+    return "?";
+}
+
+const char *hipr_where_name(enum hipr_where w)
+{
+    switch (w) {
+    case HIPR_WHERE_SESSION: return "session";
+    case HIPR_WHERE_HANDSHAKE: return "handshake";
+    case HIPR_WHERE_WORKER: return "worker";
+    case HIPR_WHERE_LINK: return "link";
+    }
+    return "?";
+}
+
+const char *hipr_backend_name(enum hipr_backend_id b)
+{
+    static const char *const names[HIPR_BACKEND_COUNT] = { "cpu", "cuda", "hip" };
+    return (unsigned)b < HIPR_BACKEND_COUNT ? names[b] : "?";
+}
+
 void hipr_header_encode(uint8_t out[HIPR_HEADER_SIZE], const struct hipr_header *h)
 {
     uint8_t *p = out;

@@ -143,7 +143,8 @@
 
 /* Authentication (docs/protocol.md): session is 0 for a new session, else
  * the one the client will resume; it is covered by both proofs.
- * heartbeat_ms: the interval the client proposes (0: no heartbeats). */
+ * flags: HIPR_AUTH_BIND_CERT or 0. heartbeat_ms: the interval the client
+ * proposes (0: no heartbeats). */
 #define HIPR_MSG_AUTH_BEGIN_REQ(F) \
     F(b32, client_nonce)           \
     F(u64, session)                \
@@ -401,16 +402,19 @@
     F(u32, reserved)
 #define HIPR_SESSION_ATTACHED 0u
 #define HIPR_SESSION_DETACHED 1u
+/* WORKER_INFO flags: a drain was asked; the worker admits no new session. */
+#define HIPR_WORKER_DRAINING 1u
 
 /* What a worker is, for `hipwire status`; answered in place of HELLO, like
  * WORKER_STATUS. The tail is device_count HIPR_MSG_DEVINFO records of
- * devinfo_size bytes each, as the worker's start-up probe found the devices. */
+ * devinfo_size bytes each, as the worker's start-up probe found the devices.
+ * flags (once reserved, so older workers send 0): HIPR_WORKER_DRAINING. */
 #define HIPR_MSG_WORKER_INFO_REP(F) \
     F(c256, version)                \
     F(u32, proto_version)           \
     F(u32, device_count)            \
     F(u32, devinfo_size)            \
-    F(u32, reserved)                \
+    F(u32, flags)                   \
     F(u64, uptime_ms)               \
     F(c256, backend)
 
@@ -623,6 +627,90 @@
     X(LAUNCH, 0x0510, launch, empty, HIPR_CAP_KERNEL_ARGS, 0, ASYNC)                               \
     X(RTC_COMPILE, 0x0601, rtc_compile_req, rtc_compile_rep, HIPR_CAP_RTC_INPUT,                   \
       HIPR_CAP_RTC_REPLY, SYNC)
+
+/*
+ * What the worker does with each opcode: X(NAME, where, cpu, cuda, hip, note).
+ * where: SESSION   - a request of an open session (after HELLO);
+ *        HANDSHAKE - a connection's opening requests (before or instead of
+ *                    HELLO, or a routed connection's); inside a session they
+ *                    are answered hipErrorInvalidValue;
+ *        WORKER    - only the worker sends it; from a client it is answered
+ *                    hipErrorInvalidValue;
+ *        LINK      - taken by the request loop itself, never answered.
+ * cpu, cuda, hip: the state on each backend:
+ *        IMPLEMENTED - does what docs/protocol.md says (individual inputs
+ *                      the note names may still be refused);
+ *        STUB        - answered without doing the work;
+ *        UNSUPPORTED - answered hipErrorNotSupported.
+ * docs/protocol.md ("Opcode states") shows this table and unit_protocol_doc
+ * compares the two; op_states, relay_op_states and gpu_op_states send every
+ * opcode to a real worker and check the state it says.
+ */
+#define HIPR_OP_STATES(X)                                                                      \
+    X(HELLO, HANDSHAKE, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED,                                 \
+      "inside a session: hipErrorInvalidValue, and the session ends")                          \
+    X(GOODBYE, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED,                                 \
+      "drains, answers, ends the session")                                                     \
+    X(PING, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                                \
+    X(SESSION_STATS, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                       \
+    X(WORKER_STATUS, HANDSHAKE, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "in place of HELLO")    \
+    X(AUTH_BEGIN, HANDSHAKE, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "before HELLO")            \
+    X(AUTH_PROOF, HANDSHAKE, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "before HELLO")            \
+    X(HEARTBEAT, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "its arrival is the point")   \
+    X(RESUME_ENABLE, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED,                           \
+      "hipErrorNotSupported when the worker runs with --resume-grace=0 or HELLO had no token") \
+    X(ACK, LINK, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                                    \
+    X(SESSION_ROUTE, HANDSHAKE, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED,                         \
+      "first request of a resuming connection")                                                \
+    X(WORKER_INFO, HANDSHAKE, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "in place of HELLO")      \
+    X(SESSION_RESUME, HANDSHAKE, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "after SESSION_ROUTE") \
+    X(GOING_AWAY, WORKER, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                           \
+    X(RTC_CACHE_STATS, HANDSHAKE, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "in place of HELLO")  \
+    X(SESSION_WAIT, WORKER, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                         \
+    X(WORKER_DRAIN, HANDSHAKE, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "in place of HELLO")     \
+    X(TRANSPORT_SHM, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED,                           \
+      "right after HELLO; hipErrorNotSupported with --no-shm or from another host")            \
+    X(DEVICE_SYNCHRONIZE, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                  \
+    X(DEVICE_RESET, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED,                            \
+      "frees the session's memory on the device")                                              \
+    X(MEM_GET_INFO, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                        \
+    X(DEVICE_ATTRIBUTES, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                   \
+    X(MALLOC, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                              \
+    X(FREE, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                                \
+    X(MEMCPY_H2D, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                          \
+    X(MEMCPY_D2H, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                          \
+    X(MEMCPY_D2D, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                          \
+    X(MEMCPY2D_H2D, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                        \
+    X(MEMCPY2D_D2H, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                        \
+    X(MEMCPY2D_D2D, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                        \
+    X(MEMSET, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                              \
+    X(STREAM_CREATE, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                       \
+    X(STREAM_DESTROY, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                      \
+    X(STREAM_SYNCHRONIZE, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                  \
+    X(STREAM_QUERY, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                        \
+    X(STREAM_WAIT_EVENT, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                   \
+    X(STREAM_WRITE_VALUE, SESSION, IMPLEMENTED, IMPLEMENTED, UNSUPPORTED,                      \
+      "cuda: a driver without cuStreamWriteValue32/64 answers hipErrorNotSupported")           \
+    X(STREAM_WAIT_VALUE, SESSION, IMPLEMENTED, IMPLEMENTED, UNSUPPORTED,                       \
+      "cuda: a driver without cuStreamWaitValue32 answers hipErrorNotSupported")               \
+    X(EVENT_CREATE, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                        \
+    X(EVENT_RECORD, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                        \
+    X(EVENT_SYNCHRONIZE, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                   \
+    X(EVENT_QUERY, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                         \
+    X(EVENT_ELAPSED, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                       \
+    X(EVENT_DESTROY, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                       \
+    X(MODULE_LOAD, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED,                             \
+      "an AMD code object no device here runs loads as a foreign module")                      \
+    X(MODULE_GET_FUNCTION, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED,                     \
+      "cuda: a driver older than 12.4 (no cuFuncGetParamInfo) answers hipErrorNotSupported")   \
+    X(MODULE_GET_GLOBAL, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                   \
+    X(MODULE_UNLOAD, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                       \
+    X(MODULE_LOAD_EX, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                      \
+    X(LAUNCH, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED,                                  \
+      "a foreign module's kernel: hipErrorNoBinaryForGpu; cooperative: hipErrorNotSupported "  \
+      "on cpu, on hip unless relayed")                                                         \
+    X(RTC_COMPILE, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED,                             \
+      "cpu: host compiler; cuda: NVRTC; hip: the runtime's hiprtc")
 
 /* clang-format on */
 

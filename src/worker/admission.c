@@ -80,6 +80,14 @@ void admission_forget_pid(struct admission *a, pid_t pid)
         }
 }
 
+int admission_has_pid(const struct admission *a, pid_t pid)
+{
+    for (uint32_t i = 0; a && i < a->cap; i++)
+        if (__atomic_load_n(&a->e[i].pid, __ATOMIC_ACQUIRE) == (uint32_t)pid)
+            return 1;
+    return 0;
+}
+
 uint32_t admission_waiting(struct admission *a)
 {
     uint32_t n = 0;

@@ -30,6 +30,8 @@ void admission_notify(struct admission *a);
 void admission_forget_pid(struct admission *a, pid_t pid);
 /* Processes waiting in the queue now. */
 uint32_t admission_waiting(struct admission *a);
+/* Whether pid holds a place in the queue. */
+int admission_has_pid(const struct admission *a, pid_t pid);
 
 /* Claims s a status slot, waiting in the queue if needed: 0 with s->slot
  * set, 1 when the queue is full (the client was told so when it can hear

@@ -39,7 +39,21 @@ struct pre_auth {
     uint64_t session; /* covered by the proofs: 0 new, else resumed */
     int began;        /* AUTH_BEGIN answered */
     int authed;       /* token proven, or none required */
+    int bind_cert;    /* the proofs bind the certificate (HIPR_AUTH_BIND_CERT) */
 };
+
+/* The channel binding of a's proofs: the TLS exporter, or the worker's
+ * certificate for a client that asked (Schannel has no exporter). */
+static void auth_binding(struct link_setup *l, const struct pre_auth *a,
+                         uint8_t out[HW_TLS_CHANNEL_BINDING_LEN])
+{
+    if (a->bind_cert) {
+        if (hw_tls_cert_binding(l->tx, out) < 0)
+            memset(out, 0, HW_TLS_CHANNEL_BINDING_LEN);
+        return;
+    }
+    hw_tx_channel_binding(l->tx, out);
+}
 
 int link_reply(struct hw_transport *t, uint16_t opcode, uint32_t request_id, int status,
                const void *body, size_t body_len)
@@ -117,6 +131,9 @@ static int auth_begin(struct link_setup *l, struct pre_auth *a, const struct hip
     rep.requires = (cfg->token ? HIPR_AUTH_REQUIRES_TOKEN : 0) |
                    (cfg->require_tls ? HIPR_AUTH_REQUIRES_TLS : 0);
     rep.link = hw_tx_is_tls(l->tx) ? HIPR_AUTH_LINK_TLS : 0;
+    a->bind_cert = (req.flags & HIPR_AUTH_BIND_CERT) && hw_tx_is_tls(l->tx);
+    if (a->bind_cert)
+        rep.link |= HIPR_AUTH_LINK_BIND_CERT;
     /* The client's interval, within sane bounds; 0 keeps heartbeats off. A
      * resumed session keeps the interval it has. */
     if (!l->session && req.heartbeat_ms)
@@ -149,7 +166,7 @@ static int auth_proof(struct link_setup *l, struct pre_auth *a, const struct hip
                       !a->began ? "AUTH_PROOF before AUTH_BEGIN"
                                 : "AUTH_PROOF, but no token is configured here");
     hipr_auth_proof_decode(fixed, HIPR_auth_proof_SIZE, &req);
-    hw_tx_channel_binding(l->tx, binding);
+    auth_binding(l, a, binding);
     hw_auth_proof(token, HW_PROOF_CLIENT, a->cnonce, a->wnonce, a->session, binding, want);
     if (!hw_ct_equal(want, req.proof, sizeof want))
         return refuse(l, h, "authentication failed (wrong token)");
@@ -243,7 +260,7 @@ int link_handshake(struct link_setup *l, struct session *s, const uint8_t *first
                 return refuse(l, &h, "SESSION_RESUME without AUTH_BEGIN");
             memcpy(l->tr.cnonce, a.cnonce, sizeof l->tr.cnonce);
             memcpy(l->tr.wnonce, a.wnonce, sizeof l->tr.wnonce);
-            hw_tx_channel_binding(l->tx, l->tr.binding);
+            auth_binding(l, &a, l->tr.binding);
         }
         struct hipr_hello_req hello = { 0 };
         if (h.opcode == HIPR_OP_HELLO)

@@ -13,6 +13,7 @@
  * the last case: a write blocked on a peer that stopped acknowledging.
  */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 #include <time.h>
 
@@ -56,6 +57,13 @@ static void *heartbeat_main(void *arg)
 
 void session_heartbeat_link(struct session *s)
 {
+    /* A client that stops reading is as gone as a silent one: with
+     * heartbeats after the same dead time, else after --idle-timeout. */
+    uint64_t idle_ms = s->cfg->idle_timeout_ms;
+    int send_ms = s->heartbeat_ms     ? HW_DEAD_AFTER * s->heartbeat_ms
+                  : idle_ms > INT_MAX ? INT_MAX
+                                      : (int)idle_ms;
+    hw_tx_set_send_timeout(&s->tx, send_ms);
     if (!s->heartbeat_ms)
         return;
     int dead_ms = HW_DEAD_AFTER * s->heartbeat_ms;
@@ -65,10 +73,10 @@ void session_heartbeat_link(struct session *s)
 
 int session_heartbeat_start(struct session *s)
 {
+    session_heartbeat_link(s);
     if (!s->heartbeat_ms)
         return 0;
     int dead_ms = HW_DEAD_AFTER * s->heartbeat_ms;
-    session_heartbeat_link(s);
     __atomic_store_n(&s->last_send_ms, hw_now_ms(), __ATOMIC_RELAXED);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);

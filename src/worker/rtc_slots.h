@@ -25,7 +25,9 @@ uint32_t rtc_slots_count(const struct rtc_slots *t);
 /* Slots held now (a compile running in each). */
 uint32_t rtc_slots_busy(const struct rtc_slots *t);
 
-/* Takes a slot for pid, waiting up to timeout_ms. Returns its index, -1 when
+/* Takes a slot for pid, waiting up to timeout_ms; waiters get slots in the
+ * order they asked (a session that died waiting leaves the line when the
+ * supervisor releases its pid). Returns its index, -1 when
  * none came free in time, -2 when *cancel became non-zero meanwhile. */
 int rtc_slots_acquire(struct rtc_slots *t, pid_t pid, uint32_t timeout_ms, const int *cancel);
 void rtc_slots_release(struct rtc_slots *t, int slot, pid_t pid);

@@ -49,6 +49,19 @@ static void link_lost_locked(struct session *s)
     }
 }
 
+/* A write failed (errno says why). ETIMEDOUT: the client has read nothing
+ * for the send timeout (session_heartbeat_link), with its receive window
+ * full: a client that stops reading must not hold the session, or a resume
+ * behind it, for ever. */
+static void write_failed_locked(struct session *s)
+{
+    if (errno == ETIMEDOUT && !s->link_down)
+        hw_warn("session %016llx: the client read nothing for %d ms while a reply waited to be "
+                "sent; its connection is treated as lost",
+                (unsigned long long)s->id, s->tx.send_timeout_ms);
+    link_lost_locked(s);
+}
+
 void session_link_lost(struct session *s)
 {
     pthread_mutex_lock(&s->send_lock);
@@ -124,7 +137,7 @@ int session_reply_tail(struct session *s, uint16_t opcode, uint32_t request_id, 
         { (void *)tail, (size_t)tail_len },
     };
     if (hw_tx_writev_full(&s->tx, iov, 3) < 0) {
-        link_lost_locked(s);
+        write_failed_locked(s);
         rc = s->send_failed ? -1 : 0;
     } else {
         wm_add(s->metrics, WM_bytes_out, sizeof hdr + body_len + tail_len);
@@ -160,7 +173,7 @@ int session_send_unsolicited(struct session *s, uint16_t opcode, const void *bod
     hipr_reply_frame_encode(hdr, opcode, 0, HW_OK, async, body_len);
     struct iovec iov[2] = { { hdr, sizeof hdr }, { (void *)body, body_len } };
     if (hw_tx_writev_full(&s->tx, iov, 2) < 0) {
-        link_lost_locked(s);
+        write_failed_locked(s);
         rc = -1;
     } else {
         wm_add(s->metrics, WM_bytes_out, sizeof hdr + body_len);
@@ -196,7 +209,7 @@ static int piece_send_locked(struct session *s, const void *data, size_t len)
         wm_add(s->metrics, WM_bytes_out, len);
         return 0;
     }
-    link_lost_locked(s);
+    write_failed_locked(s);
     return s->send_failed ? -1 : 0;
 }
 

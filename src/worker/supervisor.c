@@ -1,9 +1,11 @@
 #include "supervisor.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +20,10 @@
 #include "hw_auth.h"
 #include "hw_log.h"
 #include "hw_net.h"
+#include "hw_time.h"
 #include "leak_check.h"
 #include "metrics_http.h"
+#include "preauth.h"
 #include "prewarm.h"
 #include "rtc_cache.h"
 #include "rtc_slots.h"
@@ -29,8 +33,12 @@
 /* Connections still in their handshake (not yet authenticated, no status
  * slot) are capped separately, so unauthenticated peers can never take the
  * places of sessions; each also has --handshake-timeout to finish. Beyond
- * the cap, connections are left in the listen backlog until one finishes. */
+ * the cap, up to HELD_MAX connections wait in the supervisor (preauth.h:
+ * served fairly across sources, idle handshakes cut when others wait), the
+ * rest in the listen backlog. */
 #define HANDSHAKE_SLACK 16
+#define HELD_MAX        1024
+#define SPOKEN_AHEAD    HANDSHAKE_SLACK /* held that have spoken or are fresh */
 
 static volatile sig_atomic_t stop_requested;
 
@@ -78,7 +86,46 @@ static void on_stop(int sig)
 
 struct child {
     pid_t pid;
+    struct preauth_source src;
+    int in_handshake; /* no session slot or queue place yet (refreshed each round) */
 };
+
+/* What preauth_next reads of the children: handshakes per source. */
+struct kids_view {
+    struct child *kids;
+    int nkids;
+};
+
+static void mark_handshakes(struct child *kids, int nkids, const struct status_table *table,
+                            const struct admission *adm)
+{
+    for (int i = 0; i < nkids; i++)
+        kids[i].in_handshake = kids[i].pid && status_table_index_of(table, kids[i].pid) < 0 &&
+                               !admission_has_pid(adm, kids[i].pid);
+}
+
+static int handshakes_from(const struct preauth_source *src, void *arg)
+{
+    const struct kids_view *v = arg;
+    int n = 0;
+    for (int i = 0; i < v->nkids; i++)
+        n += v->kids[i].in_handshake && preauth_same_source(&v->kids[i].src, src);
+    return n;
+}
+
+/* Once per 5 s at most: an attack would otherwise fill the log. */
+static void log_closed_silent(int closed, uint64_t now_ms, int timeout_ms)
+{
+    static uint64_t logged_ms, unlogged;
+    unlogged += (uint64_t)closed;
+    if (unlogged && now_ms - logged_ms >= 5000) {
+        hw_info("closed %llu connection(s) that sent nothing (within --handshake-timeout %d ms, "
+                "or while the %d places for unstarted connections were full)",
+                (unsigned long long)unlogged, timeout_ms, HELD_MAX);
+        logged_ms = now_ms;
+        unlogged = 0;
+    }
+}
 
 static uint64_t new_session_id(uint64_t *counter)
 {
@@ -148,6 +195,67 @@ static int write_port_file(const char *path, int port)
     return rename(tmp, path); /* readers never see a partial file */
 }
 
+/* As many connections as the descriptor limit leaves room for (raised to
+ * its hard limit first, as most daemons do): another peer's idle sockets
+ * are then held here, where the fair order applies, rather than in the
+ * listen backlog ahead of everyone. */
+static int held_capacity(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return 64;
+    if (rl.rlim_cur < rl.rlim_max) {
+        rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > 65536 ? 65536 : rl.rlim_max;
+        if (want > rl.rlim_cur) {
+            rl.rlim_cur = want;
+            setrlimit(RLIMIT_NOFILE, &rl);
+            getrlimit(RLIMIT_NOFILE, &rl);
+        }
+    }
+    rlim_t room = rl.rlim_cur / 2;
+    return room > HELD_MAX ? HELD_MAX : room < 16 ? 16 : (int)room;
+}
+
+/* Gives an accepted connection a process: a prewarmed one if ready, else a
+ * new fork. Returns its index in kids, or -1 (the connection is closed). */
+static int spawn_session(const struct worker_config *cfg, struct status_table *table,
+                         struct preauth *held, struct prewarm_pool *pool, struct metrics_http *mh,
+                         int lfd, int cfd, uint64_t *counter, struct child *kids, int nkids)
+{
+    uint64_t sid = new_session_id(counter);
+    /* A process with its device open already, if one is ready. */
+    pid_t pid;
+    if (prewarm_pool_handoff(pool, cfd, sid, &pid) == 0)
+        hw_debug("connection handed to prewarmed session process %d", (int)pid);
+    else
+        pid = fork();
+    if (pid == 0) {
+        close(lfd);
+        /* only the supervisor serves metrics (its thread is not here) */
+        if (mh)
+            close(metrics_http_fd(mh));
+        prewarm_pool_close_fds(pool);
+        preauth_close_all_in_child(held);
+        signal(SIGINT, SIG_IGN); /* a terminal ^C goes to the supervisor */
+        /* Sessions run one uid; kernels on the cpu backend are the
+         * client's code. Not dumpable: no sibling session may read this
+         * one's memory through /proc/<pid>/mem or attach to it. */
+        prctl(PR_SET_DUMPABLE, 0);
+        _exit(leak_check_session_exit(session_main(cfd, cfg, table, sid)));
+    }
+    close(cfd);
+    if (pid < 0) {
+        hw_error("fork: %s", strerror(errno));
+        return -1;
+    }
+    for (int i = 0; i < nkids; i++)
+        if (!kids[i].pid) {
+            kids[i].pid = pid;
+            return i;
+        }
+    return -1; /* not reached: the caller keeps live below nkids */
+}
+
 int supervisor_run(const struct worker_config *config)
 {
     int leaked = 0; /* a session process failed LeakSanitizer's check */
@@ -166,7 +274,8 @@ int supervisor_run(const struct worker_config *config)
     c.admission = admission_create(cfg->admission_queue);
     struct prewarm_pool *pool = cfg->prewarm ? prewarm_pool_create(cfg->prewarm) : NULL;
     struct pollfd *pfds = hw_calloc((size_t)cfg->prewarm + 1, sizeof *pfds);
-    if (!kids || !table || !c.admission || !pfds || (cfg->prewarm && !pool)) {
+    struct preauth *held = preauth_create(held_capacity());
+    if (!kids || !table || !c.admission || !pfds || !held || (cfg->prewarm && !pool)) {
         hw_error("out of memory");
         goto out;
     }
@@ -175,6 +284,8 @@ int supervisor_run(const struct worker_config *config)
         hw_error("cannot listen on %s:%d: %s", cfg->bind, cfg->port, strerror(-err));
         goto out;
     }
+    /* Accepting drains the backlog into the held queue until EAGAIN. */
+    fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK);
     if (cfg->port_file && write_port_file(cfg->port_file, port) < 0) {
         hw_error("cannot write %s: %s", cfg->port_file, strerror(errno));
         goto out;
@@ -210,10 +321,8 @@ int supervisor_run(const struct worker_config *config)
 
     int full_logged = 0;
     uint64_t drain_deadline_ms = 0;
+    struct kids_view kv = { kids, nkids };
     while (!stop_requested) {
-        /* At capacity, new connections wait in the listen backlog (their
-         * connect timeout bounds the wait) instead of being closed: a burst
-         * of clients larger than the handshake slack is served in turn. */
         uint64_t unused;
         int pending =
             live - (int)status_table_count(table, &unused) - (int)admission_waiting(cfg->admission);
@@ -221,58 +330,68 @@ int supervisor_run(const struct worker_config *config)
         if (full && !full_logged)
             hw_debug("%d connections, %d still in their handshake: new ones wait", live, pending);
         full_logged = full;
-        prewarm_pool_fill(pool, cfg, table, lfd, live);
-        pfds[0] = (struct pollfd){ .fd = full ? -1 : lfd, .events = POLLIN };
+        /* A process forked now would keep the held connections open. */
+        if (preauth_count(held) == 0)
+            prewarm_pool_fill(pool, cfg, table, lfd, live);
+        /* Enough held ahead: the rest wait in the backlog (not polled, or
+         * the loop would spin on it). */
+        int room = preauth_pending(held, hw_now_ms()) < SPOKEN_AHEAD;
+        pfds[0] = (struct pollfd){ .fd = room ? lfd : -1, .events = POLLIN };
         int nw = prewarm_pool_pollfds(pool, pfds + 1, cfg->prewarm);
-        int n = poll(pfds, (nfds_t)nw + 1, full ? 20 : 200); /* also the reaping period */
+        int waiting = preauth_count(held) > 0;
+        /* also the reaping period; short while connections wait for a place */
+        int n = poll(pfds, (nfds_t)nw + 1, full || waiting ? 20 : 200);
         if (n > 0)
             prewarm_pool_poll(pool, pfds + 1, nw);
         reap(cfg, table, kids, nkids, &live, &leaked, pool);
         __atomic_store_n(&view.live, live, __ATOMIC_RELAXED);
         if (drain_should_stop(table, live, &drain_deadline_ms))
             break;
-        if (n <= 0 || full || !(pfds[0].revents & POLLIN))
-            continue;
-        int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-        if (cfd < 0)
-            continue;
-        hw_tcp_tune(cfd);
-        uint64_t sid = new_session_id(&counter);
-        /* A process with its device open already, if one is ready. */
-        pid_t pid;
-        if (prewarm_pool_handoff(pool, cfd, sid, &pid) == 0)
-            hw_debug("connection handed to prewarmed session process %d", (int)pid);
-        else
-            pid = fork();
-        if (pid == 0) {
-            close(lfd);
-            /* only the supervisor serves metrics (its thread is not here) */
-            if (mh)
-                close(metrics_http_fd(mh));
-            prewarm_pool_close_fds(pool);
-            signal(SIGINT, SIG_IGN); /* a terminal ^C goes to the supervisor */
-            /* Sessions run one uid; kernels on the cpu backend are the
-             * client's code. Not dumpable: no sibling session may read this
-             * one's memory through /proc/<pid>/mem or attach to it. */
-            prctl(PR_SET_DUMPABLE, 0);
-            _exit(leak_check_session_exit(session_main(cfd, cfg, table, sid)));
-        }
-        close(cfd);
-        if (pid < 0) {
-            hw_error("fork: %s", strerror(errno));
-            continue;
-        }
-        for (int i = 0; i < nkids; i++)
-            if (!kids[i].pid) {
-                kids[i].pid = pid;
-                live++;
-                __atomic_store_n(&view.live, live, __ATOMIC_RELAXED);
-                break;
+        uint64_t now = hw_now_ms();
+        int closed = 0;
+        if (n > 0 && (pfds[0].revents & POLLIN)) {
+            int ahead = preauth_pending(held, now);
+            while (ahead < SPOKEN_AHEAD) {
+                if (preauth_full(held)) {
+                    if (!preauth_make_room(held))
+                        break;
+                    closed++;
+                }
+                int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+                if (cfd < 0)
+                    break;
+                hw_tcp_tune(cfd);
+                preauth_hold(held, cfd, now);
+                ahead = preauth_pending(held, now);
             }
+        }
+        closed += preauth_expire(held, now, (uint64_t)cfg->handshake_timeout_ms);
+        log_closed_silent(closed, now, cfg->handshake_timeout_ms);
+        if (preauth_count(held) == 0)
+            continue;
+        mark_handshakes(kids, nkids, table, cfg->admission);
+        pending =
+            live - (int)status_table_count(table, &unused) - (int)admission_waiting(cfg->admission);
+        while (preauth_count(held) > 0 && live < nkids && pending < HANDSHAKE_SLACK) {
+            struct preauth_source src;
+            int cfd = preauth_next(held, handshakes_from, &kv, &src);
+            if (cfd < 0)
+                break; /* none has spoken yet */
+            int k = spawn_session(cfg, table, held, pool, mh, lfd, cfd, &counter, kids, nkids);
+            if (k < 0)
+                continue;
+            kids[k].src = src;
+            kids[k].in_handshake = 1;
+            live++;
+            pending++;
+            __atomic_store_n(&view.live, live, __ATOMIC_RELAXED);
+        }
     }
 
     prewarm_pool_destroy(pool);
     pool = NULL;
+    preauth_destroy(held); /* never started: those clients see the worker close */
+    held = NULL;
     hw_info("shutting down: ending %d session process(es)", live);
     /* Nobody new gets in, not even into the backlog, while sessions end. */
     close(lfd);
@@ -298,6 +417,7 @@ out:
     status_table_destroy(table);
     admission_destroy(c.admission);
     prewarm_pool_destroy(pool);
+    preauth_destroy(held);
     free(pfds);
     free(kids);
     return rc;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "drain.h"
 #include "hw_alloc.h"
 #include "hw_time.h"
 #include "session.h"
@@ -42,6 +43,8 @@ int worker_info_send(struct session *s, const struct worker_info *info, uint32_t
             info->device_count < HIPR_CAP_DEVICES ? info->device_count : HIPR_CAP_DEVICES;
         r.uptime_ms = (hw_now_ns() - info->started_ns) / 1000000u;
     }
+    if (s->table && drain_refuses_sessions(s->table))
+        r.flags |= HIPR_WORKER_DRAINING;
     size_t tail_len = (size_t)r.device_count * HIPR_devinfo_SIZE;
     uint8_t *tail = hw_malloc(tail_len ? tail_len : 1);
     if (!tail)

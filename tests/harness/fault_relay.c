@@ -2,9 +2,9 @@
  * fault_relay - a TCP relay that injects network faults, for tests.
  *
  *   fault_relay [--bind ADDR] [--listen PORT] [--target HOST:PORT] [--port-file PATH]
- *               [--control PATH] [--latency-ms MS] [--rate BYTES_PER_S]
+ *               [--control PATH] [--latency-ms MS] [--latency-us US] [--rate BYTES_PER_S]
  *               [--cut-c2w N] [--cut-w2c N] [--stall-c2w N] [--stall-w2c N]
- *               [--cut-after-ms MS] [--cut-mode rst|fin] [-- CMD [ARGS...]]
+ *               [--cut-after-ms MS] [--cut-mode rst|fin] [--stats] [-- CMD [ARGS...]]
  *
  * It sits between a client and a hip-worker ("c2w" is client to worker,
  * "w2c" the way back) and forwards bytes exactly, except where told not to:
@@ -597,11 +597,14 @@ static void poll_once(struct relay *r, int max_wait_ms)
         owner[n] = l;
         pf[n++] = (struct pollfd){ .fd = ev[1] ? l->wfd : -1, .events = ev[1] };
     }
+    /* To the nanosecond: a delay of a fraction of a millisecond (a 1 ms
+     * round trip) must not round up to whole milliseconds per chunk. */
     uint64_t deadline = next_deadline(r, now);
-    int wait_ms = deadline > now ? (int)((deadline - now + 999999) / 1000000) : 0;
-    if (wait_ms > max_wait_ms)
-        wait_ms = max_wait_ms;
-    int ready = poll(pf, (nfds_t)n, wait_ms);
+    uint64_t wait_ns = deadline > now ? deadline - now : 0;
+    if (wait_ns > (uint64_t)max_wait_ms * 1000000u)
+        wait_ns = (uint64_t)max_wait_ms * 1000000u;
+    struct timespec wait = { (time_t)(wait_ns / 1000000000u), (long)(wait_ns % 1000000000u) };
+    int ready = ppoll(pf, (nfds_t)n, &wait, NULL);
     now = hw_now_ns();
 
     if (ready > 0 && (pf[0].revents & POLLIN))
@@ -697,6 +700,8 @@ static void usage(FILE *f)
                "  --target HOST:PORT   where to relay (default $TF_WORKER_HOST:$TF_WORKER_PORT)\n"
                "  --control PATH       Unix socket for run-time commands\n"
                "  --latency-ms MS      one-way delay added in each direction\n"
+               "  --latency-us US      the same in microseconds\n"
+               "  --stats              print the `stats` line on stderr at exit\n"
                "  --rate BYTES         bandwidth limit per direction, bytes/s\n"
                "  --cut-c2w N          cut after exactly N bytes client->worker (once)\n"
                "  --cut-w2c N          cut after exactly N bytes worker->client (once)\n"
@@ -751,6 +756,8 @@ int main(int argc, char **argv)
         O_STALLW,
         O_CUTMS,
         O_MODE,
+        O_LATUS,
+        O_STATS,
         O_HELP
     };
     static const struct option opts[] = {
@@ -767,9 +774,12 @@ int main(int argc, char **argv)
         { "stall-w2c", required_argument, NULL, O_STALLW },
         { "cut-after-ms", required_argument, NULL, O_CUTMS },
         { "cut-mode", required_argument, NULL, O_MODE },
+        { "latency-us", required_argument, NULL, O_LATUS },
+        { "stats", no_argument, NULL, O_STATS },
         { "help", no_argument, NULL, O_HELP },
         { NULL, 0, NULL, 0 },
     };
+    int print_stats = 0;
     int c;
     uint64_t v;
     /* '+': stop at the first non-option, so CMD's own options are left alone. */
@@ -789,6 +799,12 @@ int main(int argc, char **argv)
                 goto bad;
             r.latency_ns = v * 1000000u;
             break;
+        case O_LATUS:
+            if (parse_u64(optarg, &v) < 0 || v > 600000000)
+                goto bad;
+            r.latency_ns = v * 1000u;
+            break;
+        case O_STATS: print_stats = 1; break;
         case O_RATE:
             if (parse_u64(optarg, &r.rate) < 0)
                 goto bad;
@@ -900,6 +916,10 @@ int main(int argc, char **argv)
             rc = WEXITSTATUS(child_status);
         }
     }
+    if (print_stats)
+        fprintf(stderr, "fault_relay: stats accepted=%llu c2w=%llu w2c=%llu\n",
+                (unsigned long long)r.accepted, (unsigned long long)r.bytes[C2W],
+                (unsigned long long)r.bytes[W2C]);
     for (struct link *l = r.links; l; l = l->next)
         link_kill(l, 0);
     reap_links(&r);

@@ -259,6 +259,7 @@ int raw_hello(struct raw_conn *c)
     if (ok) {
         c->session_id = rep.session_id;
         c->session_pid = rep.worker_pid;
+        snprintf(c->backend, sizeof c->backend, "%.31s", rep.backend);
     }
     raw_reply_free(&r);
     return ok ? 0 : -1;

@@ -21,6 +21,7 @@ struct raw_conn {
     uint32_t next_id;
     uint64_t session_id;  /* from the HELLO reply */
     uint32_t session_pid; /* the session process (hello_rep.worker_pid) */
+    char backend[32];     /* hello_rep.backend: "cpu", "cuda", "hip" */
 };
 
 struct raw_reply {

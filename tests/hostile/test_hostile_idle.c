@@ -7,6 +7,9 @@
  *             once it stops;
  *   busy    - queues a 3 s kernel and a synchronize: the running kernel is
  *             activity, the reply arrives, then the session is ended.
+ * Then a deaf client: it asks for 8 MiB copies back and never reads them. The
+ * worker's write blocks on the full connection; the session still ends
+ * after about the idle timeout (a send timeout), not never.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,6 +129,30 @@ int main(void)
     raw_close(&worker);
     raw_close(&busy);
     free(image);
+    raw_pass();
+
+    raw_begin("a client that stops reading");
+    struct raw_conn deaf;
+    EXPECT(raw_connect(&deaf) == 0 && raw_hello(&deaf) == 0, "deaf");
+    EXPECT(raw_malloc(&deaf, 8 << 20, &ptr) == 0, "deaf holds 8 MiB");
+    struct hipr_memcpy_d2h m = { .src = ptr, .size = 8 << 20, .stream = DEFAULT_STREAM };
+    uint8_t mfixed[HIPR_memcpy_d2h_SIZE];
+    hipr_memcpy_d2h_encode(mfixed, &m);
+    long long t1 = now_ms();
+    for (int i = 0; i < 16; i++) {
+        raw_send(&deaf, HIPR_OP_MEMCPY_D2H, 0, mfixed, sizeof mfixed, NULL, 0, &err);
+        EXPECT(err == 0, "D2H request %d sent", i);
+    }
+    /* Far more than the socket buffers hold is now waiting to be sent. */
+    long long said = 0;
+    while (now_ms() - t1 < 10000 && !(said = raw_log_has("the client read nothing for", "")))
+        raw_sleep_ms(100);
+    printf("the worker gave up on the deaf client after %lld ms\n", now_ms() - t1);
+    EXPECT(said, "the worker still waits on a client that stopped reading");
+    EXPECT(raw_wait_worker_idle(0, 0, 5000, &st) == 0,
+           "the deaf session was ended and freed: %u sessions, %llu bytes", st.sessions,
+           (unsigned long long)st.bytes_in_use);
+    raw_close(&deaf);
     raw_pass();
     printf("idle timeout: ok\n");
     return 0;

@@ -28,11 +28,12 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Runs `hipwire drain ARGS WORKER`; its stdout in out. */
-static int drain(const char *hipwire, const char *args, char *out, size_t cap)
+/* Runs `hipwire VERB ARGS WORKER`; its stdout in out. */
+static int cli(const char *hipwire, const char *verb, const char *args, char *out, size_t cap)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s drain %s 127.0.0.1:%s", hipwire, args, getenv("TF_WORKER_PORT"));
+    snprintf(cmd, sizeof cmd, "%s %s %s 127.0.0.1:%s", hipwire, verb, args,
+             getenv("TF_WORKER_PORT"));
     FILE *p = popen(cmd, "r");
     CHECK(p != NULL);
     size_t n = fread(out, 1, cap - 1, p);
@@ -40,6 +41,11 @@ static int drain(const char *hipwire, const char *args, char *out, size_t cap)
     int st = pclose(p);
     printf("%s", out);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int drain(const char *hipwire, const char *args, char *out, size_t cap)
+{
+    return cli(hipwire, "drain", args, out, cap);
 }
 
 /* A fresh process's first HIP call: its status. */
@@ -105,9 +111,16 @@ int main(int argc, char **argv)
     HIP_CHECK(hipMalloc((void **)&d, sizeof h));
     work(d, h, N);
     double t0 = now_s();
+    CHECK_EQ(cli(argv[1], "status", "--worker", out, sizeof out), 0);
+    CHECK(strstr(out, "backend") && !strstr(out, "draining"));
     CHECK_EQ(drain(argv[1], "--drain-timeout 2", out, sizeof out), 0);
     CHECK(strstr(out, "draining: no new sessions; 1 session(s) to end (sessions left after 2 s "
                       "are ended)"));
+    /* `hipwire status` says so, in words and in JSON. */
+    CHECK_EQ(cli(argv[1], "status", "--worker", out, sizeof out), 0);
+    CHECK(strstr(out, "draining (no new sessions)"));
+    CHECK_EQ(cli(argv[1], "status", "--json --worker", out, sizeof out), 0);
+    CHECK(strstr(out, "\"draining\": true"));
     /* No new session; this one goes on. */
     CHECK_EQ(new_session_status(argv[0]), hipErrorNotInitialized);
     work(d, h, N);

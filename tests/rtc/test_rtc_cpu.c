@@ -135,6 +135,20 @@ static void test_reduction_and_votes(void)
         "  }\n"
         "  shf[2 * threadIdx.x] = up; shf[2 * threadIdx.x + 1] = bc;\n"
         "  if (threadIdx.x == 0) *ws = warpSize;\n"
+        "}\n"
+        "/* Many more shuffle steps than lanes may run ahead of each other (the\n"
+        "   scheduler's ring), a barrier halfway, a ballot among them. */\n"
+        "extern \"C\" __global__ void rotate(int *out, unsigned long long *ballot)\n"
+        "{\n"
+        "  int lane = threadIdx.x % warpSize;\n"
+        "  int v = threadIdx.x;\n"
+        "  for (int k = 0; k < 100; k++) {\n"
+        "    v = __shfl(v, lane + 1);\n"
+        "    if (k == 49) __syncthreads();\n"
+        "    if (k == 70) { unsigned long long b = __ballot(v & 1);\n"
+        "      if (lane == 0) ballot[threadIdx.x / warpSize] = b; }\n"
+        "  }\n"
+        "  out[threadIdx.x] = v;\n"
         "}\n",
         "reduce.hip");
     enum { N = 100000, BLOCK = 256 };
@@ -189,8 +203,25 @@ static void test_reduction_and_votes(void)
         CHECK(shf[2 * t] == (float)(lane == 0 ? t : t - 1));
         CHECK(shf[2 * t + 1] == (float)(base + 7) * 2.0f);
     }
+    /* Two warps of 64: lane L ends with lane (L + 100) % 64's value; after
+     * 71 rotations lane L held lane (L + 71) % 64's. */
+    int *drot = dalloc(128 * sizeof(int)), rot[128];
+    unsigned long long *drb = dalloc(2 * sizeof(unsigned long long)), rb[2];
+    void *rargs[] = { &drot, &drb };
+    HIP_CHECK(rtc_launch(m, "rotate", D3(3, 1, 1), D3(128, 1, 1), 0, rargs));
+    HIP_CHECK(hipMemcpyDtoH(rot, drot, sizeof rot));
+    HIP_CHECK(hipMemcpyDtoH(rb, drb, sizeof rb));
+    for (int t = 0; t < 128; t++)
+        CHECK_EQ(rot[t], (t & ~63) + (t % 64 + 100) % 64);
+    for (int w = 0; w < 2; w++) {
+        unsigned long long want = 0;
+        for (int l = 0; l < 64; l++)
+            want |= (unsigned long long)((w * 64 + (l + 71) % 64) & 1) << l;
+        CHECK(rb[w] == want);
+    }
     HIP_CHECK(hipModuleUnload(m));
     free(out);
+    hipFree(drot), hipFree(drb);
     hipFree(din), hipFree(dout), hipFree(dballots), hipFree(dflags), hipFree(dws), hipFree(dshf);
     printf("block reduction with __shfl_down/__shfl_xor, ballot/any/all/shfl_up/shfl, "
            "warpSize %d inside and in hipDeviceProp_t: ok\n",

@@ -1,6 +1,7 @@
 /* The worker-wide compile slots (src/worker/rtc_slots.c): shared across
  * processes, bounded waits, and a dead owner's slots freed by pid. */
 #include <stdio.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -8,6 +9,54 @@
 #include "hw_time.h"
 #include "rtc_slots.h"
 #include "testutil.h"
+
+/* A waiter that takes the slot records its turn in order[] and holds it a
+ * moment, so whoever comes next was waiting meanwhile. */
+static void waiter(struct rtc_slots *t, uint32_t *order, uint32_t id)
+{
+    int slot = rtc_slots_acquire(t, getpid(), 10000, NULL);
+    if (slot < 0)
+        _exit(1);
+    uint32_t at = __atomic_fetch_add(&order[0], 1, __ATOMIC_ACQ_REL);
+    order[1 + at] = id;
+    struct timespec hold = { 0, 60 * 1000000L };
+    nanosleep(&hold, NULL);
+    rtc_slots_release(t, slot, getpid());
+    _exit(0);
+}
+
+/* Slots go to waiters in the order they began to wait: with first-come
+ * polling the order below comes out right only by chance (1 in 2^rounds). */
+static void check_first_waiter_first(void)
+{
+    struct rtc_slots *t = rtc_slots_create(1);
+    uint32_t *order = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    CHECK(t != NULL && order != MAP_FAILED);
+    for (int round = 0; round < 6; round++) {
+        order[0] = 0;
+        int held = rtc_slots_acquire(t, getpid(), 0, NULL);
+        CHECK(held >= 0);
+        pid_t kids[3];
+        for (uint32_t k = 0; k < 3; k++) {
+            kids[k] = fork();
+            CHECK(kids[k] >= 0);
+            if (kids[k] == 0)
+                waiter(t, order, k);
+            struct timespec gap = { 0, 50 * 1000000L }; /* k is in line before k + 1 */
+            nanosleep(&gap, NULL);
+        }
+        rtc_slots_release(t, held, getpid());
+        for (int k = 0; k < 3; k++) {
+            int st;
+            CHECK(waitpid(kids[k], &st, 0) == kids[k] && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        }
+        CHECK_EQ(order[0], 3);
+        for (uint32_t k = 0; k < 3; k++)
+            CHECK_EQ(order[1 + k], k);
+    }
+    munmap(order, 4096);
+    rtc_slots_destroy(t);
+}
 
 static double now_s(void)
 {
@@ -57,6 +106,7 @@ int main(void)
     CHECK_EQ(rtc_slots_release_pid(t, kid), 2);
     CHECK(rtc_slots_acquire(t, me, 0, NULL) >= 0);
     rtc_slots_destroy(t);
+    check_first_waiter_first();
     printf("rtc slots: ok\n");
     return 0;
 }

@@ -2,15 +2,28 @@
  * cpu_sched.c - runs ABI 2 kernels: a pool of threads (one per core) takes
  * blocks in turn; each runs the threads of its block as fibers.
  *
- * Within a block, a central loop on the pool thread resumes fibers warp by
- * warp. A fiber runs until it returns, reaches __syncthreads (state BAR) or
- * a warp step (state WARP). When every lane of a warp is parked, the lanes
- * at a warp step are released together: all wrote their value before any
- * reads, which is lockstep as far as a program can tell. Steps alternate
- * between two buffers, so a lane that runs ahead into the next step cannot
- * overwrite values a slower lane has yet to read. When every warp is parked
- * at the barrier or done, the barrier opens. Returned threads count as
+ * Within a block, fibers run warp by warp. A fiber runs until it returns,
+ * reaches __syncthreads (state BAR), or waits in a warp step for a lane that
+ * has not published that step yet (state WAIT); then it switches straight to
+ * the lane it waits for, or to the next runnable lane of its warp, or back to
+ * the scheduler's loop when the warp has none. When every lane of every warp
+ * is at the barrier or done, the barrier opens. Returned threads count as
  * arrived, as on AMD hardware.
+ *
+ * Warp steps are counted per lane; a lane's n-th step writes its value into
+ * slot n of its warp's ring and reads the slot's values. A shuffle waits only
+ * for its source lane (a lane that returned or waits at the barrier gives the
+ * reader its own value), so a reduction's lanes run their shuffle chains
+ * nearly without switching; __ballot and the like wait for every live lane.
+ * A lane may run at most RING steps ahead of the slowest live lane of its
+ * warp (then it runs that one), so no slot is overwritten before every lane
+ * has read it. A lane's reads all happen at its own step number, so the
+ * values it sees are the ones a lockstep warp would see, as long as the
+ * lanes of a warp take the same sequence of steps (HIP's maskless functions
+ * require that); the counts are evened at every barrier.
+ *
+ * A fiber's stack is prepared once: fiber_main loops, parking as DONE after
+ * each thread it runs, so the next block resumes it without a new frame.
  *
  * __shared__ variables are thread_local in device code (the prelude): every
  * fiber of a block runs on one pool thread, and a pool thread runs one block
@@ -32,19 +45,22 @@
 #include "hw_os.h"
 
 #define MAX_THREADS  1024
-#define MAX_WARPS    (MAX_THREADS / HIPWIRE_CPU_WARP_SIZE)
+#define WARP         HIPWIRE_CPU_WARP_SIZE
+#define MAX_WARPS    (MAX_THREADS / WARP)
+#define RING         16 /* warp steps a lane may run ahead of its warp's slowest */
+#define NO_WAITER    UINT32_MAX
 #define ALT_STACK    (64 * 1024)
 #define END_GRACE_MS 2000
 
-enum { F_READY, F_WARP, F_BAR, F_DONE };
+enum { F_READY, F_WAIT, F_BAR, F_DONE };
 
 /* Where hipwire_cpu_fiber_of() says. What the scheduler reads in its loops
- * (states, stack pointers) lives in dense arrays of the pool thread, not
- * here: one cache line per fiber for a byte of state would be a miss each. */
+ * (states, stack pointers, step counts) lives in dense arrays of the pool
+ * thread, not here: one cache line per fiber for a byte of state would be a
+ * miss each. */
 struct fib {
     struct hipwire_cpu_fiber pub;
     uint32_t index;
-    uint32_t parity; /* which step buffer the lane's next step uses */
     struct pool_thread *pt;
 };
 
@@ -58,17 +74,33 @@ struct launch {
     _Atomic uint64_t next;
 };
 
+struct slot {
+    struct hipwire_cpu_warp_step s;
+    uint32_t step; /* the step number whose values s holds */
+};
+
+struct warp {
+    uint32_t lo, hi;   /* its threads */
+    uint32_t runnable; /* lanes READY or WAIT */
+    uint32_t min_done; /* no live lane has completed fewer steps */
+    int stepped;       /* a lane took a warp step since the last barrier */
+    struct slot ring[RING];
+};
+
 struct pool_thread {
     pthread_t thread;
     void *stacks[MAX_THREADS];
     uint32_t nstacks;
     void *sched_sp;
-    uint32_t warp_end; /* the running warp's lanes end here */
+    uint32_t n; /* threads in the running block */
     void *sp[MAX_THREADS];
     uint8_t state[MAX_THREADS];
+    uint32_t done[MAX_THREADS];   /* warp steps completed */
+    uint32_t waiter[MAX_THREADS]; /* a lane that switched here to wait for this one */
+    const struct launch *set_up;  /* the launch the fibers' records describe */
     void *dyn_shared;
     size_t dyn_cap;
-    struct hipwire_cpu_warp_step steps[MAX_WARPS][2];
+    struct warp warps[MAX_WARPS];
 };
 
 static struct {
@@ -96,120 +128,224 @@ static struct fib *fib_of(void *stack)
     return (struct fib *)hipwire_cpu_fiber_of((uintptr_t)stack);
 }
 
+static int runnable(const struct pool_thread *pt, uint32_t i)
+{
+    return pt->state[i] <= F_WAIT;
+}
+
 /* ---- what device code calls ------------------------------------------------ */
 
-/* Parks the fiber and resumes the next ready lane of its warp directly
- * (the order the scheduler's loop would take), or the scheduler after the
- * last: one switch per lane instead of two. */
-static void park(struct fib *f, int state)
+/* Leaves fiber i (its state already set) for fiber j of the same warp:
+ * returns when i is resumed, running. */
+static void switch_to(struct pool_thread *pt, uint32_t i, uint32_t j)
 {
-    struct pool_thread *pt = f->pt;
-    uint32_t i = f->index;
+    hw_fiber_switch(&pt->sp[i], pt->sp[j]);
+    pt->state[i] = F_READY;
+}
+
+/* Parks fiber i at the barrier or done, and resumes the lane that waits for
+ * it, else the next runnable lane of its warp, else the scheduler. */
+static void park(struct pool_thread *pt, uint32_t i, int state)
+{
+    struct warp *w = &pt->warps[i / WARP];
     pt->state[i] = (uint8_t)state;
-    for (uint32_t j = i + 1; j < pt->warp_end; j++)
-        if (pt->state[j] == F_READY) {
-            hw_fiber_switch(&pt->sp[i], pt->sp[j]);
-            return;
+    if (--w->runnable) {
+        uint32_t j = pt->waiter[i];
+        if (j != NO_WAITER) {
+            pt->waiter[i] = NO_WAITER;
+            if (runnable(pt, j)) {
+                hw_fiber_switch(&pt->sp[i], pt->sp[j]);
+                return;
+            }
         }
+        for (j = i + 1; j < w->hi; j++)
+            if (runnable(pt, j)) {
+                hw_fiber_switch(&pt->sp[i], pt->sp[j]);
+                return;
+            }
+        for (j = w->lo; j < i; j++)
+            if (runnable(pt, j)) {
+                hw_fiber_switch(&pt->sp[i], pt->sp[j]);
+                return;
+            }
+    }
     hw_fiber_switch(&pt->sp[i], pt->sched_sp);
 }
 
 static void do_syncthreads(struct hipwire_cpu_fiber *self)
 {
-    park((struct fib *)self, F_BAR);
+    struct fib *f = (struct fib *)self;
+    park(f->pt, f->index, F_BAR);
+}
+
+/* Lane i waits for lane j (runnable) to make progress. */
+static void wait_for(struct pool_thread *pt, uint32_t i, uint32_t j)
+{
+    pt->state[i] = F_WAIT;
+    pt->waiter[j] = i;
+    switch_to(pt, i, j);
+}
+
+/* Publishes lane i's value v for its next step, first waiting until the
+ * ring slot is free; the slot. */
+static struct slot *publish(struct pool_thread *pt, uint32_t i, uint64_t v)
+{
+    struct warp *w = &pt->warps[i / WARP];
+    uint32_t s = pt->done[i];
+    w->stepped = 1;
+    while (s - w->min_done >= RING) {
+        /* Slot s % RING may still hold a step some lane has to read. */
+        uint32_t min = s, lag = i;
+        for (uint32_t j = w->lo; j < w->hi; j++)
+            if (runnable(pt, j) && pt->done[j] < min) {
+                min = pt->done[j];
+                lag = j;
+            }
+        w->min_done = min;
+        if (s - min < RING)
+            break;
+        wait_for(pt, i, lag);
+    }
+    struct slot *sl = &w->ring[s % RING];
+    if (sl->step != s) {
+        sl->step = s;
+        sl->s.arrived = 0;
+    }
+    sl->s.value[i - w->lo] = v;
+    sl->s.arrived |= 1ull << (i - w->lo);
+    return sl;
+}
+
+static uint64_t do_shfl(struct hipwire_cpu_fiber *self, uint64_t v, uint32_t src)
+{
+    struct fib *f = (struct fib *)self;
+    struct pool_thread *pt = f->pt;
+    uint32_t i = f->index, lo = i - self->lane, j = lo + src;
+    struct slot *sl = publish(pt, i, v);
+    uint64_t r = v;
+    if (j < pt->n) {
+        /* j publishes its step, or parks at the barrier or returns first. */
+        while (!(sl->s.arrived >> src & 1) && runnable(pt, j))
+            wait_for(pt, i, j);
+        if (sl->s.arrived >> src & 1)
+            r = sl->s.value[src];
+    }
+    pt->done[i]++;
+    return r;
 }
 
 static const struct hipwire_cpu_warp_step *do_warp_step(struct hipwire_cpu_fiber *self, uint64_t v)
 {
     struct fib *f = (struct fib *)self;
-    struct hipwire_cpu_warp_step *s =
-        &f->pt->steps[self->linear_tid / HIPWIRE_CPU_WARP_SIZE][f->parity];
-    s->value[self->lane] = v;
-    s->arrived |= 1ull << self->lane;
-    park(f, F_WARP);
-    f->parity ^= 1;
-    return s;
+    struct pool_thread *pt = f->pt;
+    uint32_t i = f->index;
+    struct warp *w = &pt->warps[i / WARP];
+    struct slot *sl = publish(pt, i, v);
+    for (uint32_t j = w->lo; j < w->hi; j++)
+        while (!(sl->s.arrived >> (j - w->lo) & 1) && runnable(pt, j))
+            wait_for(pt, i, j);
+    pt->done[i]++;
+    return &sl->s; /* read before this lane's next step: not overwritten till then */
 }
 
 static void fiber_main(void *arg)
 {
     struct fib *f = arg;
-    struct launch *l = f->pub.sched;
-    l->k->fn(&f->pub.ctx, l->args);
-    park(f, F_DONE);
+    for (;;) {
+        const struct launch *l = f->pub.sched;
+        l->k->fn(&f->pub.ctx, l->args);
+        park(f->pt, f->index, F_DONE); /* resumed for the same thread of a later block */
+    }
 }
 
 /* ---- one block ------------------------------------------------------------- */
 
-static void run_block(struct pool_thread *pt, struct launch *l, uint64_t b)
+/* The records of a launch's threads: what does not change from block to block. */
+static void set_up(struct pool_thread *pt, const struct launch *l)
 {
     uint32_t n = l->block[0] * l->block[1] * l->block[2];
-    uint32_t nwarps = (n + HIPWIRE_CPU_WARP_SIZE - 1) / HIPWIRE_CPU_WARP_SIZE;
-    struct hipwire_dim3 bidx = { (uint32_t)(b % l->grid[0]),
-                                 (uint32_t)(b / l->grid[0] % l->grid[1]),
-                                 (uint32_t)(b / l->grid[0] / l->grid[1]) };
     for (uint32_t i = 0; i < n; i++) {
         struct fib *f = fib_of(pt->stacks[i]);
         f->pub.ctx = (struct hipwire_cpu_ctx){
             .thread_idx = { i % l->block[0], i / l->block[0] % l->block[1],
                             i / l->block[0] / l->block[1] },
-            .block_idx = bidx,
             .block_dim = { l->block[0], l->block[1], l->block[2] },
             .grid_dim = { l->grid[0], l->grid[1], l->grid[2] },
             .shared = pt->dyn_shared,
             .shared_size = l->shared_mem,
         };
-        f->pub.lane = i % HIPWIRE_CPU_WARP_SIZE;
-        f->pub.warp_size = HIPWIRE_CPU_WARP_SIZE;
+        f->pub.lane = i % WARP;
+        f->pub.warp_size = WARP;
         f->pub.linear_tid = i;
         f->pub.syncthreads = do_syncthreads;
         f->pub.warp_step = do_warp_step;
-        f->pub.sched = l;
-        f->index = i;
-        f->pt = pt;
-        f->parity = 0;
-        pt->state[i] = F_READY;
-        pt->sp[i] = hw_fiber_prepare(f, fiber_main, f);
+        f->pub.shfl = do_shfl;
+        f->pub.sched = (void *)l;
     }
-    for (uint32_t w = 0; w < nwarps; w++)
-        pt->steps[w][0].arrived = pt->steps[w][1].arrived = 0;
+    pt->set_up = l;
+}
 
+static void run_block(struct pool_thread *pt, const struct launch *l, uint64_t b)
+{
+    uint32_t n = l->block[0] * l->block[1] * l->block[2];
+    uint32_t nwarps = (n + WARP - 1) / WARP;
+    struct hipwire_dim3 bidx = { (uint32_t)(b % l->grid[0]),
+                                 (uint32_t)(b / l->grid[0] % l->grid[1]),
+                                 (uint32_t)(b / l->grid[0] / l->grid[1]) };
+    if (pt->set_up != l)
+        set_up(pt, l);
+    pt->n = n;
+    for (uint32_t i = 0; i < n; i++) {
+        fib_of(pt->stacks[i])->pub.ctx.block_idx = bidx;
+        pt->state[i] = F_READY;
+        pt->done[i] = 0;
+        pt->waiter[i] = NO_WAITER;
+    }
+    for (uint32_t w = 0; w < nwarps; w++) {
+        struct warp *wp = &pt->warps[w];
+        wp->lo = w * WARP;
+        wp->hi = wp->lo + WARP < n ? wp->lo + WARP : n;
+        wp->runnable = wp->hi - wp->lo;
+        wp->min_done = 0;
+        wp->stepped = 0;
+        for (uint32_t r = 0; r < RING; r++)
+            wp->ring[r].step = UINT32_MAX - r; /* never a step number seen soon */
+    }
     for (;;) {
-        int all_done = 1;
+        uint32_t ndone = 0;
         for (uint32_t w = 0; w < nwarps; w++) {
-            uint32_t lo = w * HIPWIRE_CPU_WARP_SIZE;
-            uint32_t hi = lo + HIPWIRE_CPU_WARP_SIZE < n ? lo + HIPWIRE_CPU_WARP_SIZE : n;
-            pt->warp_end = hi;
-            for (;;) {
-                uint32_t i = lo;
-                while (i < hi && pt->state[i] != F_READY)
-                    i++;
-                if (i < hi)
-                    hw_fiber_switch(&pt->sched_sp, pt->sp[i]); /* runs the ready lanes in order */
-                int stepped = 0;
-                uint32_t parity = 0;
-                for (i = lo; i < hi; i++)
-                    if (pt->state[i] == F_WARP) {
-                        stepped = 1;
-                        parity = fib_of(pt->stacks[i])->parity;
-                        break;
-                    }
-                if (!stepped)
-                    break;
-                /* Every lane is parked: release the step, clear the next one. */
-                pt->steps[w][parity ^ 1].arrived = 0;
-                for (i = lo; i < hi; i++)
-                    if (pt->state[i] == F_WARP)
-                        pt->state[i] = F_READY;
+            struct warp *wp = &pt->warps[w];
+            for (uint32_t i = wp->lo; wp->runnable;) {
+                while (!runnable(pt, i))
+                    i = i + 1 < wp->hi ? i + 1 : wp->lo;
+                hw_fiber_switch(&pt->sched_sp, pt->sp[i]);
             }
-            for (uint32_t i = lo; i < hi && all_done; i++)
-                all_done = pt->state[i] == F_DONE;
+            for (uint32_t i = wp->lo; i < wp->hi; i++)
+                ndone += pt->state[i] == F_DONE;
         }
-        if (all_done)
+        if (ndone == n)
             return;
-        for (uint32_t i = 0; i < n; i++)
-            if (pt->state[i] == F_BAR)
-                pt->state[i] = F_READY;
+        /* The barrier opens; the lanes' step counts are evened (they are
+         * equal unless lanes of a warp took different numbers of steps). */
+        for (uint32_t w = 0; w < nwarps; w++) {
+            struct warp *wp = &pt->warps[w];
+            if (wp->stepped) {
+                uint32_t max = 0;
+                for (uint32_t i = wp->lo; i < wp->hi; i++)
+                    max = pt->done[i] > max ? pt->done[i] : max;
+                for (uint32_t i = wp->lo; i < wp->hi; i++) {
+                    pt->done[i] = max;
+                    pt->waiter[i] = NO_WAITER;
+                }
+                wp->min_done = max;
+                wp->stepped = 0;
+            }
+            for (uint32_t i = wp->lo; i < wp->hi; i++)
+                if (pt->state[i] == F_BAR) {
+                    pt->state[i] = F_READY;
+                    wp->runnable++;
+                }
+        }
     }
 }
 
@@ -221,6 +357,10 @@ static int prepare(struct pool_thread *pt, const struct launch *l)
         void *s = hw_fiber_stack_alloc(HIPWIRE_CPU_FIBER_STACK);
         if (!s)
             return -1;
+        struct fib *f = fib_of(s);
+        f->index = pt->nstacks;
+        f->pt = pt;
+        pt->sp[pt->nstacks] = hw_fiber_prepare(f, fiber_main, f);
         pt->stacks[pt->nstacks++] = s;
     }
     if (l->shared_mem > pt->dyn_cap) {
@@ -232,6 +372,7 @@ static int prepare(struct pool_thread *pt, const struct launch *l)
         pt->dyn_shared = p;
         pt->dyn_cap = l->shared_mem;
     }
+    pt->set_up = NULL; /* a launch may reuse an address of an earlier one */
     return 0;
 }
 

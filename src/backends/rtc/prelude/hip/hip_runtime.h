@@ -90,11 +90,7 @@ template <typename T> __forceinline__ T from_bits(uint64_t b)
 template <typename T> __forceinline__ T exchange(T v, int src)
 {
     hipwire_cpu_fiber *me = self();
-    const hipwire_cpu_warp_step *s = me->warp_step(me, to_bits(v));
-    src &= HIPWIRE_CPU_WARP_SIZE - 1;
-    if (!(s->arrived >> src & 1))
-        return v;
-    return from_bits<T>(s->value[src]);
+    return from_bits<T>(me->shfl(me, to_bits(v), (uint32_t)src & (HIPWIRE_CPU_WARP_SIZE - 1)));
 }
 
 /* ---- kernel descriptors: what the compile appends for each kernel ---- */
@@ -638,5 +634,140 @@ static __forceinline__ float __uint2float_rn(unsigned x)
 {
     return (float)x;
 }
+
+/* ---- vector types: float4 and the rest, as HIP_vector_type<T, n> ----
+ * The same template name and arguments as HIP's own headers, so a kernel
+ * taking a float4 mangles the same here as in the host compile that
+ * registered it (hipwire-cc), and with HIP's size and alignment (a
+ * 3-vector takes the room of 4), so arguments are laid out alike. */
+
+template <typename T, unsigned int rank> struct HIP_vector_type;
+
+#define HW_VEC_OPS(n)                                                                          \
+    __forceinline__ T &operator[](unsigned i)                                                  \
+    {                                                                                          \
+        return (&x)[i];                                                                        \
+    }                                                                                          \
+    __forceinline__ const T &operator[](unsigned i) const                                      \
+    {                                                                                          \
+        return (&x)[i];                                                                        \
+    }                                                                                          \
+    HW_VEC_OP(+)                                                                               \
+    HW_VEC_OP(-)                                                                               \
+    HW_VEC_OP(*)                                                                               \
+    HW_VEC_OP(/)                                                                               \
+    __forceinline__ friend bool operator==(const HIP_vector_type &a, const HIP_vector_type &b) \
+    {                                                                                          \
+        for (unsigned i = 0; i < n; i++)                                                       \
+            if (!(a[i] == b[i]))                                                               \
+                return false;                                                                  \
+        return true;                                                                           \
+    }                                                                                          \
+    __forceinline__ friend bool operator!=(const HIP_vector_type &a, const HIP_vector_type &b) \
+    {                                                                                          \
+        return !(a == b);                                                                      \
+    }                                                                                          \
+    __forceinline__ HIP_vector_type operator-() const                                          \
+    {                                                                                          \
+        HIP_vector_type r = *this;                                                             \
+        for (unsigned i = 0; i < n; i++)                                                       \
+            r[i] = -r[i];                                                                      \
+        return r;                                                                              \
+    }
+#define HW_VEC_OP(op)                                                                 \
+    __forceinline__ HIP_vector_type &operator op##=(const HIP_vector_type &b)         \
+    {                                                                                 \
+        for (unsigned i = 0; i < rank_; i++)                                          \
+            (*this)[i] op## = b[i];                                                   \
+        return *this;                                                                 \
+    }                                                                                 \
+    __forceinline__ HIP_vector_type &operator op##=(T b)                              \
+    {                                                                                 \
+        for (unsigned i = 0; i < rank_; i++)                                          \
+            (*this)[i] op## = b;                                                      \
+        return *this;                                                                 \
+    }                                                                                 \
+    __forceinline__ friend HIP_vector_type operator op(HIP_vector_type a,             \
+                                                       const HIP_vector_type &b)      \
+    {                                                                                 \
+        return a op## = b;                                                            \
+    }                                                                                 \
+    __forceinline__ friend HIP_vector_type operator op(HIP_vector_type a, T b)        \
+    {                                                                                 \
+        return a op## = b;                                                            \
+    }                                                                                 \
+    __forceinline__ friend HIP_vector_type operator op(T a, const HIP_vector_type &b) \
+    {                                                                                 \
+        return HIP_vector_type(a) op## = b;                                           \
+    }
+
+template <typename T> struct alignas(sizeof(T)) HIP_vector_type<T, 1> {
+    static constexpr unsigned rank_ = 1;
+    T x;
+    HIP_vector_type() = default;
+    constexpr HIP_vector_type(T x_) : x(x_) {}
+    HW_VEC_OPS(1)
+};
+template <typename T> struct alignas(2 * sizeof(T)) HIP_vector_type<T, 2> {
+    static constexpr unsigned rank_ = 2;
+    T x, y;
+    HIP_vector_type() = default;
+    constexpr explicit HIP_vector_type(T v) : x(v), y(v) {}
+    constexpr HIP_vector_type(T x_, T y_) : x(x_), y(y_) {}
+    HW_VEC_OPS(2)
+};
+template <typename T> struct alignas(4 * sizeof(T)) HIP_vector_type<T, 3> {
+    static constexpr unsigned rank_ = 3;
+    T x, y, z;
+    HIP_vector_type() = default;
+    constexpr explicit HIP_vector_type(T v) : x(v), y(v), z(v) {}
+    constexpr HIP_vector_type(T x_, T y_, T z_) : x(x_), y(y_), z(z_) {}
+    HW_VEC_OPS(3)
+};
+template <typename T> struct alignas(4 * sizeof(T)) HIP_vector_type<T, 4> {
+    static constexpr unsigned rank_ = 4;
+    T x, y, z, w;
+    HIP_vector_type() = default;
+    constexpr explicit HIP_vector_type(T v) : x(v), y(v), z(v), w(v) {}
+    constexpr HIP_vector_type(T x_, T y_, T z_, T w_) : x(x_), y(y_), z(z_), w(w_) {}
+    HW_VEC_OPS(4)
+};
+#undef HW_VEC_OP
+#undef HW_VEC_OPS
+
+#define HW_VEC_TYPES(name, T)                                                   \
+    using name##1 = HIP_vector_type<T, 1>;                                      \
+    using name##2 = HIP_vector_type<T, 2>;                                      \
+    using name##3 = HIP_vector_type<T, 3>;                                      \
+    using name##4 = HIP_vector_type<T, 4>;                                      \
+    static __forceinline__ constexpr name##1 make_##name##1(T x)                \
+    {                                                                           \
+        return name##1(x);                                                      \
+    }                                                                           \
+    static __forceinline__ constexpr name##2 make_##name##2(T x, T y)           \
+    {                                                                           \
+        return name##2(x, y);                                                   \
+    }                                                                           \
+    static __forceinline__ constexpr name##3 make_##name##3(T x, T y, T z)      \
+    {                                                                           \
+        return name##3(x, y, z);                                                \
+    }                                                                           \
+    static __forceinline__ constexpr name##4 make_##name##4(T x, T y, T z, T w) \
+    {                                                                           \
+        return name##4(x, y, z, w);                                             \
+    }
+HW_VEC_TYPES(uchar, unsigned char)
+HW_VEC_TYPES(char, char)
+HW_VEC_TYPES(ushort, unsigned short)
+HW_VEC_TYPES(short, short)
+HW_VEC_TYPES(uint, unsigned int)
+HW_VEC_TYPES(int, int)
+HW_VEC_TYPES(ulong, unsigned long)
+HW_VEC_TYPES(long, long)
+HW_VEC_TYPES(ulonglong, unsigned long long)
+HW_VEC_TYPES(longlong, long long)
+HW_VEC_TYPES(float, float)
+HW_VEC_TYPES(double, double)
+#undef HW_VEC_TYPES
 
 #endif

@@ -7,7 +7,7 @@
 # usage: style_worker_layers.sh SOURCE_DIR
 set -eu
 cd "$1/src/worker"
-lifecycle='handshake.h resume.h heartbeat.h session_main.h'
+lifecycle='handshake.h resume.h heartbeat.h session_main.h shm_link.h'
 ops="ops.h dispatch.h copy_staged.h module.h rtc.h $lifecycle"
 limits="session_limits.h inflight.h quota.h idle.h session.h $ops"
 # The link and the resources are side by side: neither needs the other.

@@ -186,6 +186,11 @@ int hw_env_int(const char *name, int dflt, int lo, int hi);
 /* Waits until the worker says it executed request seq (reading replies
  * meanwhile if nobody else does). 0, or -1 when the connection is gone. */
 int hw_wait_worker(struct hw_conn *c, uint64_t seq);
+/* shm_link.c: after HELLO, moves the session to the same-host rings when
+ * TF_TRANSPORT allows and the worker offers them. 0 (on the rings or still
+ * on TCP), or -1 with why (the connection failed, or TF_TRANSPORT=shm could
+ * not be met). */
+int hw_shm_negotiate(struct hw_conn *c, char *why, size_t why_len);
 
 /* ---- the devices the application sees (visible_devices.c) -------------------- */
 

@@ -153,6 +153,8 @@ static hipError_t open_link(struct hw_conn *c, const struct hw_worker_addr *w, i
         return hipErrorNotInitialized;
     c->heartbeat_ms = (int)hb;
     hipError_t err = hello(c, c->resume_token, why, why_len);
+    if (err == hipSuccess && hw_shm_negotiate(c, why, why_len) < 0)
+        err = hipErrorNotInitialized;
     if (err == hipSuccess)
         enable_resume(c);
     return err;
@@ -209,8 +211,7 @@ static void conn_init(void)
             goto fail;
     }
     hw_debug("session %016llx (%s%s), backend %s, %d device(s)", (unsigned long long)c->session_id,
-             hw_tx_is_tls(&c->tx) ? "TLS" : "plain TCP", c->resumable ? ", resumable" : "",
-             c->backend, c->device_count);
+             hw_tx_kind(&c->tx), c->resumable ? ", resumable" : "", c->backend, c->device_count);
     conn_ok = 1;
     c->opened = 1;
     heartbeat_start(c);

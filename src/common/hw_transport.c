@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hw_net.h"
+#include "hw_shm.h"
 #include "hw_time.h"
 
 void hw_tx_init_plain(struct hw_transport *t, int fd)
@@ -17,6 +18,21 @@ void hw_tx_init_plain(struct hw_transport *t, int fd)
 int hw_tx_is_tls(const struct hw_transport *t)
 {
     return t->ssl != NULL;
+}
+
+int hw_tx_is_shm(const struct hw_transport *t)
+{
+    return t->shm != NULL;
+}
+
+void hw_tx_attach_shm(struct hw_transport *t, struct hw_shm_link *l)
+{
+    t->shm = l;
+}
+
+const char *hw_tx_kind(const struct hw_transport *t)
+{
+    return t->shm ? "shared memory" : t->ssl ? "TLS" : "plain TCP";
 }
 
 int hw_tx_wait_budget(const struct hw_transport *t)
@@ -36,6 +52,14 @@ int hw_tx_wait_budget(const struct hw_transport *t)
 
 ssize_t hw_tx_recv(struct hw_transport *t, void *buf, size_t n)
 {
+#if HW_HAVE_SHM
+    if (t->shm) {
+        int budget = hw_tx_wait_budget(t);
+        if (budget < 0)
+            return -1;
+        return hw_shm_recv(t->shm, t->fd, buf, n, budget);
+    }
+#endif
     if (t->ssl)
         return hw_tls_recv(t, buf, n);
     for (;;) {
@@ -86,6 +110,10 @@ int hw_tx_discard(struct hw_transport *t, uint64_t n)
 
 int hw_tx_writev_full(struct hw_transport *t, struct iovec *iov, int iovcnt)
 {
+#if HW_HAVE_SHM
+    if (t->shm)
+        return hw_shm_writev(t->shm, t->fd, iov, iovcnt);
+#endif
     if (t->ssl)
         return hw_tls_writev(t, iov, iovcnt);
     int r = hw_writev_full(t->fd, iov, iovcnt);
@@ -102,6 +130,10 @@ int hw_tx_write_full(struct hw_transport *t, const void *buf, size_t n)
 
 int hw_tx_poll_readable(struct hw_transport *t, int timeout_ms)
 {
+#if HW_HAVE_SHM
+    if (t->shm)
+        return hw_shm_poll_readable(t->shm, t->fd, timeout_ms);
+#endif
     if (t->ssl && hw_tls_pending(t) > 0)
         return 1;
     return hw_sock_poll_in(t->fd, timeout_ms);
@@ -137,12 +169,20 @@ int hw_tx_channel_binding(struct hw_transport *t, uint8_t out[HW_TLS_CHANNEL_BIN
 
 void hw_tx_shutdown(struct hw_transport *t)
 {
+#if HW_HAVE_SHM
+    if (t->shm)
+        hw_shm_shutdown(t->shm);
+#endif
     if (t->fd >= 0)
         hw_sock_shutdown(t->fd);
 }
 
 void hw_tx_close(struct hw_transport *t)
 {
+#if HW_HAVE_SHM
+    hw_shm_free(t->shm);
+#endif
+    t->shm = NULL;
     if (t->ssl)
         hw_tls_free(t);
     if (t->fd >= 0)

@@ -1,5 +1,6 @@
 /*
- * hw_transport.h - the byte stream under HIPR: plain TCP or TLS.
+ * hw_transport.h - the byte stream under HIPR: plain TCP, TLS, or shared
+ * memory on one host (hw_shm.h).
  *
  * Both the worker and the proxy read and write frames only through this, so
  * the protocol code does not know which one it runs on. Plain TCP keeps the
@@ -21,7 +22,8 @@
 
 #include "hw_os.h"
 
-struct hw_tls_ctx; /* an SSL_CTX: certificates, verification settings */
+struct hw_tls_ctx;  /* an SSL_CTX: certificates, verification settings */
+struct hw_shm_link; /* hw_shm.h */
 
 struct hw_transport {
     int fd;
@@ -31,6 +33,9 @@ struct hw_transport {
     int send_timeout_ms;  /* a write that makes no progress for this long fails; 0 = none */
     uint64_t deadline_ms; /* hw_now_ms() after which reads fail; 0 = none */
     uint8_t *wscratch;    /* TLS: small pieces of a writev become one record */
+    /* Same-host rings: when set, every read and write goes through them and
+     * the socket (TCP or TLS) only says whether the peer is still there. */
+    struct hw_shm_link *shm;
 };
 
 #define HW_TLS_CHANNEL_BINDING_LEN 32
@@ -38,6 +43,13 @@ struct hw_transport {
 /* A plain transport over a connected socket. */
 void hw_tx_init_plain(struct hw_transport *t, int fd);
 int hw_tx_is_tls(const struct hw_transport *t);
+/* Whether the stream runs through shared memory. */
+int hw_tx_is_shm(const struct hw_transport *t);
+/* From now on the stream runs through l (owned by t from then on); the
+ * caller makes sure no byte is in flight on the socket. */
+void hw_tx_attach_shm(struct hw_transport *t, struct hw_shm_link *l);
+/* "shared memory", "TLS" or "plain TCP", for log lines. */
+const char *hw_tx_kind(const struct hw_transport *t);
 
 /* Like recv(): > 0 bytes, 0 at end of stream (errno 0), -1 on error
  * (ETIMEDOUT when the receive timeout passed). */

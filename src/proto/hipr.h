@@ -50,6 +50,12 @@
 /* ACK flags (client to worker): answer with an ACK now. */
 #define HIPR_ACK_REQUEST 0x1u
 
+/* TRANSPORT_SHM steps (hipr_spec.h). */
+#define HIPR_SHM_OFFER    1u
+#define HIPR_SHM_HANDOVER 2u
+#define HIPR_SHM_COMMIT   3u
+#define HIPR_SHM_DECLINE  4u
+
 /* Stream ids below this name the default (null) stream of device <id>. */
 #define HIPR_FIRST_STREAM_ID 0x100u
 

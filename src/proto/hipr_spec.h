@@ -428,6 +428,30 @@
     F(u32, timeout_s)            \
     F(u32, sessions)
 
+/* Same-host shared-memory transport (docs/protocol.md, "Shared-memory
+ * transport"), asked right after HELLO, before RESUME_ENABLE. op: a
+ * HIPR_SHM_* step. OFFER: boot_id is the client's host's, ring_size the ring
+ * it would like (0: the worker's choice); the reply names the hand-over
+ * socket (path), the nonce to present on it, the ring size and the worker's
+ * boot_id. HANDOVER: the client has connected and sent the nonce; the worker
+ * sends the region on the socket. COMMIT: the client has mapped it; both
+ * sides use the rings once the reply is read. DECLINE: the client gives the
+ * offer up. Refused (ENOTSUP) when the worker has it off or the hosts
+ * differ. */
+#define HIPR_MSG_TRANSPORT_SHM_REQ(F) \
+    F(u32, op)                        \
+    F(u32, reserved)                  \
+    F(u64, ring_size)                 \
+    F(b16, boot_id)
+
+#define HIPR_MSG_TRANSPORT_SHM_REP(F) \
+    F(u32, op)                        \
+    F(u32, reserved)                  \
+    F(u64, ring_size)                 \
+    F(b16, boot_id)                   \
+    F(b32, nonce)                     \
+    F(c256, path)
+
 /* ---- runtime compilation (hiprtc; docs/hiprtc.md) ---- */
 
 /* The worker's compiled-kernel cache (docs/hiprtc.md, "Cache"), for
@@ -517,7 +541,9 @@
     M(session_resume_req, HIPR_MSG_SESSION_RESUME_REQ)   \
     M(session_resume_rep, HIPR_MSG_SESSION_RESUME_REP)   \
     M(session_wait, HIPR_MSG_SESSION_WAIT)               \
-    M(worker_drain, HIPR_MSG_WORKER_DRAIN)
+    M(worker_drain, HIPR_MSG_WORKER_DRAIN)               \
+    M(transport_shm_req, HIPR_MSG_TRANSPORT_SHM_REQ)     \
+    M(transport_shm_rep, HIPR_MSG_TRANSPORT_SHM_REP)
 
 /* Caps on trailing data, in bytes. */
 #define HIPR_KiB             (UINT64_C(1) << 10)
@@ -566,6 +592,7 @@
     X(RTC_CACHE_STATS, 0x0010, empty, rtc_cache_stats_rep, 0, 0, SYNC)                             \
     X(SESSION_WAIT, 0x0011, session_wait, session_wait, 0, 0, ASYNC)                               \
     X(WORKER_DRAIN, 0x0012, worker_drain, worker_drain, 0, 0, SYNC)                                \
+    X(TRANSPORT_SHM, 0x0013, transport_shm_req, transport_shm_rep, 0, 0, SYNC)                     \
     X(DEVICE_SYNCHRONIZE, 0x0101, device, empty, 0, 0, SYNC)                                       \
     X(DEVICE_RESET, 0x0102, device, empty, 0, 0, SYNC)                                             \
     X(MEM_GET_INFO, 0x0103, device, mem_info_rep, 0, 0, SYNC)                                      \
@@ -641,6 +668,8 @@
     X(RTC_CACHE_STATS, HANDSHAKE, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "in place of HELLO")  \
     X(SESSION_WAIT, WORKER, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                         \
     X(WORKER_DRAIN, HANDSHAKE, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "in place of HELLO")     \
+    X(TRANSPORT_SHM, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED,                           \
+      "right after HELLO; hipErrorNotSupported with --no-shm or from another host")            \
     X(DEVICE_SYNCHRONIZE, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                  \
     X(DEVICE_RESET, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED,                            \
       "frees the session's memory on the device")                                              \

@@ -24,6 +24,7 @@
 #include "hw_config.h"
 #include "hw_log.h"
 #include "hw_net.h"
+#include "hw_shm.h"
 #include "hw_transport.h"
 #include "rtc_cache.h"
 #include "metrics_http.h"
@@ -86,6 +87,10 @@ static void usage(FILE *f)
         "  --metrics-listen HOST:PORT  serve Prometheus metrics at http://HOST:PORT/metrics\n"
         "                        (off by default; PORT 0 picks one)\n"
         "  --metrics-port-file PATH  write the metrics port there\n"
+        "  --no-shm              never offer the same-host shared-memory transport\n"
+        "  --shm-dir PATH        where same-host clients pick their shared memory up (a\n"
+        "                        directory both see; default /dev/shm)\n"
+        "  --shm-ring SIZE       bytes of each shared-memory ring (default 8M)\n"
         "  --config FILE         read options from FILE: one `name = value` (or a bare\n"
         "                        `name` for a flag) per line, names as above without\n"
         "                        the dashes; flags on the command line override it\n"
@@ -312,6 +317,8 @@ int main(int argc, char **argv)
         .resume_buffer = WORKER_DEFAULT_RESUME_BUFFER,
         .rtc_max_memory = 4ull << 30,
         .rtc_queue_timeout_ms = 30000,
+        .shm_dir = "/dev/shm",
+        .shm_ring = HW_SHM_RING_DEFAULT,
     };
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int rtc_max_concurrent = ncpu >= 2 ? (int)(ncpu / 2) : 1;
@@ -353,7 +360,10 @@ int main(int argc, char **argv)
         O_METRICS_PORT_FILE,
         O_CONFIG,
         O_ADMISSION,
-        O_PREWARM
+        O_PREWARM,
+        O_NO_SHM,
+        O_SHM_DIR,
+        O_SHM_RING
     };
     const char *rtc_cache_dir = NULL;
     uint64_t rtc_cache_max = 1ull << 30;
@@ -398,6 +408,9 @@ int main(int argc, char **argv)
         { "config", required_argument, NULL, O_CONFIG },
         { "admission-queue", required_argument, NULL, O_ADMISSION },
         { "prewarm", required_argument, NULL, O_PREWARM },
+        { "no-shm", no_argument, NULL, O_NO_SHM },
+        { "shm-dir", required_argument, NULL, O_SHM_DIR },
+        { "shm-ring", required_argument, NULL, O_SHM_RING },
         { NULL, 0, NULL, 0 },
     };
     hw_log_init("hip-worker");
@@ -550,6 +563,12 @@ int main(int argc, char **argv)
         }
         case O_PREWARM:
             if (parse_int(optarg, 0, 4096, &cfg.prewarm) < 0)
+                goto bad;
+            break;
+        case O_NO_SHM: cfg.no_shm = 1; break;
+        case O_SHM_DIR: cfg.shm_dir = optarg; break;
+        case O_SHM_RING:
+            if (parse_size(optarg, &cfg.shm_ring) < 0 || !hw_shm_region_size(cfg.shm_ring))
                 goto bad;
             break;
         case O_HELP:

@@ -122,6 +122,15 @@ HANDLER(RESUME_ENABLE)
     return HW_EINVAL;
 }
 
+/* The same for TRANSPORT_SHM (shm_link.c). */
+HANDLER(TRANSPORT_SHM)
+{
+    (void)s;
+    (void)h;
+    (void)fixed;
+    return HW_EINVAL;
+}
+
 /* The request loop takes ACK frames itself (session.c). */
 HANDLER(ACK)
 {

@@ -20,6 +20,7 @@
 #include "hw_auth.h"
 #include "prewarm.h"
 #include "resume.h"
+#include "shm_link.h"
 #include "hw_log.h"
 #include "hw_net.h"
 #include "hw_os.h"
@@ -313,10 +314,13 @@ static enum loop_end request_loop(struct session *s)
         errno = 0;
         s->link.read_failed = 0;
         uint64_t t0 = s->metrics ? hw_now_ns() : 0;
-        /* RESUME_ENABLE belongs to the lifecycle (resume.c), which the
-         * operations below cannot call. */
+        /* RESUME_ENABLE and TRANSPORT_SHM belong to the lifecycle (resume.c,
+         * shm_link.c: they change the link), which the operations below
+         * cannot call. */
         int rc = h.opcode == HIPR_OP_RESUME_ENABLE
                      ? dispatch_finish(s, &h, info, session_resume_enable(s, h.request_id))
+                 : h.opcode == HIPR_OP_TRANSPORT_SHM
+                     ? dispatch_finish(s, &h, info, shm_link_request(s, &h, fixed))
                      : dispatch_request(s, &h, info, fixed);
         if (s->metrics)
             wm_call(s->metrics, (size_t)(info - hipr_op_at(0)), hw_now_ns() - t0, 0);
@@ -331,7 +335,8 @@ static enum loop_end request_loop(struct session *s)
         }
         /* Counted once executed (heartbeats and resume's own requests are
          * not requests of the session); read by the heartbeat thread. */
-        if (h.opcode != HIPR_OP_HEARTBEAT && h.opcode != HIPR_OP_RESUME_ENABLE) {
+        if (h.opcode != HIPR_OP_HEARTBEAT && h.opcode != HIPR_OP_RESUME_ENABLE &&
+            h.opcode != HIPR_OP_TRANSPORT_SHM) {
             __atomic_store_n(&s->requests_executed, s->requests_executed + 1, __ATOMIC_RELAXED);
             if (s->acks)
                 maybe_ack(s, HIPR_HEADER_SIZE + h.payload_length);
@@ -500,6 +505,7 @@ static int session_serve(struct session *s, int fd, uint64_t session_id)
     hw_tx_shutdown(&s->link.tx);
     session_heartbeat_stop(s);
     session_resume_end(s);
+    shm_link_drop(s);
     session_release_all(s);
     stage_buf_drop_all(&s->res.bufs);
     /* Wake a client blocked on a reply before the process goes away. */

@@ -80,6 +80,8 @@ struct session {
     struct hipr_session_resume_req next_req;
     uint8_t next_proof[HW_AUTH_PROOF_LEN]; /* the worker's, for next_req's reply */
     char next_peer[80];
+    /* TRANSPORT_SHM in progress (shm_link.c), or NULL. */
+    struct shm_offer *shm_offer;
 };
 
 #endif

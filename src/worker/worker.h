@@ -67,6 +67,11 @@ struct worker_config {
     uint32_t admission_queue;
     struct admission *admission;
     int prewarm;
+    /* Same-host shared-memory transport (shm_link.c): off with --no-shm;
+     * the hand-over socket goes in shm_dir, each ring has shm_ring bytes. */
+    int no_shm;
+    const char *shm_dir;
+    uint64_t shm_ring;
 };
 
 #endif

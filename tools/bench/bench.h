@@ -22,7 +22,13 @@ struct bench_options {
     const char *json_path;    /* --json FILE, or NULL */
     int quick;                /* --quick: fewer repetitions, smaller sizes */
     int only_section;         /* --section N: run one section (profiling); 0 = all */
+    int transports;           /* --transports: shm vs TCP vs raw vs memcpy only */
 };
+
+/* bench_transport.c: `--transports` (the parent, given the connection to
+ * the raw server) and the child it runs per transport (`--transport-child`). */
+int bench_transport_main(int argc, char **argv, int raw_fd);
+int bench_transport_child(int argc, char **argv);
 
 /* ---- the calls being timed ---------------------------------------------- */
 

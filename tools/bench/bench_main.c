@@ -546,6 +546,9 @@ static void usage(FILE *out)
             "  --quick              fewer repetitions and sizes up to 16 MiB (~10 s)\n"
             "  --json FILE          also write the results as JSON\n"
             "  --section N          run only section 1, 2, 3 or 4 (for profiling)\n"
+            "  --transports         instead: same-host shared memory vs TCP loopback vs raw\n"
+            "                       TCP vs local memcpy (sync p50, copies) and their Targets;\n"
+            "                       --rounds N alternating rounds, the best counts (default 3)\n"
             "\n"
             "       hipwire-bench --sessions N[,N...] --spawn-worker PATH [--backend NAME]\n"
             "                     [--worker-arg ARG]... [--hold-ms MS] [--timeout S]\n"
@@ -580,6 +583,10 @@ static int parse_args(int argc, char **argv, struct bench_options *opt)
             }
         } else if (!strcmp(a, "--quick")) {
             opt->quick = 1;
+        } else if (!strcmp(a, "--transports")) {
+            opt->transports = 1;
+        } else if (!strcmp(a, "--rounds") && i + 1 < argc) {
+            i++; /* bench_transport.c reads it */
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             exit(0);
@@ -611,6 +618,8 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--sessions"))
             return bench_sessions_main(argc, argv);
+    if (argc > 1 && !strcmp(argv[1], "--transport-child"))
+        return bench_transport_child(argc, argv);
     if (parse_args(argc, argv, &opt) < 0) {
         usage(stderr);
         return 2;
@@ -636,6 +645,13 @@ int main(int argc, char **argv)
         stop_worker();
         raw_server_stop(&raw);
         return 1;
+    }
+    if (opt.transports) {
+        int rc = bench_transport_main(argc, argv, raw_fd);
+        close(raw_fd);
+        raw_server_stop(&raw);
+        stop_worker();
+        return rc;
     }
 
     describe_machine(&r);

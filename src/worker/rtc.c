@@ -23,6 +23,10 @@ struct rtc_jobs {
     pthread_cond_t cond;
     int running;
     int cancel;
+    /* What the cache key says of each device, asked of the backend once:
+     * a cache hit must cost a file read, not dozens of driver queries.
+     * Written by the request loop only, before the job that reads it. */
+    char *device_key[HIPR_CAP_DEVICES];
 };
 
 struct rtc_job {
@@ -34,6 +38,7 @@ struct rtc_job {
     const char **list;    /* every string, in wire order */
     const char **headers; /* header names, then header texts */
     struct hw_rtc_input in;
+    const char *device_key; /* the jobs' memo (cache_key) */
 };
 
 static struct rtc_jobs *jobs_of(struct session *s)
@@ -124,16 +129,24 @@ static void send_output(struct rtc_job *j, struct hw_rtc_output *out)
 
 /* The cache key: the program, and what tells this device and toolchain
  * from another (backend, device name and target, the compiler asked for). */
-static void cache_key(struct session *s, const struct rtc_job *j, uint8_t key[RTC_CACHE_KEY_LEN])
+static const char *device_key(struct session *s, struct rtc_jobs *jobs, int device)
 {
-    char device[HIPR_CAP_NAME];
+    if (jobs->device_key[device])
+        return jobs->device_key[device];
+    char text[HIPR_CAP_NAME];
     struct hipr_devinfo di;
     memset(&di, 0, sizeof di);
-    if (s->ops->device_info(s->be, j->device, &di) != HW_OK)
-        snprintf(di.name, sizeof di.name, "device %d", j->device);
-    snprintf(device, sizeof device, "%s\n%.256s\n%.256s\n%s", s->ops->name, di.name, di.arch_name,
+    if (s->ops->device_info(s->be, device, &di) != HW_OK)
+        snprintf(di.name, sizeof di.name, "device %d", device);
+    snprintf(text, sizeof text, "%s\n%.256s\n%.256s\n%s", s->ops->name, di.name, di.arch_name,
              s->cfg->hipcc ? s->cfg->hipcc : "");
-    rtc_cache_key(&j->in, device, key);
+    jobs->device_key[device] = hw_strdup(text);
+    return jobs->device_key[device];
+}
+
+static void cache_key(const struct rtc_job *j, uint8_t key[RTC_CACHE_KEY_LEN])
+{
+    rtc_cache_key(&j->in, j->device_key, key);
 }
 
 static void *compile_thread(void *arg)
@@ -147,7 +160,7 @@ static void *compile_thread(void *arg)
     uint8_t key[RTC_CACHE_KEY_LEN];
     if (cache) {
         /* A hit takes no compile slot: it is a file read. */
-        cache_key(s, j, key);
+        cache_key(j, key);
         if (rtc_cache_get(cache, key, j->in.name_count, &out)) {
             hw_debug("session %016llx: compiled '%s': cache hit, %llu bytes of code",
                      (unsigned long long)s->id, j->in.name, (unsigned long long)out.code_size);
@@ -234,7 +247,7 @@ int rtc_handle_compile(struct session *s, const struct hipr_header *h, const uin
     if (m.flags != 0 || m.header_count > HIPR_CAP_RTC_HEADERS ||
         m.option_count > HIPR_CAP_RTC_OPTIONS || m.name_count > HIPR_CAP_RTC_NAMES)
         return HW_EINVAL;
-    if (m.device < 0 || m.device >= s->device_count)
+    if (m.device < 0 || m.device >= s->device_count || m.device >= HIPR_CAP_DEVICES)
         return HW_EDEVICE;
     uint64_t len = s->link.tail_left; /* <= HIPR_CAP_RTC_INPUT, checked with the header */
     uint64_t count = 2 + 2 * (uint64_t)m.header_count + m.option_count + m.name_count;
@@ -258,6 +271,10 @@ int rtc_handle_compile(struct session *s, const struct hipr_header *h, const uin
     j->opcode = h->opcode;
     j->request_id = h->request_id;
     j->device = m.device;
+    if (!(j->device_key = device_key(s, jobs, m.device))) {
+        job_free(j);
+        return HW_ENOMEM;
+    }
     struct hw_rtc_input *in = &j->in;
     in->name = j->list[0];
     in->source = j->list[1];
@@ -367,6 +384,8 @@ void rtc_session_end(struct session *s)
     pthread_mutex_unlock(&jobs->lock);
     pthread_mutex_destroy(&jobs->lock);
     pthread_cond_destroy(&jobs->cond);
+    for (int d = 0; d < HIPR_CAP_DEVICES; d++)
+        free(jobs->device_key[d]);
     free(jobs);
     s->rtc = NULL;
 }

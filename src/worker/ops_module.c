@@ -79,7 +79,7 @@ HANDLER(MODULE_LOAD)
 HANDLER(MODULE_LOAD_EX)
 {
     struct hipr_module_load_req m;
-    struct s_module *mod;
+    struct s_module *mod = NULL; /* set when load_module succeeds; gcc 13 cannot tell */
     struct hipr_module_load_rep r = { 0 };
     hipr_module_load_req_decode(fixed, HIPR_module_load_req_SIZE, &m);
     if (m.flags != 0)

@@ -74,7 +74,7 @@ static int try_shm(struct hw_conn *c, char *why, size_t why_len)
     int sock = hw_shm_dial(path, rep.nonce, why, why_len);
     if (sock < 0) {
         size_t n = strlen(why);
-        snprintf(why + n, why_len - n, " at %s: is the worker's --shm-dir shared?", path);
+        snprintf(why + n, why_len - n, " at %.200s: is the worker's --shm-dir shared?", path);
         return step(c, HIPR_SHM_DECLINE, &q, NULL, &status) < 0 ? -1 : 1;
     }
     if (step(c, HIPR_SHM_HANDOVER, &q, NULL, &status) < 0) {

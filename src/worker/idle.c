@@ -19,8 +19,10 @@ void idle_note_request(struct sess_limits *lm, uint16_t opcode)
         lm->active_since_wait = 1;
 }
 
-static int streams_busy(struct sess_limits *lm)
+int idle_work_running(struct sess_limits *lm)
 {
+    if (!lm->be)
+        return 0;
     struct hw_bstream *bs;
     for (int d = 0; d < lm->device_count; d++)
         if (lm->ops->stream_default(lm->be, d, &bs) == HW_OK &&
@@ -49,7 +51,7 @@ int idle_wait_request(struct sess_limits *lm)
     for (;;) {
         uint64_t now = hw_now_ns(), deadline = lm->last_request_ns + limit_ns;
         if (now >= deadline) {
-            if (!streams_busy(lm)) {
+            if (!idle_work_running(lm)) {
                 hw_info("session %016llx: ending: idle for %llu ms, no request and no work running "
                         "(--idle-timeout)",
                         (unsigned long long)lm->id,
@@ -65,7 +67,7 @@ int idle_wait_request(struct sess_limits *lm)
                                     left_ms < IDLE_SLICE_MS ? (int)left_ms : IDLE_SLICE_MS);
         if (r != 0)
             return 0; /* data, end of input or an error: the read says which */
-        if (r == 0 && streams_busy(lm))
+        if (r == 0 && idle_work_running(lm))
             lm->last_request_ns = hw_now_ns();
     }
 }

@@ -23,4 +23,7 @@ void idle_note_request(struct sess_limits *lm, uint16_t opcode);
  * --idle-timeout and must end. Returns 0 at once when the timeout is off. */
 int idle_wait_request(struct sess_limits *lm);
 
+/* Whether any stream of the session still has work queued or running. */
+int idle_work_running(struct sess_limits *lm);
+
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hw_alloc.h"
@@ -447,6 +448,31 @@ static void session_setup(struct session *s, const struct worker_config *cfg,
 }
 
 /* The connection, from its first byte to the session's end. */
+/* The client is gone for good and nobody will read what its work produces.
+ * Work that does not end within a moment (a kernel that spins, on the CPU
+ * device a thread of this process) would hold this process, its memory and a
+ * core until its time limit: the process ends instead, which ends the work
+ * with it (the GPU backends' contexts go with the process). The supervisor
+ * reaps it and frees what the status table and the compile slots held. */
+static void abandon_if_busy(struct session *s)
+{
+    for (int i = 0; i < 100 && idle_work_running(&s->lim); i++) {
+        struct timespec ts = { 0, 10 * 1000000L };
+        nanosleep(&ts, NULL);
+    }
+    if (!idle_work_running(&s->lim))
+        return;
+    hw_info("session %016llx: the client is gone and work is still running on its streams; "
+            "ending the session process without waiting for it",
+            (unsigned long long)s->id);
+    if (s->slot) {
+        uint64_t sid;
+        status_table_release_pid(s->table, getpid(), &sid);
+        admission_notify(s->cfg->admission);
+    }
+    _exit(0);
+}
+
 static int session_serve(struct session *s, int fd, uint64_t session_id)
 {
     const struct worker_config *cfg = s->cfg;
@@ -487,9 +513,12 @@ static int session_serve(struct session *s, int fd, uint64_t session_id)
     if (hs == 0) {
         hs = slink_open(&s->link) == 0 ? open_session(s, &hello_h, &hello, peer) : -1;
     }
+    int client_gone = 0;
     if (hs == 0 && session_heartbeat_start(s) == 0)
-        while (request_loop(s) == LOOP_LINK && session_resume_wait(s) == 0)
+        while ((client_gone = (request_loop(s) == LOOP_LINK)) && session_resume_wait(s) == 0)
             ;
+    if (hs == 0 && client_gone && !session_terminating())
+        abandon_if_busy(s);
     if (hs == 0 && session_terminating()) {
         /* The client would otherwise take the cut for a network fault and
          * try to resume for as long as it is willing to wait. */

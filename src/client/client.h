@@ -44,6 +44,7 @@ struct hw_ext_tail {
 struct hw_conn {
     struct hw_transport tx;       /* plain TCP or TLS (TF_WORKER_TLS) */
     struct hw_admit admit;        /* waiting for the session (admission.h) */
+    int setup_cut;                /* the last open_link failed on a connection cut, not a refusal */
     struct hw_worker_addr worker; /* the TF_WORKER_HOST entry in use */
     uint64_t session_id;
     int device_count;

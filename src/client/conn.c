@@ -118,18 +118,18 @@ out:
 /* RESUME_ENABLE: whether the worker keeps this session across a cut. Off
  * when TF_WORKER_RESUME_TIMEOUT_MS=0, or when the worker says no (an
  * older worker, --resume-grace 0). */
-static void enable_resume(struct hw_conn *c)
+static int enable_resume(struct hw_conn *c)
 {
     uint8_t body[HIPR_resume_enable_rep_SIZE];
     int status = -1;
     if (!c->resume_token)
-        return;
+        return 0;
     if (hw_link_call(&c->tx, HIPR_OP_RESUME_ENABLE, 4, NULL, 0, NULL, 0, body, sizeof body, NULL, 0,
-                     NULL, &status) < 0 ||
-        status != 0) {
-        hw_debug("session resume is off (%s)",
-                 status > 0 ? "the worker does not offer it" : "no answer");
-        return;
+                     NULL, &status) < 0)
+        return -1; /* the link broke: this session cannot be used */
+    if (status != 0) {
+        hw_debug("session resume is off (the worker does not offer it)");
+        return 0;
     }
     struct hipr_resume_enable_rep rep;
     hipr_resume_enable_rep_decode(body, sizeof body, &rep);
@@ -139,6 +139,7 @@ static void enable_resume(struct hw_conn *c)
     hw_debug("session resume on: the worker keeps the session %u ms after a cut; calls wait up "
              "to %d ms",
              rep.grace_ms, c->resume_ms);
+    return 0;
 }
 
 /* Sets up a session on c->tx, freshly connected to worker w by
@@ -149,14 +150,27 @@ static hipError_t open_link(struct hw_conn *c, const struct hw_worker_addr *w, i
 {
     uint32_t hb = (uint32_t)hw_env_int("TF_WORKER_HEARTBEAT", HEARTBEAT_MS, 0, 600000);
     int fatal;
-    if (hw_link_secure(&c->tx, w, 0, timeout_ms, &hb, NULL, why, why_len, &fatal) < 0)
+    uint64_t t0 = hw_now_ms();
+    c->setup_cut = 0;
+    if (hw_link_secure(&c->tx, w, 0, timeout_ms, &hb, NULL, why, why_len, &fatal) < 0) {
+        /* A connection cut before the session exists is worth another try;
+         * a refused token or a timeout is not. */
+        c->setup_cut = !fatal && hw_now_ms() - t0 < (uint64_t)timeout_ms;
         return hipErrorNotInitialized;
+    }
     c->heartbeat_ms = (int)hb;
     hipError_t err = hello(c, c->resume_token, why, why_len);
+    if (err == hipErrorNotInitialized && !c->admit.why[0] &&
+        hw_now_ms() - t0 < (uint64_t)timeout_ms)
+        c->setup_cut = 1; /* the link broke during HELLO, not a refusal */
     if (err == hipSuccess && hw_shm_negotiate(c, why, why_len) < 0)
         err = hipErrorNotInitialized;
-    if (err == hipSuccess)
-        enable_resume(c);
+    if (err == hipSuccess && enable_resume(c) < 0) {
+        snprintf(why, why_len, "the connection broke before the session was set up (%s)",
+                 errno ? hw_os_strerror(errno) : "closed");
+        c->setup_cut = 1;
+        err = hipErrorNotInitialized;
+    }
     return err;
 }
 

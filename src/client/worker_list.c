@@ -63,6 +63,9 @@ static void appendf(char *buf, size_t cap, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Tries of one worker whose connection broke during the handshake. */
+#define SETUP_RETRIES 2
+
 hipError_t hw_connect_first_worker(struct hw_conn *c, hw_open_link_fn open_link)
 {
     const char *spec = getenv("TF_WORKER_HOST");
@@ -92,6 +95,7 @@ again:;
     reasons[0] = '\0';
     refused_only = 1;
     unreachable = 0;
+    int setup_retries = 0;
     for (int i = 0; i < n; i++) {
         int fd;
         hw_worker_addr_format(&list[i], where, sizeof where);
@@ -126,6 +130,7 @@ again:;
         if (retry && (!busy_ms || retry < busy_ms))
             busy_ms = retry;
         hw_debug("not using %s: %s", where, reason);
+        size_t reasons_before = strlen(reasons);
         appendf(reasons, sizeof reasons, "%s%s: %s", *reasons ? "; " : "", where, reason);
         refused_only &= herr == hipErrorLaunchOutOfResources;
         hw_tx_close(&c->tx);
@@ -133,6 +138,17 @@ again:;
         pthread_mutex_lock(&c->rlock);
         c->broken = 0; /* the failed handshake marked it; the next worker starts clean */
         pthread_mutex_unlock(&c->rlock);
+        /* Cut before the session existed: nothing of it is lost, so the same
+         * worker is asked again (twice at most) before the next one. */
+        if (c->setup_cut && setup_retries < SETUP_RETRIES) {
+            setup_retries++;
+            hw_debug("%s: the connection broke during the handshake (%s); connecting again", where,
+                     reason);
+            reasons[reasons_before] = '\0';
+            i--;
+            continue;
+        }
+        setup_retries = 0;
     }
     if (busy_ms) {
         uint64_t spent = hw_now_ms() - began_ms;

@@ -18,6 +18,7 @@ const char *hw_os_strerror(int e)
     return strerror(e);
 }
 
+/* The proxy is linked with -z nodelete (src/client/CMakeLists.txt). */
 void hw_os_keep_loaded(void) {}
 
 int hw_os_pid(void)

@@ -99,6 +99,9 @@ static hipError_t hello(struct hw_conn *c, uint64_t resume_token, char *why, siz
     c->runtime_version = rep.runtime_version;
     c->driver_version = rep.driver_version;
     memcpy(c->backend, rep.backend, sizeof c->backend - 1);
+    /* A setup retried after a cut (worker_list.c) comes here again. */
+    free(c->devs);
+    free(c->props);
     c->devs = hw_calloc(rep.device_count ? rep.device_count : 1, sizeof *c->devs);
     c->props = hw_calloc(rep.device_count ? rep.device_count : 1, sizeof *c->props);
     if (!c->devs || !c->props) {

@@ -199,20 +199,28 @@ static double proc_rss_kib(int pid)
     return (double)rss * (double)sysconf(_SC_PAGESIZE) / 1024.0;
 }
 
-/* PSS where smaps_rollup is readable, else RSS; KiB. */
+/* PSS less shared-memory pages where smaps_rollup is readable, else RSS;
+ * KiB. A session's shared-memory rings (TRANSPORT_SHM, 2 x 8 MiB) fill as
+ * traffic wraps them and count twice as much once their client is gone:
+ * with sessions coming and going every few seconds they swing the sum by
+ * tens of MiB without anything leaking. A leak is heap or stack, which
+ * stays in. */
 static double proc_mem_kib(int pid)
 {
     char path[64], line[256];
     snprintf(path, sizeof path, "/proc/%d/smaps_rollup", pid);
     FILE *f = fopen(path, "r");
     if (f) {
-        double kib = -1;
-        while (fgets(line, sizeof line, f))
-            if (sscanf(line, "Pss: %lf", &kib) == 1)
-                break;
+        double pss = -1, shmem = 0, v;
+        while (fgets(line, sizeof line, f)) {
+            if (sscanf(line, "Pss: %lf", &v) == 1)
+                pss = v;
+            else if (sscanf(line, "Pss_Shmem: %lf", &v) == 1)
+                shmem = v;
+        }
         fclose(f);
-        if (kib >= 0)
-            return kib;
+        if (pss >= 0)
+            return pss - shmem;
     }
     return proc_rss_kib(pid);
 }
@@ -753,7 +761,8 @@ int main(int argc, char **argv)
                samples[0].v[m], samples[nsamples - 1].v[m], mn, mx, slope, se, o.bound[m],
                over ? "GROWS" : "flat");
     }
-    printf("(slopes over the last %.0f s of %d samples; rss is PSS where readable)\n",
+    printf("(slopes over the last %.0f s of %d samples; rss is PSS less shared memory where "
+           "readable)\n",
            samples[nsamples - 1].t - samples[from].t, nsamples);
     rc = bad || failed ? 1 : 0;
     if (failed)

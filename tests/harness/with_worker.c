@@ -2,10 +2,12 @@
  * with_worker - runs a command against a freshly started hip-worker, the way
  * a user would: a real worker process on a real loopback socket.
  *
- *   with_worker --worker PATH [--log FILE] [--arg WORKER_ARG]... -- CMD [ARGS...]
+ *   with_worker --worker PATH [--log FILE] [--port-env NAME] [--arg WORKER_ARG]... -- CMD [ARGS...]
  *
  * The worker is started with --port 0 and its chosen port is passed to CMD
- * in TF_WORKER_PORT (TF_WORKER_HOST=127.0.0.1, HIPWIRE_WORKER_PID set too).
+ * in TF_WORKER_PORT (TF_WORKER_HOST=127.0.0.1, HIPWIRE_WORKER_PID set too),
+ * and also in NAME with --port-env (so that a with_worker nested in CMD,
+ * which sets TF_WORKER_PORT again, leaves this worker's port known).
  * Afterwards the worker gets SIGTERM and must exit 0 within 10 s. The exit
  * status is CMD's, or 1 if the worker misbehaved.
  */
@@ -26,7 +28,7 @@ static void sleep_ms(int ms)
 
 int main(int argc, char **argv)
 {
-    const char *worker = NULL, *log = NULL;
+    const char *worker = NULL, *log = NULL, *port_env = NULL;
     char *wargs[64];
     int nw = 0, i;
     char portfile[] = "/tmp/hipwire-port-XXXXXX";
@@ -36,6 +38,8 @@ int main(int argc, char **argv)
             worker = argv[++i];
         else if (!strcmp(argv[i], "--log") && i + 1 < argc)
             log = argv[++i];
+        else if (!strcmp(argv[i], "--port-env") && i + 1 < argc)
+            port_env = argv[++i];
         else if (!strcmp(argv[i], "--arg") && i + 1 < argc && nw < 50)
             wargs[3 + nw++] = argv[++i];
         else {
@@ -97,6 +101,8 @@ int main(int argc, char **argv)
     setenv("TF_WORKER_HOST", "127.0.0.1", 1);
     setenv("TF_WORKER_PORT", port, 1);
     setenv("HIPWIRE_WORKER_PID", wpid_s, 1);
+    if (port_env)
+        setenv(port_env, port, 1);
 
     pid_t cpid = fork();
     if (cpid == 0) {

@@ -84,7 +84,7 @@ int migrate_answer(struct session *s, const struct hipr_header *h, const uint8_t
 struct target {
     struct hw_transport t;
     uint32_t next_id;
-    char why[256];
+    char why[512];
     uint64_t session_id; /* the target's session, from HELLO */
 };
 
@@ -114,9 +114,19 @@ static int piece(struct target *tg, const struct hipr_migrate_state_req *m, cons
                  size_t tail_len, struct hipr_migrate_state_rep *rep_out)
 {
     uint8_t fixed[HIPR_migrate_state_req_SIZE], body[HIPR_migrate_state_rep_SIZE];
+    static const char *const kinds[] = { "?",      "ALLOC", "MODULE", "GLOBAL", "FUNCTION",
+                                         "STREAM", "EVENT", "REPLY",  "COMMIT" };
     hipr_migrate_state_req_encode(fixed, m);
-    if (call(tg, HIPR_OP_MIGRATE_STATE, fixed, sizeof fixed, tail, tail_len, body, sizeof body) < 0)
+    if (call(tg, HIPR_OP_MIGRATE_STATE, fixed, sizeof fixed, tail, tail_len, body, sizeof body) <
+        0) {
+        size_t n = strlen(tg->why);
+        snprintf(tg->why + n, sizeof tg->why - n, " [%s%s]",
+                 m->kind < sizeof kinds / sizeof kinds[0] ? kinds[m->kind] : "?",
+                 m->kind == HIPR_MIGRATE_ALLOC ? ": the range is taken there, or over its "
+                                                 "--mem-limit; its log says which"
+                                               : "");
         return -1;
+    }
     if (rep_out)
         hipr_migrate_state_rep_decode(body, sizeof body, rep_out);
     return 0;
@@ -272,9 +282,15 @@ static int open_target(struct session *s, struct target *tg, const char *host, i
     hw_tx_set_recv_timeout(&tg->t, MIGRATE_TIMEOUT_MS);
     static const struct hw_token none = { 0 };
     uint32_t hb = (uint32_t)s->link.heartbeat_ms;
-    if (hw_link_authenticate(&tg->t, s->cfg->token ? s->cfg->token : &none, 0, &hb, NULL, tg->why,
-                             sizeof tg->why) < 0)
+    char why[200];
+    if (hw_link_authenticate(&tg->t, s->cfg->token ? s->cfg->token : &none, 0, &hb, NULL, why,
+                             sizeof why) < 0) {
+        snprintf(tg->why, sizeof tg->why,
+                 "authentication with the target failed (both workers need the same "
+                 "--token-file): %s",
+                 why);
         return -1;
+    }
     tg->next_id = 2; /* hw_link_authenticate used 1 and 2 */
     struct hipr_hello_req hello = { .proto_min = HIPR_VERSION,
                                     .proto_max = HIPR_VERSION,

@@ -8,6 +8,8 @@
  * in TF_WORKER_PORT (TF_WORKER_HOST=127.0.0.1, HIPWIRE_WORKER_PID set too),
  * and also in NAME with --port-env (so that a with_worker nested in CMD,
  * which sets TF_WORKER_PORT again, leaves this worker's port known).
+ * In a WORKER_ARG, %env:NAME% is replaced by the value of NAME (an outer
+ * worker's port, say: --arg --migrate-to=127.0.0.1:%env:PORT%).
  * Afterwards the worker gets SIGTERM and must exit 0 within 10 s. The exit
  * status is CMD's, or 1 if the worker misbehaved.
  */
@@ -19,6 +21,27 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+/* arg with %env:NAME% replaced (once) by NAME's value; arg itself when it
+ * has none. Lives until exit. */
+static char *expand(char *arg)
+{
+    char *at = strstr(arg, "%env:");
+    char *end = at ? strchr(at + 5, '%') : NULL;
+    if (!end)
+        return arg;
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", (int)(end - at - 5), at + 5);
+    const char *v = getenv(name);
+    if (!v)
+        v = "";
+    size_t len = strlen(arg) + strlen(v) + 1;
+    char *out = malloc(len);
+    if (!out)
+        return arg;
+    snprintf(out, len, "%.*s%s%s", (int)(at - arg), arg, v, end + 1);
+    return out;
+}
 
 static void sleep_ms(int ms)
 {
@@ -41,7 +64,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--port-env") && i + 1 < argc)
             port_env = argv[++i];
         else if (!strcmp(argv[i], "--arg") && i + 1 < argc && nw < 50)
-            wargs[3 + nw++] = argv[++i];
+            wargs[3 + nw++] = expand(argv[++i]);
         else {
             fprintf(stderr, "with_worker: bad argument %s\n", argv[i]);
             return 2;

@@ -14,10 +14,15 @@
  *                                  device memory and the global's address;
  *                                  A's log says it moved, B holds the session.
  *   test_migrate HIPWIRE many N    N such programs at once, all moved.
- *   test_migrate HIPWIRE refused   B refuses (its --mem-limit is too small):
- *                                  the session stays on A and ends bit-exact.
+ *   test_migrate HIPWIRE refused   B refuses (its --mem-limit is too small,
+ *                                  or it wants a token A does not have): the
+ *                                  session stays on A and ends bit-exact.
+ *   test_migrate HIPWIRE sigterm   A runs with --migrate-to B and gets
+ *                                  SIGTERM mid-run: the session moves to B
+ *                                  and ends bit-exact, A exits.
  */
 #include <hip/hip_runtime_api.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,13 +51,16 @@ static void step_ref(int *data, int *table, int n, int k)
         table[j] += j + 1;
 }
 
-/* `hipwire drain A --to B` after delay_ms, in a child; its output in the log. */
+/* `hipwire drain A --to B` after delay_ms, in a child; its output in the log.
+ * hipwire NULL: SIGTERM to A instead (started with --migrate-to B). */
 static pid_t drain_later(const char *hipwire, int delay_ms)
 {
     pid_t pid = fork();
     CHECK(pid >= 0);
     if (pid == 0) {
         usleep((useconds_t)delay_ms * 1000);
+        if (!hipwire)
+            _exit(kill((pid_t)atoi(getenv("HIPWIRE_WORKER_PID")), SIGTERM) == 0 ? 0 : 1);
         char a[64], b[64];
         snprintf(a, sizeof a, "127.0.0.1:%s", getenv("TF_WORKER_PORT"));
         snprintf(b, sizeof b, "127.0.0.1:%s", getenv("HIPWIRE_TARGET_PORT"));
@@ -176,9 +184,9 @@ int main(int argc, char **argv)
         run(2.5, &unused);
         return 0;
     }
-    if (!strcmp(mode, "run") || !strcmp(mode, "refused")) {
+    if (!strcmp(mode, "run") || !strcmp(mode, "refused") || !strcmp(mode, "sigterm")) {
         int refused = !strcmp(mode, "refused");
-        pid_t d = drain_later(hipwire, 700);
+        pid_t d = drain_later(strcmp(mode, "sigterm") ? hipwire : NULL, 700);
         long launches = run(2.5, &unused);
         int st;
         CHECK(waitpid(d, &st, 0) == d && WIFEXITED(st) && WEXITSTATUS(st) == 0);

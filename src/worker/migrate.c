@@ -38,6 +38,7 @@
 #include "module.h"
 #include "ops.h"
 #include "resume.h"
+#include "rtc.h"
 #include "session_main.h"
 
 #define MIGRATE_TIMEOUT_MS 30000          /* per request to the target */
@@ -335,7 +336,9 @@ int session_migrate_out(struct session *s)
                                    : "it cannot be resumed (the client did not enable resume)");
         goto out;
     }
-    /* Completed work only: what runs now finishes here. */
+    /* Completed work only: what runs now finishes here, compiles included
+     * (their replies must be in the log that moves). */
+    rtc_session_wait(s);
     session_drain(s, -1);
     if (slink_settle_borrowed(&s->link) < 0) {
         snprintf(tg.why, sizeof tg.why, "out of memory keeping a reply");

@@ -8,6 +8,7 @@
  * in TF_WORKER_PORT (TF_WORKER_HOST=127.0.0.1, HIPWIRE_WORKER_PID set too),
  * and also in NAME with --port-env (so that a with_worker nested in CMD,
  * which sets TF_WORKER_PORT again, leaves this worker's port known).
+ * --worker-env NAME=VALUE sets NAME in the worker's environment only.
  * In a WORKER_ARG, %env:NAME% is replaced by the value of NAME (an outer
  * worker's port, say: --arg --migrate-to=127.0.0.1:%env:PORT%).
  * Afterwards the worker gets SIGTERM and must exit 0 within 10 s. The exit
@@ -52,6 +53,8 @@ static void sleep_ms(int ms)
 int main(int argc, char **argv)
 {
     const char *worker = NULL, *log = NULL, *port_env = NULL;
+    char *wenv[8];
+    int nenv = 0;
     char *wargs[64];
     int nw = 0, i;
     char portfile[] = "/tmp/hipwire-port-XXXXXX";
@@ -63,6 +66,8 @@ int main(int argc, char **argv)
             log = argv[++i];
         else if (!strcmp(argv[i], "--port-env") && i + 1 < argc)
             port_env = argv[++i];
+        else if (!strcmp(argv[i], "--worker-env") && i + 1 < argc && nenv < 8)
+            wenv[nenv++] = argv[++i];
         else if (!strcmp(argv[i], "--arg") && i + 1 < argc && nw < 50)
             wargs[3 + nw++] = expand(argv[++i]);
         else {
@@ -92,6 +97,8 @@ int main(int argc, char **argv)
     if (wpid == 0) {
         if (log && !freopen(log, "w", stderr))
             _exit(127);
+        for (int e = 0; e < nenv; e++)
+            putenv(wenv[e]);
         execv(worker, wargs);
         perror("exec hip-worker");
         _exit(127);

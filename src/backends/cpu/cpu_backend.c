@@ -35,9 +35,23 @@ static void start_delay(void)
         ;
 }
 
+/* Test hook: HIPWIRE_CPU_OCCUPY=ADDR (hex) takes 64 MiB at ADDR in every
+ * session process before any allocation, so that a session migrated in with
+ * allocations there is refused (tests/integration, integration_migrate_taken).
+ * Unset in production. */
+static void occupy(void)
+{
+    const char *v = getenv("HIPWIRE_CPU_OCCUPY");
+    uint64_t at = v ? strtoull(v, NULL, 16) : 0;
+    if (at)
+        mmap((void *)(uintptr_t)at, 64u << 20, PROT_NONE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+}
+
 static int cpu_open(const struct hw_backend_config *cfg, struct hw_backend **out)
 {
     start_delay();
+    occupy();
     struct hw_backend *be = hw_calloc(1, sizeof *be);
     int ndev = cfg->cpu_devices > 0 ? cfg->cpu_devices : 1;
     if (!be)

@@ -184,6 +184,10 @@ int module_global_at(struct session *s, struct s_module *m, const char *name, ui
         rc = s->ops->mem_alias(s->be, m->device, ptr, want, size);
         if (rc != HW_OK)
             return rc;
+        hw_debug("session %016llx: global %s is at 0x%llx here; the client's 0x%llx is now the "
+                 "same memory",
+                 (unsigned long long)s->id, name, (unsigned long long)ptr,
+                 (unsigned long long)want);
     }
     return remember_global(m, name, want, size);
 }

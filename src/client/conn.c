@@ -594,6 +594,10 @@ static int read_one(struct hw_conn *c)
                 c->migrate_pending = 1;
             }
             pthread_mutex_unlock(&c->rlock);
+            /* The worker waits for this side to close before it closes (a
+             * reset from its side could overtake this frame): the read
+             * that follows ends the link, and resume.c goes there. */
+            hw_tx_shutdown(&c->tx);
             return 0;
         }
         return hw_tx_discard(&c->tx, rest);

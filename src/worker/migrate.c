@@ -28,6 +28,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hw_alloc.h"
@@ -41,8 +44,9 @@
 #include "rtc.h"
 #include "session_main.h"
 
-#define MIGRATE_TIMEOUT_MS 30000          /* per request to the target */
-#define MIGRATE_CHUNK      (8 * HIPR_MiB) /* bytes of device memory per MEMCPY_H2D */
+#define MIGRATE_TIMEOUT_MS    30000          /* per request to the target */
+#define MIGRATE_CHUNK         (8 * HIPR_MiB) /* bytes of device memory per MEMCPY_H2D */
+#define MIGRATE_CLOSE_WAIT_MS 10000          /* for the client to read MIGRATE and close */
 
 /* ---- the worker's side: who moves ---------------------------------------------- */
 
@@ -271,6 +275,30 @@ static int send_state(struct session *s, struct target *tg)
     return 0;
 }
 
+/* The client closes its connection once it has read MIGRATE. Closing ours
+ * first could reset the connection (requests it sent that this side no
+ * longer read are unread) and a reset can make the client look for the
+ * session here before it has read where it went. So this side waits, a
+ * bounded time, for the client's close (TCP_INFO: no longer ESTABLISHED;
+ * its reads were shut down when the move began). */
+static void await_client_close(struct session *s)
+{
+    int fd = session_tracked_fd();
+    uint64_t deadline = hw_now_ms() + MIGRATE_CLOSE_WAIT_MS;
+    while (fd >= 0 && hw_now_ms() < deadline) {
+        struct tcp_info ti;
+        socklen_t len = sizeof ti;
+        if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0 ||
+            ti.tcpi_state != TCP_ESTABLISHED)
+            return;
+        struct timespec ts = { 0, 5 * 1000 * 1000 };
+        nanosleep(&ts, NULL);
+    }
+    if (fd >= 0)
+        hw_debug("session %016llx: the client had not closed %d ms after MIGRATE",
+                 (unsigned long long)s->id, MIGRATE_CLOSE_WAIT_MS);
+}
+
 static int open_target(struct session *s, struct target *tg, const char *host, int port)
 {
     int fd;
@@ -359,6 +387,8 @@ int session_migrate_out(struct session *s)
         hw_warn("session %016llx: could not tell the client it moved (its connection failed); "
                 "it will not find the session here",
                 (unsigned long long)s->id);
+    else
+        await_client_close(s);
     hw_info("session %016llx: moved to %s:%d as session %016llx in %llu ms (%llu requests "
             "executed, %llu bytes of device memory)",
             (unsigned long long)s->id, host, port, (unsigned long long)tg.session_id,

@@ -334,8 +334,7 @@ static enum loop_end request_loop(struct session *s)
                  : h.opcode == HIPR_OP_MIGRATE_STATE
                      ? dispatch_finish(s, &h, info, migrate_state_request(s, &h, fixed))
                      : dispatch_request(s, &h, info, fixed);
-        if (s->link.resumable)
-            migratable = 1; /* SIGUSR1 may cut a blocked read from now on */
+        migratable = s->link.resumable; /* SIGUSR1 may cut a blocked read */
         if (s->metrics)
             wm_call(s->metrics, (size_t)(info - hipr_op_at(0)), hw_now_ns() - t0, 0);
         /* A request cut short by the connection did not happen: a resumed
@@ -412,6 +411,11 @@ static void on_migrate(int sig)
         if (session_fd >= 0)
             shutdown(session_fd, SHUT_RD);
     }
+}
+
+int session_tracked_fd(void)
+{
+    return session_fd;
 }
 
 void session_track_fd(int fd)

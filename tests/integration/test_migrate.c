@@ -84,6 +84,13 @@ static int log_count(const char *path, const char *what)
     return n;
 }
 
+/* run() starts the move (drain_later(trigger_with, 300)) once 200 launches
+ * are done, so that it always comes mid-run; trigger 0: it does not. */
+static int trigger;
+static const char *trigger_with;
+static pid_t trigger_pid;
+static int ready_fd = -1; /* many: a child says it is 200 launches in */
+
 /* One program's work for `seconds`; returns the launches made. Checks the
  * result bit-exact at the end and prints the addresses it used. */
 static long run(double seconds, double *first_after_s)
@@ -144,6 +151,16 @@ static long run(double seconds, double *first_after_s)
         HIP_CHECK(hipEventSynchronize(ev));
         HIP_CHECK(hipMemcpy(h_table, d_table, sizeof h_table, hipMemcpyDeviceToHost));
         CHECK(memcmp(h_table, ref_table, sizeof h_table) == 0);
+        if (ready_fd >= 0 && launches >= 200) {
+            CHECK(write(ready_fd, "r", 1) == 1);
+            close(ready_fd);
+            ready_fd = -1;
+        }
+        if (trigger && launches >= 200) {
+            trigger = 0;
+            trigger_pid = drain_later(trigger_with, 300);
+            t0 = now_s(); /* as long again after it */
+        }
     }
     HIP_CHECK(hipStreamSynchronize(s));
     HIP_CHECK(hipMemcpy(h_data, d_data, sizeof h_data, hipMemcpyDeviceToHost));
@@ -181,13 +198,17 @@ int main(int argc, char **argv)
     const char *alog = getenv("HIPWIRE_WORKER_LOG");
     double unused;
     if (!strcmp(mode, "child")) {
+        ready_fd = argc > 3 ? atoi(argv[3]) : -1;
         run(2.5, &unused);
         return 0;
     }
     if (!strcmp(mode, "run") || !strcmp(mode, "refused") || !strcmp(mode, "sigterm")) {
         int refused = !strcmp(mode, "refused");
-        pid_t d = drain_later(strcmp(mode, "sigterm") ? hipwire : NULL, 700);
+        trigger = 1;
+        trigger_with = strcmp(mode, "sigterm") ? hipwire : NULL;
         long launches = run(2.5, &unused);
+        pid_t d = trigger_pid;
+        CHECK(d > 0);
         int st;
         CHECK(waitpid(d, &st, 0) == d && WIFEXITED(st) && WEXITSTATUS(st) == 0);
         CHECK(launches > 200);
@@ -201,16 +222,26 @@ int main(int argc, char **argv)
     CHECK(!strcmp(mode, "many") && argc == 4);
     int count = atoi(argv[3]);
     pid_t kids[64];
-    CHECK(count > 0 && count <= 64);
+    int ready[2];
+    CHECK(count > 0 && count <= 64 && pipe(ready) == 0);
+    char fd_s[16];
+    snprintf(fd_s, sizeof fd_s, "%d", ready[1]);
     for (int i = 0; i < count; i++) {
         kids[i] = fork();
         CHECK(kids[i] >= 0);
         if (kids[i] == 0) {
-            execl(argv[0], argv[0], hipwire, "child", (char *)NULL);
+            close(ready[0]);
+            execl(argv[0], argv[0], hipwire, "child", fd_s, (char *)NULL);
             _exit(127);
         }
     }
-    pid_t d = drain_later(hipwire, 1200);
+    close(ready[1]);
+    /* Every program is 200 launches in: the move comes mid-run for all. */
+    char c;
+    for (int i = 0; i < count; i++)
+        CHECK(read(ready[0], &c, 1) == 1);
+    close(ready[0]);
+    pid_t d = drain_later(hipwire, 100);
     int failed = 0, st;
     for (int i = 0; i < count; i++)
         if (waitpid(kids[i], &st, 0) != kids[i] || !WIFEXITED(st) || WEXITSTATUS(st) != 0)

@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "copy_staged.h"
 #include "hw_alloc.h"
 #include "hw_link.h"
 #include "hw_log.h"
@@ -137,25 +138,64 @@ static int piece(struct target *tg, const struct hipr_migrate_state_req *m, cons
     return 0;
 }
 
+/* n bytes of device memory at src into buf, through the backend's stages
+ * (memory that is not host-addressable: a GPU's). */
+static int read_device(struct session *s, struct target *tg, int dev, uint64_t src, uint8_t *buf,
+                       uint64_t n)
+{
+    struct hw_bstream *bs;
+    if (!copy_staged_available(s) || s->ops->stream_default(s->be, dev, &bs) != HW_OK) {
+        snprintf(tg->why, sizeof tg->why,
+                 "this backend can neither address nor stage its device memory");
+        return -1;
+    }
+    for (uint64_t off = 0; off < n;) {
+        struct hw_bstage *st;
+        void *sbuf;
+        size_t len;
+        int rc = s->ops->stage_get(s->be, n - off, &st, &sbuf, &len);
+        if (rc == HW_OK) {
+            rc = s->ops->stage_d2h(s->be, bs, st, src + off, len);
+            if (rc == HW_OK)
+                rc = s->ops->stage_wait(s->be, st);
+            if (rc == HW_OK)
+                memcpy(buf + off, sbuf, len);
+            s->ops->stage_put(s->be, st);
+        }
+        if (rc != HW_OK) {
+            snprintf(tg->why, sizeof tg->why, "reading device memory at 0x%llx: status %d",
+                     (unsigned long long)(src + off), rc);
+            return -1;
+        }
+        off += len;
+    }
+    return 0;
+}
+
 /* Device memory's bytes, as plain MEMCPY_H2D on the device's default stream. */
 static int send_bytes(struct session *s, struct target *tg, int dev, uint64_t base, uint64_t size)
 {
-    const uint8_t *p = ops_host_addr(s, base);
-    if (!p && size) {
-        snprintf(tg->why, sizeof tg->why,
-                 "the device's memory is not host-addressable (not implemented for this "
-                 "backend)");
+    const uint8_t *direct = ops_host_addr(s, base); /* sent from where it is */
+    uint8_t *buf =
+        size && !direct ? hw_malloc(size < MIGRATE_CHUNK ? (size_t)size : MIGRATE_CHUNK) : NULL;
+    if (size && !direct && !buf) {
+        snprintf(tg->why, sizeof tg->why, "out of memory");
         return -1;
     }
-    for (uint64_t off = 0; off < size; off += MIGRATE_CHUNK) {
+    int rc = 0;
+    for (uint64_t off = 0; off < size && rc == 0; off += MIGRATE_CHUNK) {
         uint64_t n = size - off < MIGRATE_CHUNK ? size - off : MIGRATE_CHUNK;
         struct hipr_memcpy_h2d m = { .dst = base + off, .stream = (uint64_t)dev };
         uint8_t fixed[HIPR_memcpy_h2d_SIZE];
         hipr_memcpy_h2d_encode(fixed, &m);
-        if (call(tg, HIPR_OP_MEMCPY_H2D, fixed, sizeof fixed, p + off, (size_t)n, NULL, 0) < 0)
-            return -1;
+        if (!direct)
+            rc = read_device(s, tg, dev, base + off, buf, n);
+        if (rc == 0)
+            rc = call(tg, HIPR_OP_MEMCPY_H2D, fixed, sizeof fixed, direct ? direct + off : buf,
+                      (size_t)n, NULL, 0);
     }
-    return 0;
+    free(buf);
+    return rc;
 }
 
 struct reply_ctx {

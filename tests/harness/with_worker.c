@@ -24,24 +24,20 @@
 #include <unistd.h>
 
 /* arg with %env:NAME% replaced (once) by NAME's value; arg itself when it
- * has none. Lives until exit. */
+ * has none (or more than 8 arguments have one). */
 static char *expand(char *arg)
 {
+    static char out[8][512];
+    static int used;
     char *at = strstr(arg, "%env:");
     char *end = at ? strchr(at + 5, '%') : NULL;
-    if (!end)
+    if (!end || used == 8)
         return arg;
     char name[128];
     snprintf(name, sizeof name, "%.*s", (int)(end - at - 5), at + 5);
     const char *v = getenv(name);
-    if (!v)
-        v = "";
-    size_t len = strlen(arg) + strlen(v) + 1;
-    char *out = malloc(len);
-    if (!out)
-        return arg;
-    snprintf(out, len, "%.*s%s%s", (int)(at - arg), arg, v, end + 1);
-    return out;
+    snprintf(out[used], sizeof out[used], "%.*s%s%s", (int)(at - arg), arg, v ? v : "", end + 1);
+    return out[used++];
 }
 
 static void sleep_ms(int ms)

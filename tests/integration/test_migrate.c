@@ -22,6 +22,7 @@
  *                                  and ends bit-exact, A exits.
  */
 #include <hip/hip_runtime_api.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -90,6 +91,13 @@ static int trigger;
 static const char *trigger_with;
 static pid_t trigger_pid;
 static int ready_fd = -1; /* many: a child says it is 200 launches in */
+static int stop_fd = -1;  /* many: the parent closes it when the children may stop */
+
+static int stop_said(void)
+{
+    struct pollfd p = { .fd = stop_fd, .events = POLLIN };
+    return poll(&p, 1, 0) > 0;
+}
 
 /* One program's work for `seconds`; returns the launches made. Checks the
  * result bit-exact at the end and prints the addresses it used. */
@@ -136,7 +144,7 @@ static long run(double seconds, double *first_after_s)
     long launches = 0;
     double t0 = now_s();
     *first_after_s = 0;
-    while (now_s() - t0 < seconds) {
+    while (stop_fd >= 0 ? !stop_said() : now_s() - t0 < seconds) {
         /* A few launches of their own, then the graph, then a check. */
         for (int r = 0; r < 20; r++, launches++) {
             int kk = (int)(launches % 97);
@@ -155,6 +163,7 @@ static long run(double seconds, double *first_after_s)
             CHECK(write(ready_fd, "r", 1) == 1);
             close(ready_fd);
             ready_fd = -1;
+            t0 = now_s(); /* the move comes while it runs, however slow the start */
         }
         if (trigger && launches >= 200) {
             trigger = 0;
@@ -198,7 +207,8 @@ int main(int argc, char **argv)
     const char *alog = getenv("HIPWIRE_WORKER_LOG");
     double unused;
     if (!strcmp(mode, "child")) {
-        ready_fd = argc > 3 ? atoi(argv[3]) : -1;
+        ready_fd = argc > 4 ? atoi(argv[3]) : -1;
+        stop_fd = argc > 4 ? atoi(argv[4]) : -1;
         run(2.5, &unused);
         return 0;
     }
@@ -222,31 +232,43 @@ int main(int argc, char **argv)
     CHECK(!strcmp(mode, "many") && argc == 4);
     int count = atoi(argv[3]);
     pid_t kids[64];
-    int ready[2];
-    CHECK(count > 0 && count <= 64 && pipe(ready) == 0);
-    char fd_s[16];
+    int ready[2], stop[2];
+    CHECK(count > 0 && count <= 64 && pipe(ready) == 0 && pipe(stop) == 0);
+    char fd_s[16], stop_s[16];
     snprintf(fd_s, sizeof fd_s, "%d", ready[1]);
+    snprintf(stop_s, sizeof stop_s, "%d", stop[0]);
     for (int i = 0; i < count; i++) {
         kids[i] = fork();
         CHECK(kids[i] >= 0);
         if (kids[i] == 0) {
             close(ready[0]);
-            execl(argv[0], argv[0], hipwire, "child", fd_s, (char *)NULL);
+            close(stop[1]);
+            execl(argv[0], argv[0], hipwire, "child", fd_s, stop_s, (char *)NULL);
             _exit(127);
         }
     }
     close(ready[1]);
-    /* Every program is 200 launches in: the move comes mid-run for all. */
+    close(stop[0]);
+    /* Every program is 200 launches in: the move comes mid-run for all, and
+     * they go on until the drain is done and a while after. */
     char c;
     for (int i = 0; i < count; i++)
         CHECK(read(ready[0], &c, 1) == 1);
     close(ready[0]);
     pid_t d = drain_later(hipwire, 100);
     int failed = 0, st;
+    CHECK(waitpid(d, &st, 0) == d && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    /* Until every session has moved (A's log), then a little longer at B. */
+    for (double end = now_s() + 60; alog && now_s() < end;) {
+        if (log_count(alog, ": moved to 127.0.0.1:") >= count)
+            break;
+        usleep(100 * 1000);
+    }
+    usleep(500 * 1000);
+    close(stop[1]);
     for (int i = 0; i < count; i++)
         if (waitpid(kids[i], &st, 0) != kids[i] || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
             failed++;
-    CHECK(waitpid(d, &st, 0) == d && WIFEXITED(st) && WEXITSTATUS(st) == 0);
     CHECK_EQ(failed, 0);
     if (alog)
         CHECK_EQ(log_count(alog, ": moved to 127.0.0.1:"), count);

@@ -232,6 +232,17 @@ struct hw_backend_ops {
      * and surface limits, ...). *out arrives zeroed; leave 0 what the
      * device does not have. */
     int (*device_attributes)(struct hw_backend *be, int dev, struct hipr_devattr *out);
+
+    /* Appended in ABI 1: planned migration (docs/worker.md, "Migration"):
+     * a session moved from another worker keeps its device addresses.
+     * mem_alloc_at: as mem_alloc, but at exactly dptr; HW_ENOMEM when any
+     * of that range is taken (nothing is allocated then). mem_alias: from
+     * now on [want, want + size) is the same memory as [dptr, dptr + size)
+     * (a module's global, which this device placed at dptr, while the
+     * migrated client knows it at want); HW_ENOMEM when want's range is
+     * taken. An alias lasts as long as the backend. */
+    int (*mem_alloc_at)(struct hw_backend *be, int dev, uint64_t size, uint64_t dptr);
+    int (*mem_alias)(struct hw_backend *be, int dev, uint64_t dptr, uint64_t want, uint64_t size);
 };
 
 /* Whether cur, the word a stream waits on, satisfies the wait (HIP's

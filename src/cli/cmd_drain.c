@@ -17,15 +17,22 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: hipwire drain [--drain-timeout S] [--wait] [--timeout MS] WORKER...\n"
-               "Tells each hip-worker (HOST[:PORT]) to admit no new session, let the\n"
-               "sessions it has end, and exit when none is left.\n"
-               "  --drain-timeout S  then end the sessions still running after S seconds\n"
-               "                     (their clients are told: GOING_AWAY, drained); 0 = never\n"
-               "  --wait             return once each worker has exited (stopped answering)\n"
-               "  --timeout MS       per request (default 3000)\n"
-               "Token and TLS as for `hipwire status` (TF_WORKER_TOKEN, TF_WORKER_TLS).\n"
-               "Exit 0 when every worker accepted (and, with --wait, exited); 1 otherwise.\n");
+    fprintf(f,
+            "usage: hipwire drain [--to HOST[:PORT]] [--drain-timeout S] [--wait] [--timeout MS]\n"
+            "                     WORKER...\n"
+            "Tells each hip-worker (HOST[:PORT]) to admit no new session, let the\n"
+            "sessions it has end, and exit when none is left.\n"
+            "  --to HOST[:PORT]   move the live sessions to that worker instead: each\n"
+            "                     keeps its device memory, modules, streams and events at\n"
+            "                     the same device addresses, and its client's calls pause\n"
+            "                     and go on there; a session that cannot move (not\n"
+            "                     resumable, or the target refuses) stays and runs here\n"
+            "  --drain-timeout S  then end the sessions still running after S seconds\n"
+            "                     (their clients are told: GOING_AWAY, drained); 0 = never\n"
+            "  --wait             return once each worker has exited (stopped answering)\n"
+            "  --timeout MS       per request (default 3000)\n"
+            "Token and TLS as for `hipwire status` (TF_WORKER_TOKEN, TF_WORKER_TLS).\n"
+            "Exit 0 when every worker accepted (and, with --wait, exited); 1 otherwise.\n");
 }
 
 static int parse_long(const char *s, long lo, long hi, long *out)
@@ -55,11 +62,14 @@ int cli_drain(int argc, char **argv)
     static const struct option opts[] = {
         { "drain-timeout", required_argument, NULL, 'd' },
         { "wait", no_argument, NULL, 'W' },
+        { "to", required_argument, NULL, 'T' },
         { "timeout", required_argument, NULL, 't' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     long drain_s = 0, timeout_ms = 3000;
+    const char *to = NULL;
+    struct hw_worker_addr target;
     int wait = 0, c, rc = CLI_EXIT_OK;
     char err[512];
     struct status_security sec;
@@ -74,6 +84,14 @@ int cli_drain(int argc, char **argv)
             }
             break;
         case 'W': wait = 1; break;
+        case 'T':
+            if (hw_worker_list_parse(optarg, HIPR_DEFAULT_PORT, &target, 1, err, sizeof err) != 1 ||
+                strlen(target.host) > 255) {
+                fprintf(stderr, "hipwire drain: bad --to '%s'\n", optarg);
+                return CLI_EXIT_USAGE;
+            }
+            to = optarg;
+            break;
         case 't':
             if (parse_long(optarg, 1, 600000, &timeout_ms) < 0) {
                 fprintf(stderr, "hipwire drain: bad --timeout '%s'\n", optarg);
@@ -119,6 +137,27 @@ int cli_drain(int argc, char **argv)
         printf("%s: draining: no new sessions; %u session(s) to end (%s)\n", argv[i], rep.sessions,
                limit);
         fflush(stdout);
+        if (to) {
+            struct hipr_worker_migrate_req mreq = { .port = (uint32_t)target.port };
+            struct hipr_worker_migrate_rep mrep;
+            uint8_t mfixed[HIPR_worker_migrate_req_SIZE];
+            hipr_worker_migrate_req_encode(mfixed, &mreq);
+            body = NULL;
+            if (status_ask_tail(&a, &sec, (int)timeout_ms, HIPR_OP_WORKER_MIGRATE, mfixed,
+                                sizeof mfixed, target.host, strlen(target.host), &body, &len, err,
+                                sizeof err) < 0 ||
+                hipr_worker_migrate_rep_decode(body, len, &mrep) < 0) {
+                fprintf(stderr, "hipwire drain: %s: moving the sessions to %s: %s\n", argv[i], to,
+                        body ? "malformed reply" : err);
+                free(body);
+                rc = CLI_EXIT_FAILURE;
+                continue;
+            }
+            free(body);
+            printf("%s: moving %u session(s) to %s (a session that cannot move stays)\n", argv[i],
+                   mrep.sessions, to);
+            fflush(stdout);
+        }
         if (!wait)
             continue;
         while (still_up(&a, &sec, (int)timeout_ms)) {

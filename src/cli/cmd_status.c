@@ -111,6 +111,15 @@ int status_ask(const struct hw_worker_addr *a, const struct status_security *sec
                uint16_t opcode, const void *req, size_t req_len, uint8_t **body, size_t *body_len,
                char *err, size_t errlen)
 {
+    return status_ask_tail(a, sec, timeout_ms, opcode, req, req_len, NULL, 0, body, body_len, err,
+                           errlen);
+}
+
+int status_ask_tail(const struct hw_worker_addr *a, const struct status_security *sec,
+                    int timeout_ms, uint16_t opcode, const void *req, size_t req_len,
+                    const void *tail, size_t tail_len_in, uint8_t **body, size_t *body_len,
+                    char *err, size_t errlen)
+{
     int fd = -1, rc = -1, status = 0;
     struct hw_transport t;
     const struct hipr_op_info *info = hipr_op_lookup(opcode);
@@ -133,7 +142,7 @@ int status_ask(const struct hw_worker_addr *a, const struct status_security *sec
         snprintf(err, errlen, "out of memory");
         goto out;
     }
-    if (hw_link_call(&t, opcode, 3, req, req_len, NULL, 0, b, info->reply_size,
+    if (hw_link_call(&t, opcode, 3, req, req_len, tail, tail_len_in, b, info->reply_size,
                      b + info->reply_size, info->reply_tail_cap, &tail_len, &status) < 0) {
         snprintf(err, errlen, "%s",
                  errno == ETIMEDOUT || errno == EAGAIN ? "no answer in time"

@@ -25,5 +25,10 @@ int security_from_env(struct status_security *sec, char *err, size_t errlen);
 int status_ask(const struct hw_worker_addr *a, const struct status_security *sec, int timeout_ms,
                uint16_t opcode, const void *req, size_t req_len, uint8_t **body, size_t *body_len,
                char *err, size_t errlen);
+/* The same with a request tail. */
+int status_ask_tail(const struct hw_worker_addr *a, const struct status_security *sec,
+                    int timeout_ms, uint16_t opcode, const void *req, size_t req_len,
+                    const void *tail, size_t tail_len, uint8_t **body, size_t *body_len, char *err,
+                    size_t errlen);
 
 #endif

@@ -68,9 +68,14 @@ struct hw_conn {
     pthread_cond_t rcond;
     int reader_active;
     struct hw_waiter *waiters;
-    int broken;            /* connection lost for good; every call fails */
-    int down;              /* connection lost; resume.c is getting it back */
-    uint32_t going_away;   /* the worker said the session ends (HIPR_GOING_AWAY_*) */
+    int broken;          /* connection lost for good; every call fails */
+    int down;            /* connection lost; resume.c is getting it back */
+    uint32_t going_away; /* the worker said the session ends (HIPR_GOING_AWAY_*) */
+    /* MIGRATE (docs/session-resume.md, "Planned migration"): the session
+     * moved; resume.c resumes it at migrate_to as migrate_session. */
+    int migrate_pending; /* under rlock */
+    struct hw_worker_addr migrate_to;
+    uint64_t migrate_session;
     unsigned gen;          /* bumped each time a resumed connection is installed */
     int async_error;       /* deferred error reported by the worker */
     uint64_t worker_done;  /* requests the worker says it executed (atomic) */

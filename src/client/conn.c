@@ -578,6 +578,28 @@ static int read_one(struct hw_conn *c)
             __atomic_store_n(&c->going_away, hipr_get_u32(ga), __ATOMIC_RELEASE);
             return 0;
         }
+        if (rest == HIPR_migrate_SIZE && h.opcode == HIPR_OP_MIGRATE) {
+            uint8_t mb[HIPR_migrate_SIZE];
+            struct hipr_migrate m;
+            if (hw_tx_read_full(&c->tx, mb, sizeof mb) < 0)
+                return -1;
+            hipr_migrate_decode(mb, sizeof mb, &m);
+            m.host[sizeof m.host - 1] = '\0';
+            /* The cut that follows is the move: the session is resumed there. */
+            pthread_mutex_lock(&c->rlock);
+            if (m.port > 0 && m.port <= 65535 && m.host[0]) {
+                snprintf(c->migrate_to.host, sizeof c->migrate_to.host, "%s", m.host);
+                c->migrate_to.port = (int)m.port;
+                c->migrate_session = m.session_id;
+                c->migrate_pending = 1;
+            }
+            pthread_mutex_unlock(&c->rlock);
+            /* The worker waits for this side to close before it closes (a
+             * reset from its side could overtake this frame): the read
+             * that follows ends the link, and resume.c goes there. */
+            hw_tx_shutdown(&c->tx);
+            return 0;
+        }
         return hw_tx_discard(&c->tx, rest);
     }
     pthread_mutex_lock(&c->rlock);

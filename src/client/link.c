@@ -133,7 +133,10 @@ void hw_link_lost(struct hw_conn *c, unsigned gen, const char *why)
                      "the program again to start a new session on a worker of TF_WORKER_HOST",
                      c->worker.host, c->worker.port,
                      going_away == HIPR_GOING_AWAY_DRAIN ? "drained and its drain timeout ran out"
-                                                         : "shutting down");
+                     : going_away == HIPR_GOING_AWAY_MIGRATE_FAILED
+                         ? "shutting down and could not move the session to another worker "
+                           "(--migrate-to; its log says why)"
+                         : "shutting down");
         else
             snprintf(line, sizeof line,
                      "hipwire: lost the connection to hip-worker (%s); the "

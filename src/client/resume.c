@@ -251,12 +251,28 @@ static void resume_outage(struct hw_conn *c)
     uint64_t since = c->down_since_ms;
     char lost[160];
     snprintf(lost, sizeof lost, "%s", c->down_why);
+    int moved = c->migrate_pending;
+    uint64_t old_session = c->session_id;
+    if (moved) {
+        /* The worker moved the session (MIGRATE): it is resumed there, under
+         * the id it has there, with the same token and counts. */
+        c->worker = c->migrate_to;
+        c->session_id = c->migrate_session;
+        c->migrate_pending = 0;
+    }
     pthread_mutex_unlock(&c->rlock);
     hw_worker_addr_format(&c->worker, where, sizeof where);
-    fprintf(stderr,
-            "hipwire: lost the connection to hip-worker at %s (%s); resuming session "
-            "%016llx (calls wait up to %d ms)\n",
-            where, lost, (unsigned long long)c->session_id, c->resume_ms);
+    if (moved)
+        fprintf(stderr,
+                "hipwire: session %016llx moved to hip-worker at %s (session %016llx there); "
+                "resuming it there (calls wait up to %d ms)\n",
+                (unsigned long long)old_session, where, (unsigned long long)c->session_id,
+                c->resume_ms);
+    else
+        fprintf(stderr,
+                "hipwire: lost the connection to hip-worker at %s (%s); resuming session "
+                "%016llx (calls wait up to %d ms)\n",
+                where, lost, (unsigned long long)c->session_id, c->resume_ms);
     for (int attempt = 1;; attempt++) {
         uint64_t now = hw_now_ms();
         if (closing(c))

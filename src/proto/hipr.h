@@ -27,6 +27,8 @@
 /* HELLO request flags. */
 #define HIPR_HELLO_STATUS_ONLY 0x1u /* ask for WORKER_STATUS, open no session */
 #define HIPR_HELLO_WAIT_OK     0x2u /* the client takes SESSION_WAIT frames */
+/* the session is another worker's, moved here piece by piece (MIGRATE_STATE) */
+#define HIPR_HELLO_MIGRATE_IN 0x4u
 
 /* SESSION_WAIT states. */
 #define HIPR_WAIT_QUEUED   1u
@@ -46,6 +48,21 @@
 /* GOING_AWAY reasons. */
 #define HIPR_GOING_AWAY_SHUTDOWN 1u /* the worker was told to stop (SIGTERM) */
 #define HIPR_GOING_AWAY_DRAIN    2u /* drained (`hipwire drain`) and its timeout ran out */
+/* stopping, and the session could not be moved to --migrate-to */
+#define HIPR_GOING_AWAY_MIGRATE_FAILED 3u
+
+/* MIGRATE_STATE kinds (hipr_spec.h, docs/protocol.md "Migration"). */
+#define HIPR_MIGRATE_ALLOC    1u /* device, base, size: an allocation at that address */
+#define HIPR_MIGRATE_MODULE   2u /* handle, device, tail: the image */
+#define HIPR_MIGRATE_GLOBAL   3u /* handle (module), base, size, tail: the name */
+#define HIPR_MIGRATE_FUNCTION 4u /* handle, a (module), tail: the name */
+#define HIPR_MIGRATE_STREAM   5u /* handle, device, flags, priority */
+#define HIPR_MIGRATE_EVENT    6u /* handle, device, flags */
+#define HIPR_MIGRATE_REPLY    7u /* a: head bytes; tail: head then data of a kept reply */
+/* a: requests executed, b: next worker handle, base: replies the client
+ * has read, size: replies sent, flags: the pending async status; handle:
+ * the resume token */
+#define HIPR_MIGRATE_COMMIT 8u
 
 /* ACK flags (client to worker): answer with an ACK now. */
 #define HIPR_ACK_REQUEST 0x1u

@@ -452,6 +452,48 @@
     F(b32, nonce)                     \
     F(c256, path)
 
+/* Planned migration (docs/protocol.md, "Migration"). MIGRATE_STATE: one
+ * piece of a session's state, sent by the source worker's session process on
+ * a session it opened on the target with HELLO flag HIPR_HELLO_MIGRATE_IN;
+ * kind is a HIPR_MIGRATE_* (hipr.h) and says which fields count. The reply's
+ * session_id is the target session's (COMMIT: the session the client is
+ * to resume). */
+#define HIPR_MSG_MIGRATE_STATE_REQ(F) \
+    F(u32, kind)                      \
+    F(i32, device)                    \
+    F(u64, handle)                    \
+    F(u64, base)                      \
+    F(u64, size)                      \
+    F(u64, a)                         \
+    F(u64, b)                         \
+    F(u32, flags)                     \
+    F(i32, priority)
+
+#define HIPR_MSG_MIGRATE_STATE_REP(F) \
+    F(u64, session_id)                \
+    F(u64, value)
+
+/* Worker to client, an unsolicited RESPONSE frame (request_id 0), the last
+ * frame of the connection: the session now lives at host:port as
+ * session_id; the client resumes it there (its resume token unchanged). */
+#define HIPR_MSG_MIGRATE(F) \
+    F(u64, session_id)      \
+    F(u32, port)            \
+    F(u32, reserved)        \
+    F(c256, host)
+
+/* `hipwire drain --to`; answered in place of HELLO, like WORKER_DRAIN: every
+ * live session is moved to host:port, the host being the request's tail (at
+ * most 255 bytes, no NUL). flags: none defined, 0. sessions: how many were
+ * told to move. */
+#define HIPR_MSG_WORKER_MIGRATE_REQ(F) \
+    F(u32, port)                       \
+    F(u32, flags)
+
+#define HIPR_MSG_WORKER_MIGRATE_REP(F) \
+    F(u32, sessions)                   \
+    F(u32, reserved)
+
 /* ---- runtime compilation (hiprtc; docs/hiprtc.md) ---- */
 
 /* The worker's compiled-kernel cache (docs/hiprtc.md, "Cache"), for
@@ -543,7 +585,12 @@
     M(session_wait, HIPR_MSG_SESSION_WAIT)               \
     M(worker_drain, HIPR_MSG_WORKER_DRAIN)               \
     M(transport_shm_req, HIPR_MSG_TRANSPORT_SHM_REQ)     \
-    M(transport_shm_rep, HIPR_MSG_TRANSPORT_SHM_REP)
+    M(transport_shm_rep, HIPR_MSG_TRANSPORT_SHM_REP)     \
+    M(migrate_state_req, HIPR_MSG_MIGRATE_STATE_REQ)     \
+    M(migrate_state_rep, HIPR_MSG_MIGRATE_STATE_REP)     \
+    M(migrate, HIPR_MSG_MIGRATE)                         \
+    M(worker_migrate_req, HIPR_MSG_WORKER_MIGRATE_REQ)   \
+    M(worker_migrate_rep, HIPR_MSG_WORKER_MIGRATE_REP)
 
 /* Caps on trailing data, in bytes. */
 #define HIPR_KiB             (UINT64_C(1) << 10)
@@ -558,9 +605,11 @@
 #define HIPR_CAP_RTC_INPUT   (16 * HIPR_MiB)  /* source, headers, options, names */
 #define HIPR_CAP_RTC_CODE    (64 * HIPR_MiB)  /* one compiled code object */
 #define HIPR_CAP_RTC_LOG     (1 * HIPR_MiB)   /* one compile log */
-#define HIPR_CAP_RTC_HEADERS 256              /* headers of one program */
-#define HIPR_CAP_RTC_OPTIONS 256              /* options of one compile */
-#define HIPR_CAP_RTC_NAMES   1024             /* name expressions of one program */
+/* one MIGRATE_STATE piece: a module image, or a kept reply (head and tail) */
+#define HIPR_CAP_MIGRATE     (HIPR_CAP_MODULE + 64 * HIPR_KiB)
+#define HIPR_CAP_RTC_HEADERS 256  /* headers of one program */
+#define HIPR_CAP_RTC_OPTIONS 256  /* options of one compile */
+#define HIPR_CAP_RTC_NAMES   1024 /* name expressions of one program */
 #define HIPR_CAP_RTC_REPLY \
     (HIPR_CAP_RTC_CODE + HIPR_CAP_RTC_LOG + HIPR_CAP_RTC_NAMES * HIPR_CAP_NAME)
 
@@ -593,6 +642,9 @@
     X(SESSION_WAIT, 0x0011, session_wait, session_wait, 0, 0, ASYNC)                               \
     X(WORKER_DRAIN, 0x0012, worker_drain, worker_drain, 0, 0, SYNC)                                \
     X(TRANSPORT_SHM, 0x0013, transport_shm_req, transport_shm_rep, 0, 0, SYNC)                     \
+    X(MIGRATE_STATE, 0x0020, migrate_state_req, migrate_state_rep, HIPR_CAP_MIGRATE, 0, SYNC)      \
+    X(MIGRATE, 0x0021, migrate, migrate, 0, 0, ASYNC)                                              \
+    X(WORKER_MIGRATE, 0x0022, worker_migrate_req, worker_migrate_rep, 255, 0, SYNC)                \
     X(DEVICE_SYNCHRONIZE, 0x0101, device, empty, 0, 0, SYNC)                                       \
     X(DEVICE_RESET, 0x0102, device, empty, 0, 0, SYNC)                                             \
     X(MEM_GET_INFO, 0x0103, device, mem_info_rep, 0, 0, SYNC)                                      \
@@ -670,6 +722,11 @@
     X(WORKER_DRAIN, HANDSHAKE, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "in place of HELLO")     \
     X(TRANSPORT_SHM, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED,                           \
       "right after HELLO; hipErrorNotSupported with --no-shm or from another host")            \
+    X(MIGRATE_STATE, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED,                           \
+      "only in a session opened with HELLO flag MIGRATE_IN, else hipErrorInvalidValue; cuda, " \
+      "hip: an allocation at a given address is hipErrorNotSupported")                         \
+    X(MIGRATE, WORKER, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                              \
+    X(WORKER_MIGRATE, HANDSHAKE, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "in place of HELLO")   \
     X(DEVICE_SYNCHRONIZE, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                  \
     X(DEVICE_RESET, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED,                            \
       "frees the session's memory on the device")                                              \

@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 
 #include "drain.h"
+#include "migrate.h"
 #include "hw_auth.h"
 #include "hw_log.h"
 #include "hw_sha256.h"
@@ -200,6 +201,7 @@ static int allowed_before_session(const struct link_setup *l, uint16_t opcode)
     case HIPR_OP_WORKER_STATUS:
     case HIPR_OP_RTC_CACHE_STATS:
     case HIPR_OP_WORKER_DRAIN:
+    case HIPR_OP_WORKER_MIGRATE:
     case HIPR_OP_WORKER_INFO: return l->session == 0;
     case HIPR_OP_SESSION_RESUME: return l->session != 0;
     default: return 0;
@@ -237,10 +239,17 @@ int link_handshake(struct link_setup *l, struct session *s, const uint8_t *first
         }
         /* Every request allowed here has a fixed part that fits buf. */
         uint32_t fixed_len = info->request_size;
+        /* WORKER_MIGRATE's tail is the target's host (at most 255 bytes,
+         * the spec's cap, checked above); every other tail is dropped. */
+        char host[256] = "";
+        uint64_t tail = h.payload_length - fixed_len;
+        size_t keep = h.opcode == HIPR_OP_WORKER_MIGRATE && tail < sizeof host ? (size_t)tail : 0;
         if (fixed_len > sizeof buf - HIPR_HEADER_SIZE ||
             hw_tx_read_full(l->tx, buf + HIPR_HEADER_SIZE, fixed_len) < 0 ||
-            hw_tx_discard(l->tx, h.payload_length - fixed_len) < 0)
+            (keep && hw_tx_read_full(l->tx, host, keep) < 0) ||
+            hw_tx_discard(l->tx, tail - keep) < 0)
             return -1;
+        host[keep] = '\0';
         const uint8_t *fixed = buf + HIPR_HEADER_SIZE;
         const char *why;
         switch (h.opcode) {
@@ -279,6 +288,11 @@ int link_handshake(struct link_setup *l, struct session *s, const uint8_t *first
         if (h.opcode == HIPR_OP_WORKER_DRAIN) {
             drain_answer(s, h.request_id, fixed, l->peer);
             return 1;
+        }
+        if (h.opcode == HIPR_OP_WORKER_MIGRATE) {
+            if (strlen(host) != keep)
+                host[0] = '\0'; /* an embedded NUL: refused as no host */
+            return migrate_answer(s, &h, fixed, host, l->peer);
         }
         if (h.opcode == HIPR_OP_HELLO && drain_refuses_sessions(s->table)) {
             /* hipErrorNoDevice: this worker has none to give any more. */

@@ -26,6 +26,7 @@
 #include "hw_net.h"
 #include "hw_shm.h"
 #include "hw_transport.h"
+#include "hw_worker_list.h"
 #include "rtc_cache.h"
 #include "metrics_http.h"
 #include "rtc_slots.h"
@@ -71,6 +72,10 @@ static void usage(FILE *f)
         "                        client to resume it (default 60s; 0: end it at once)\n"
         "  --resume-buffer SIZE  unacknowledged replies a session may keep for resume\n"
         "                        (default 256M; beyond it the session stops being resumable)\n"
+        "  --migrate-to HOST:PORT  at SIGTERM, move every live session to that worker\n"
+        "                        first (same device addresses; the clients follow)\n"
+        "  --migrate-wait TIME   how long the moves may take before the sessions left\n"
+        "                        are ended (default 60s)\n"
         "  --rtc-timeout S       wall time of one run-time compile (default 60)\n"
         "  --rtc-max-output SIZE largest file a run-time compile may write (default 64M)\n"
         "  --rtc-dir PATH        where compiles get private directories (default $TMPDIR or /tmp)\n"
@@ -314,6 +319,7 @@ int main(int argc, char **argv)
         .max_module_size = HIPR_CAP_MODULE,
         .max_inflight = WORKER_DEFAULT_MAX_INFLIGHT,
         .resume_grace_ms = WORKER_DEFAULT_RESUME_GRACE_MS,
+        .migrate_wait_ms = 60000,
         .resume_buffer = WORKER_DEFAULT_RESUME_BUFFER,
         .rtc_max_memory = 4ull << 30,
         .rtc_queue_timeout_ms = 30000,
@@ -363,7 +369,9 @@ int main(int argc, char **argv)
         O_PREWARM,
         O_NO_SHM,
         O_SHM_DIR,
-        O_SHM_RING
+        O_SHM_RING,
+        O_MIGRATE_TO,
+        O_MIGRATE_WAIT
     };
     const char *rtc_cache_dir = NULL;
     uint64_t rtc_cache_max = 1ull << 30;
@@ -411,6 +419,8 @@ int main(int argc, char **argv)
         { "no-shm", no_argument, NULL, O_NO_SHM },
         { "shm-dir", required_argument, NULL, O_SHM_DIR },
         { "shm-ring", required_argument, NULL, O_SHM_RING },
+        { "migrate-to", required_argument, NULL, O_MIGRATE_TO },
+        { "migrate-wait", required_argument, NULL, O_MIGRATE_WAIT },
         { NULL, 0, NULL, 0 },
     };
     hw_log_init("hip-worker");
@@ -566,6 +576,18 @@ int main(int argc, char **argv)
                 goto bad;
             break;
         case O_NO_SHM: cfg.no_shm = 1; break;
+        case O_MIGRATE_TO: {
+            struct hw_worker_addr a;
+            char why[128];
+            if (hw_worker_list_parse(optarg, HIPR_DEFAULT_PORT, &a, 1, why, sizeof why) != 1)
+                goto bad;
+            cfg.migrate_to = optarg;
+            break;
+        }
+        case O_MIGRATE_WAIT:
+            if (parse_duration_ms(optarg, &cfg.migrate_wait_ms) < 0)
+                goto bad;
+            break;
         case O_SHM_DIR: cfg.shm_dir = optarg; break;
         case O_SHM_RING:
             if (parse_size(optarg, &cfg.shm_ring) < 0 || !hw_shm_region_size(cfg.shm_ring))

@@ -132,7 +132,64 @@ void module_unload(struct session *s, struct s_module *m)
         foreign_module_close(s->ops, s->be, m->fm);
     else
         s->ops->module_unload(s->be, m->bm);
+    for (size_t i = 0; i < m->nglobals; i++)
+        free(m->globals[i].name);
+    free(m->globals);
+    free(m->image);
     free(m);
+}
+
+/* Remembers a global the client was told of, at the address it was told. */
+static int remember_global(struct s_module *m, const char *name, uint64_t ptr, uint64_t size)
+{
+    struct s_global *v = hw_realloc(m->globals, (m->nglobals + 1) * sizeof *v);
+    if (!v)
+        return HW_ENOMEM;
+    m->globals = v;
+    char *copy = hw_strdup(name);
+    if (!copy)
+        return HW_ENOMEM;
+    v[m->nglobals++] = (struct s_global){ copy, ptr, size };
+    return HW_OK;
+}
+
+static int lookup_global(struct session *s, struct s_module *m, const char *name, uint64_t *dptr,
+                         uint64_t *size)
+{
+    if (!m->fm)
+        return s->ops->module_global(s->be, m->bm, name, dptr, size);
+    /* The variable is the session's device memory: it must fit in what
+     * --mem-limit leaves (it is not counted afterwards, like a native
+     * module's variables). */
+    uint64_t left = UINT64_MAX;
+    if (s->cfg->mem_limit)
+        left = s->cfg->mem_limit > s->res.allocs.malloc_bytes
+                   ? s->cfg->mem_limit - s->res.allocs.malloc_bytes
+                   : 0;
+    return foreign_module_global(s->ops, s->be, m->fm, name, left, dptr, size);
+}
+
+int module_global_at(struct session *s, struct s_module *m, const char *name, uint64_t want,
+                     uint64_t want_size)
+{
+    uint64_t ptr, size;
+    int rc = lookup_global(s, m, name, &ptr, &size);
+    if (rc != HW_OK)
+        return rc;
+    if (size != want_size)
+        return HW_EIMAGE; /* not the image the client knows */
+    if (ptr != want) {
+        if (!HW_BACKEND_HAS(s->ops, mem_alias))
+            return HW_ENOTSUP;
+        rc = s->ops->mem_alias(s->be, m->device, ptr, want, size);
+        if (rc != HW_OK)
+            return rc;
+        hw_debug("session %016llx: global %s is at 0x%llx here; the client's 0x%llx is now the "
+                 "same memory",
+                 (unsigned long long)s->id, name, (unsigned long long)ptr,
+                 (unsigned long long)want);
+    }
+    return remember_global(m, name, want, size);
 }
 
 int module_function(struct session *s, struct s_module *m, const char *name, struct s_function *fn)
@@ -152,17 +209,23 @@ int module_function(struct session *s, struct s_module *m, const char *name, str
 int module_global(struct session *s, struct s_module *m, const char *name, uint64_t *dptr,
                   uint64_t *size)
 {
-    if (!m->fm)
-        return s->ops->module_global(s->be, m->bm, name, dptr, size);
-    /* The variable is the session's device memory: it must fit in what
-     * --mem-limit leaves (it is not counted afterwards, like a native
-     * module's variables). */
-    uint64_t left = UINT64_MAX;
-    if (s->cfg->mem_limit)
-        left = s->cfg->mem_limit > s->res.allocs.malloc_bytes
-                   ? s->cfg->mem_limit - s->res.allocs.malloc_bytes
-                   : 0;
-    return foreign_module_global(s->ops, s->be, m->fm, name, left, dptr, size);
+    /* Asked before: the address the client was given (after a migration
+     * the device's own may differ; both are the same memory). */
+    for (size_t i = 0; i < m->nglobals; i++)
+        if (strcmp(m->globals[i].name, name) == 0) {
+            *dptr = m->globals[i].ptr;
+            *size = m->globals[i].size;
+            return HW_OK;
+        }
+    uint64_t ptr, sz;
+    int rc = lookup_global(s, m, name, &ptr, &sz);
+    if (rc == HW_OK)
+        rc = remember_global(m, name, ptr, sz);
+    if (rc != HW_OK)
+        return rc;
+    *dptr = ptr;
+    *size = sz;
+    return HW_OK;
 }
 
 int module_runnable(const struct s_module *m)

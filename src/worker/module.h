@@ -16,7 +16,8 @@
 
 #include "session.h"
 
-/* Loads image (n bytes, not kept) for device dev. */
+/* Loads image (n bytes, not kept: the caller may hand it to the module's
+ * image field) for device dev. */
 int module_load(struct session *s, int dev, const void *image, size_t n, struct s_module **out);
 
 /* Frees the module; the caller has drained the devices and dropped its
@@ -26,6 +27,12 @@ void module_unload(struct session *s, struct s_module *m);
 int module_function(struct session *s, struct s_module *m, const char *name, struct s_function *fn);
 int module_global(struct session *s, struct s_module *m, const char *name, uint64_t *dptr,
                   uint64_t *size);
+
+/* A migrated module's global `name`, which the client knows at want: the
+ * device's own address is made the same memory as want (mem_alias) and
+ * MODULE_GET_GLOBAL answers want from now on. */
+int module_global_at(struct session *s, struct s_module *m, const char *name, uint64_t want,
+                     uint64_t want_size);
 
 /* HW_OK when the module's kernels can run on its device, else the status a
  * launch answers (hipErrorNoBinaryForGpu). */

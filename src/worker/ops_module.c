@@ -48,9 +48,13 @@ static int load_module(struct session *s, const struct hipr_module_load_req *req
     }
     struct s_module *mod = NULL;
     rc = module_load(s, m.device, image, n, &mod);
-    free(image);
-    if (rc != HW_OK)
+    if (rc != HW_OK) {
+        free(image);
         return rc;
+    }
+    /* Kept: a planned migration loads it again on the other worker. */
+    mod->image = image;
+    mod->image_size = n;
     uint64_t id = sess_res_new_handle(&s->res);
     if (handle_map_put(&s->res.modules, id, mod) < 0) {
         module_unload(s, mod);

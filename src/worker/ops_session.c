@@ -176,3 +176,30 @@ HANDLER(SESSION_WAIT)
     (void)fixed;
     return HW_EINVAL;
 }
+
+/* Planned migration (migrate.c): MIGRATE_STATE is taken by the request loop
+ * itself (it changes the session's lifecycle), MIGRATE only goes to
+ * clients, WORKER_MIGRATE only in place of HELLO. */
+HANDLER(MIGRATE_STATE)
+{
+    (void)s;
+    (void)h;
+    (void)fixed;
+    return HW_EINVAL;
+}
+
+HANDLER(MIGRATE)
+{
+    (void)s;
+    (void)h;
+    (void)fixed;
+    return HW_EINVAL;
+}
+
+HANDLER(WORKER_MIGRATE)
+{
+    (void)s;
+    (void)h;
+    (void)fixed;
+    return HW_EINVAL;
+}

@@ -29,6 +29,8 @@ HANDLER(STREAM_CREATE)
         return rc;
     }
     st->device = m.device;
+    st->flags = m.flags;
+    st->priority = m.priority;
     if (handle_map_put(&s->res.streams, m.stream, st) < 0) {
         s->ops->stream_destroy(s->be, st->bs);
         free(st);
@@ -176,6 +178,7 @@ HANDLER(EVENT_CREATE)
         return rc;
     }
     ev->device = m.device;
+    ev->flags = m.flags;
     if (handle_map_put(&s->res.events, m.event, ev) < 0) {
         s->ops->event_destroy(s->be, ev->be);
         free(ev);

@@ -176,7 +176,8 @@ static void *route_main(void *arg)
     return NULL;
 }
 
-int session_resume_enable(struct session *s, uint32_t request_id)
+/* Listens for handed-over connections (the route thread). */
+static int route_start(struct session *s)
 {
     if (s->link.resumable || s->route_running)
         return HW_EINVAL;
@@ -193,6 +194,19 @@ int session_resume_enable(struct session *s, uint32_t request_id)
         return HW_ENOTSUP;
     }
     s->route_running = 1;
+    return HW_OK;
+}
+
+int session_resume_adopt(struct session *s)
+{
+    return route_start(s);
+}
+
+int session_resume_enable(struct session *s, uint32_t request_id)
+{
+    int rc = route_start(s);
+    if (rc != HW_OK)
+        return rc;
     /* The reply goes out before replies are counted and kept: the client
      * reads it as part of setting the session up. */
     struct hipr_resume_enable_rep r = { .grace_ms = (uint32_t)s->cfg->resume_grace_ms };

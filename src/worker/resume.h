@@ -9,6 +9,9 @@
 /* resume.c: see docs/protocol.md, "Session resume". RESUME_ENABLE: a
  * hw_status, the reply sent on success. */
 int session_resume_enable(struct session *s, uint32_t request_id);
+/* A session migrated in (migrate.c): listens for its client's resume as
+ * RESUME_ENABLE would, without answering anything. A hw_status. */
+int session_resume_adopt(struct session *s);
 /* The connection failed: while resumable, waits up to --resume-grace for
  * the client to come back and rejoins it (0), else -1 (the session ends). */
 int session_resume_wait(struct session *s);

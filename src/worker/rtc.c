@@ -370,6 +370,17 @@ int rtc_handle_compile(struct session *s, const struct hipr_header *h, const uin
     return HW_OK;
 }
 
+void rtc_session_wait(struct session *s)
+{
+    struct rtc_jobs *jobs = s->rtc;
+    if (!jobs)
+        return;
+    pthread_mutex_lock(&jobs->lock);
+    while (jobs->running > 0)
+        pthread_cond_wait(&jobs->cond, &jobs->lock);
+    pthread_mutex_unlock(&jobs->lock);
+}
+
 void rtc_session_end(struct session *s)
 {
     struct rtc_jobs *jobs = s->rtc;

@@ -26,6 +26,9 @@ int rtc_handle_compile(struct session *s, const struct hipr_header *h, const uin
 /* Cancels the session's running compiles and waits until their threads are
  * gone (before the backend is closed). */
 void rtc_session_end(struct session *s);
+/* Waits until the session's compiles have finished and replied (a planned
+ * migration: their replies must be in the reply log it moves). */
+void rtc_session_wait(struct session *s);
 
 /* rtc_options.c: 0 when a client may pass `opt` to the compiler, else -1
  * with the reason in why. */

@@ -28,6 +28,7 @@
 #include "hw_sha256.h"
 #include "hw_time.h"
 #include "idle.h"
+#include "migrate.h"
 #include "worker_metrics.h"
 
 #define UNKNOWN_OP_SKIP_MAX (64 * HIPR_KiB)
@@ -188,15 +189,20 @@ static int open_session(struct session *s, const struct hipr_header *hh,
     if (rc < 0)
         return -1;
     s->resume_token = req.resume_token;
-    hw_info("session %016llx: client pid %u, backend %s, %d device(s)", (unsigned long long)s->id,
-            req.client_pid, s->ops->name, s->device_count);
+    s->migrate_in = (req.flags & HIPR_HELLO_MIGRATE_IN) != 0;
+    hw_info("session %016llx: %s pid %u, backend %s, %d device(s)", (unsigned long long)s->id,
+            s->migrate_in ? "migrating in from a worker's" : "client", req.client_pid, s->ops->name,
+            s->device_count);
     return 0;
 }
 
 enum loop_end {
-    LOOP_END,  /* the session is over: GOODBYE, a bad frame, idle, an error */
-    LOOP_LINK, /* the connection failed: a resumable session may rejoin */
+    LOOP_END,     /* the session is over: GOODBYE, a bad frame, idle, an error */
+    LOOP_LINK,    /* the connection failed: a resumable session may rejoin */
+    LOOP_MIGRATE, /* stopped between requests: the session moves (migrate.c) */
 };
+
+static volatile sig_atomic_t migrate_requested, migratable;
 
 static enum loop_end link_failed(struct session *s)
 {
@@ -264,9 +270,10 @@ static int settle_borrowed(struct session *s)
     return rc;
 }
 
-/* RESUME_ENABLE and TRANSPORT_SHM belong to the lifecycle (resume.c,
- * shm_link.c: they change the link), which the operations cannot call;
- * every other request goes to the operations. */
+/* RESUME_ENABLE, TRANSPORT_SHM and MIGRATE_STATE belong to the lifecycle
+ * (resume.c, shm_link.c, migrate.c: they change the link or the session's
+ * life), which the operations cannot call; every other request goes to the
+ * operations. */
 static int serve_request(struct session *s, const struct hipr_header *h,
                          const struct hipr_op_info *info, const uint8_t *fixed)
 {
@@ -274,6 +281,8 @@ static int serve_request(struct session *s, const struct hipr_header *h,
     case HIPR_OP_RESUME_ENABLE:
         return dispatch_finish(s, h, info, session_resume_enable(s, h->request_id));
     case HIPR_OP_TRANSPORT_SHM: return dispatch_finish(s, h, info, shm_link_request(s, h, fixed));
+    case HIPR_OP_MIGRATE_STATE:
+        return dispatch_finish(s, h, info, migrate_state_request(s, h, fixed));
     default: return dispatch_request(s, h, info, fixed);
     }
 }
@@ -286,6 +295,9 @@ static enum loop_end request_loop(struct session *s)
     const struct hipr_op_info *info;
 
     for (;;) {
+        /* A planned migration stops here, between two requests. */
+        if (migrate_requested && s->link.resumable)
+            return LOOP_MIGRATE;
         if (idle_wait_request(&s->lim) < 0)
             return LOOP_END;
         if (slink_read(&s->link, hbuf, sizeof hbuf) < 0)
@@ -330,6 +342,7 @@ static enum loop_end request_loop(struct session *s)
         s->link.read_failed = 0;
         uint64_t t0 = s->metrics ? hw_now_ns() : 0;
         int rc = serve_request(s, &h, info, fixed);
+        migratable = s->link.resumable; /* SIGUSR1 may cut a blocked read */
         if (s->metrics)
             wm_call(s->metrics, (size_t)(info - hipr_op_at(0)), hw_now_ns() - t0, 0);
         /* A request cut short by the connection did not happen: a resumed
@@ -344,7 +357,7 @@ static enum loop_end request_loop(struct session *s)
         /* Counted once executed (heartbeats and resume's own requests are
          * not requests of the session); read by the heartbeat thread. */
         if (h.opcode != HIPR_OP_HEARTBEAT && h.opcode != HIPR_OP_RESUME_ENABLE &&
-            h.opcode != HIPR_OP_TRANSPORT_SHM) {
+            h.opcode != HIPR_OP_TRANSPORT_SHM && h.opcode != HIPR_OP_MIGRATE_STATE) {
             __atomic_store_n(&s->requests_executed, s->requests_executed + 1, __ATOMIC_RELAXED);
             if (s->acks)
                 maybe_ack(s, HIPR_HEADER_SIZE + h.payload_length);
@@ -354,6 +367,12 @@ static enum loop_end request_loop(struct session *s)
                     info->name);
         if (rc < 0)
             return LOOP_END;
+        /* A session moved here: the source's connection goes, the client's
+         * resume comes (as after a cut). */
+        if (s->migrated_in == 1) {
+            s->migrated_in = 2; /* once */
+            return LOOP_LINK;
+        }
         /* Whatever a handler left unread (after an early error) is skipped;
          * the request itself is done. */
         if (s->link.tail_left && slink_discard(&s->link, s->link.tail_left) < 0)
@@ -375,6 +394,36 @@ static void on_term(int sig)
     term_requested = 1;
     if (session_fd >= 0)
         shutdown(session_fd, SHUT_RD);
+}
+
+/* SIGUSR1 (migrate.c): move to the worker in the status table. A blocked
+ * read of a resumable session is cut short so that the loop notices;
+ * what the cut loses, the client sends again wherever it resumes. */
+static const struct status_table *signal_table; /* for on_migrate */
+static volatile sig_atomic_t migrate_refused;
+
+static void on_migrate(int sig)
+{
+    (void)sig;
+    migrate_requested = 1;
+    if (migratable) {
+        if (session_fd >= 0)
+            shutdown(session_fd, SHUT_RD);
+        return;
+    }
+    /* It cannot move (no resume). When the worker stops anyway, it ends now,
+     * its client told why, rather than hold the stop until --migrate-wait. */
+    if (signal_table && __atomic_load_n(&signal_table->migrate_then_stop, __ATOMIC_ACQUIRE)) {
+        migrate_refused = 1;
+        term_requested = 1;
+        if (session_fd >= 0)
+            shutdown(session_fd, SHUT_RD);
+    }
+}
+
+int session_tracked_fd(void)
+{
+    return session_fd;
 }
 
 void session_track_fd(int fd)
@@ -439,6 +488,10 @@ static void session_setup(struct session *s, const struct worker_config *cfg,
                           struct status_table *table)
 {
     memset(s, 0, sizeof *s);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_migrate;
+    sigaction(SIGUSR1, &sa, NULL);
     sess_res_init(&s->res);
     slink_init(&s->link, &s->res.bufs, cfg->resume_buffer);
     limits_init(&s->lim, cfg, &s->link, &s->res, table);
@@ -446,6 +499,7 @@ static void session_setup(struct session *s, const struct worker_config *cfg,
     s->route_fd = -1;
     s->cfg = cfg;
     s->table = table;
+    signal_table = table;
     pthread_mutex_init(&s->resume_lock, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -520,19 +574,39 @@ static int session_serve(struct session *s, int fd, uint64_t session_id)
     if (hs == 0) {
         hs = slink_open(&s->link) == 0 ? open_session(s, &hello_h, &hello, peer) : -1;
     }
-    int client_gone = 0;
+    int client_gone = 0, migrate_failed = 0;
     if (hs == 0 && session_heartbeat_start(s) == 0)
-        while ((client_gone = (request_loop(s) == LOOP_LINK)) && session_resume_wait(s) == 0)
-            ;
+        for (;;) {
+            enum loop_end e = request_loop(s);
+            client_gone = e != LOOP_END;
+            if (e == LOOP_END)
+                break;
+            if (migrate_requested && s->link.resumable) {
+                if (session_migrate_out(s) == 0)
+                    break; /* the session lives on at the target */
+                migrate_requested = 0;
+                if (__atomic_load_n(&s->table->migrate_then_stop, __ATOMIC_ACQUIRE)) {
+                    migrate_failed = 1; /* the worker stops: the client must know */
+                    client_gone = 0;
+                    break;
+                }
+                /* It stays: the client, cut off, resumes it here. */
+                hw_tx_shutdown(&s->link.tx);
+            }
+            if (session_resume_wait(s) != 0)
+                break;
+        }
     if (hs == 0 && client_gone && !session_terminating())
         abandon_if_busy(s);
-    if (hs == 0 && session_terminating()) {
+    if (hs == 0 && (session_terminating() || migrate_failed)) {
         /* The client would otherwise take the cut for a network fault and
          * try to resume for as long as it is willing to wait. */
-        struct hipr_going_away ga = { .reason = __atomic_load_n(&s->table->draining,
-                                                                __ATOMIC_ACQUIRE) == DRAIN_TIMEDOUT
-                                                    ? HIPR_GOING_AWAY_DRAIN
-                                                    : HIPR_GOING_AWAY_SHUTDOWN };
+        struct hipr_going_away ga = {
+            .reason = migrate_failed || migrate_refused ? HIPR_GOING_AWAY_MIGRATE_FAILED
+                      : __atomic_load_n(&s->table->draining, __ATOMIC_ACQUIRE) == DRAIN_TIMEDOUT
+                          ? HIPR_GOING_AWAY_DRAIN
+                          : HIPR_GOING_AWAY_SHUTDOWN
+        };
         uint8_t out[HIPR_going_away_SIZE];
         hipr_going_away_encode(out, &ga);
         slink_send_unsolicited(&s->link, HIPR_OP_GOING_AWAY, out, sizeof out);

@@ -80,6 +80,11 @@ struct session {
     struct hipr_session_resume_req next_req;
     uint8_t next_proof[HW_AUTH_PROOF_LEN]; /* the worker's, for next_req's reply */
     char next_peer[80];
+    /* Planned migration (migrate.c). migrate_in: HELLO said the session is
+     * another worker's, arriving by MIGRATE_STATE; migrated_in: its COMMIT
+     * came (1: the request loop lets the source's connection go and the
+     * session waits for its client to resume it; 2: done). */
+    int migrate_in, migrated_in;
     /* TRANSPORT_SHM in progress (shm_link.c), or NULL. */
     struct shm_offer *shm_offer;
 };

@@ -19,6 +19,9 @@ int session_warm_main(int sock, const struct worker_config *cfg, struct status_t
 
 /* The fd SIGTERM and the handshake timer shut down (the current connection). */
 void session_track_fd(int fd);
+/* The fd session_track_fd() last tracked (the client's TCP connection, also
+ * under the shared-memory transport), or -1. */
+int session_tracked_fd(void);
 /* Whether the supervisor asked this session to end (SIGTERM). */
 int session_terminating(void);
 

@@ -21,12 +21,22 @@
 struct s_stream {
     struct hw_bstream *bs;
     int device;
+    uint32_t flags; /* as created: a migration creates it again (migrate.c) */
+    int priority;
     uint64_t uncovered; /* inflight.c: charges with no checkpoint yet */
 };
 
 struct s_event {
     struct hw_bevent *be;
     int device;
+    uint32_t flags;
+};
+
+/* A global the client was given the address of (MODULE_GET_GLOBAL). A
+ * migrated module's globals keep the addresses the client knows. */
+struct s_global {
+    char *name;
+    uint64_t ptr, size;
 };
 
 /* module.c: one of the two is set. */
@@ -34,6 +44,11 @@ struct s_module {
     struct hw_bmodule *bm;     /* loaded by the backend */
     struct foreign_module *fm; /* an AMD code object the device cannot run */
     int device;
+    /* The image as loaded, kept for a migration to load it again. */
+    void *image;
+    size_t image_size;
+    struct s_global *globals;
+    size_t nglobals;
 };
 
 struct s_function {

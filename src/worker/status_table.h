@@ -34,6 +34,13 @@ struct status_table {
     uint32_t drain_timeout_s;
     uint32_t reserved;
     char backend[64];
+    /* Planned migration (migrate.c): where sessions are told to move
+     * (written before they are signalled), and whether the worker stops
+     * afterwards (--migrate-to at SIGTERM: a session that cannot move is
+     * ended with GOING_AWAY MIGRATE_FAILED instead of staying). */
+    char migrate_host[256];
+    uint32_t migrate_port;
+    uint32_t migrate_then_stop;
     struct status_slot slots[];
 };
 

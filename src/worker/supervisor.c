@@ -21,7 +21,9 @@
 #include "hw_log.h"
 #include "hw_net.h"
 #include "hw_time.h"
+#include "hw_worker_list.h"
 #include "leak_check.h"
+#include "migrate.h"
 #include "metrics_http.h"
 #include "preauth.h"
 #include "prewarm.h"
@@ -179,6 +181,32 @@ static void reap(const struct worker_config *cfg, struct status_table *table, st
             *leaked = 1;
         } else
             hw_debug("session process %d exited with %d", (int)pid, WEXITSTATUS(status));
+    }
+}
+
+/* --migrate-to at SIGTERM (migrate.c): every session is told to move, and
+ * the worker waits (up to --migrate-wait) for the session processes to end:
+ * a moved one ends at once, one that cannot move (not resumable, refused)
+ * ends with GOING_AWAY MIGRATE_FAILED. Those left after the wait are ended
+ * as without --migrate-to. */
+static void migrate_before_stop(const struct worker_config *cfg, struct status_table *table,
+                                struct child *kids, int nkids, int *live, int *leaked)
+{
+    struct hw_worker_addr a;
+    char why[128];
+    if (hw_worker_list_parse(cfg->migrate_to, HIPR_DEFAULT_PORT, &a, 1, why, sizeof why) != 1)
+        return;
+    snprintf(table->migrate_host, sizeof table->migrate_host, "%s", a.host);
+    __atomic_store_n(&table->migrate_then_stop, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&table->migrate_port, (uint32_t)a.port, __ATOMIC_RELEASE);
+    uint32_t told = migrate_signal_sessions(table);
+    hw_info("stopping: moving %u session(s) to %s:%d first (--migrate-to; up to %llu ms)", told,
+            a.host, a.port, (unsigned long long)cfg->migrate_wait_ms);
+    uint64_t deadline = hw_now_ms() + cfg->migrate_wait_ms;
+    while (*live > 0 && hw_now_ms() < deadline) {
+        reap(cfg, table, kids, nkids, live, leaked, NULL);
+        if (*live > 0)
+            usleep(20 * 1000);
     }
 }
 
@@ -392,10 +420,12 @@ int supervisor_run(const struct worker_config *config)
     pool = NULL;
     preauth_destroy(held); /* never started: those clients see the worker close */
     held = NULL;
-    hw_info("shutting down: ending %d session process(es)", live);
     /* Nobody new gets in, not even into the backlog, while sessions end. */
     close(lfd);
     lfd = -1;
+    if (cfg->migrate_to && live > 0)
+        migrate_before_stop(cfg, table, kids, nkids, &live, &leaked);
+    hw_info("shutting down: ending %d session process(es)", live);
     for (int i = 0; i < nkids; i++)
         if (kids[i].pid)
             kill(kids[i].pid, SIGTERM);

@@ -72,6 +72,10 @@ struct worker_config {
     int no_shm;
     const char *shm_dir;
     uint64_t shm_ring;
+    /* --migrate-to HOST:PORT (migrate.c): at SIGTERM, sessions move there
+     * first; NULL: they end (GOING_AWAY). migrate_wait_ms bounds the moves. */
+    const char *migrate_to;
+    uint64_t migrate_wait_ms;
 };
 
 #endif

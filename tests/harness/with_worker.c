@@ -2,10 +2,15 @@
  * with_worker - runs a command against a freshly started hip-worker, the way
  * a user would: a real worker process on a real loopback socket.
  *
- *   with_worker --worker PATH [--log FILE] [--arg WORKER_ARG]... -- CMD [ARGS...]
+ *   with_worker --worker PATH [--log FILE] [--port-env NAME] [--arg WORKER_ARG]... -- CMD [ARGS...]
  *
  * The worker is started with --port 0 and its chosen port is passed to CMD
- * in TF_WORKER_PORT (TF_WORKER_HOST=127.0.0.1, HIPWIRE_WORKER_PID set too).
+ * in TF_WORKER_PORT (TF_WORKER_HOST=127.0.0.1, HIPWIRE_WORKER_PID set too),
+ * and also in NAME with --port-env (so that a with_worker nested in CMD,
+ * which sets TF_WORKER_PORT again, leaves this worker's port known).
+ * --worker-env NAME=VALUE sets NAME in the worker's environment only.
+ * In a WORKER_ARG, %env:NAME% is replaced by the value of NAME (an outer
+ * worker's port, say: --arg --migrate-to=127.0.0.1:%env:PORT%).
  * Afterwards the worker gets SIGTERM and must exit 0 within 10 s. The exit
  * status is CMD's, or 1 if the worker misbehaved.
  */
@@ -18,6 +23,23 @@
 #include <time.h>
 #include <unistd.h>
 
+/* arg with %env:NAME% replaced (once) by NAME's value; arg itself when it
+ * has none (or more than 8 arguments have one). */
+static char *expand(char *arg)
+{
+    static char out[8][512];
+    static int used;
+    char *at = strstr(arg, "%env:");
+    char *end = at ? strchr(at + 5, '%') : NULL;
+    if (!end || used == 8)
+        return arg;
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", (int)(end - at - 5), at + 5);
+    const char *v = getenv(name);
+    snprintf(out[used], sizeof out[used], "%.*s%s%s", (int)(at - arg), arg, v ? v : "", end + 1);
+    return out[used++];
+}
+
 static void sleep_ms(int ms)
 {
     struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
@@ -26,7 +48,9 @@ static void sleep_ms(int ms)
 
 int main(int argc, char **argv)
 {
-    const char *worker = NULL, *log = NULL;
+    const char *worker = NULL, *log = NULL, *port_env = NULL;
+    char *wenv[8];
+    int nenv = 0;
     char *wargs[64];
     int nw = 0, i;
     char portfile[] = "/tmp/hipwire-port-XXXXXX";
@@ -36,8 +60,12 @@ int main(int argc, char **argv)
             worker = argv[++i];
         else if (!strcmp(argv[i], "--log") && i + 1 < argc)
             log = argv[++i];
+        else if (!strcmp(argv[i], "--port-env") && i + 1 < argc)
+            port_env = argv[++i];
+        else if (!strcmp(argv[i], "--worker-env") && i + 1 < argc && nenv < 8)
+            wenv[nenv++] = argv[++i];
         else if (!strcmp(argv[i], "--arg") && i + 1 < argc && nw < 50)
-            wargs[3 + nw++] = argv[++i];
+            wargs[3 + nw++] = expand(argv[++i]);
         else {
             fprintf(stderr, "with_worker: bad argument %s\n", argv[i]);
             return 2;
@@ -65,6 +93,8 @@ int main(int argc, char **argv)
     if (wpid == 0) {
         if (log && !freopen(log, "w", stderr))
             _exit(127);
+        for (int e = 0; e < nenv; e++)
+            putenv(wenv[e]);
         execv(worker, wargs);
         perror("exec hip-worker");
         _exit(127);
@@ -97,6 +127,8 @@ int main(int argc, char **argv)
     setenv("TF_WORKER_HOST", "127.0.0.1", 1);
     setenv("TF_WORKER_PORT", port, 1);
     setenv("HIPWIRE_WORKER_PID", wpid_s, 1);
+    if (port_env)
+        setenv(port_env, port, 1);
 
     pid_t cpid = fork();
     if (cpid == 0) {

@@ -177,3 +177,29 @@ static void spin(const struct hipwire_cpu_ctx *ctx, const struct spin_us_args *p
     while ((t.tv_sec - t0.tv_sec) * 1000000L + (t.tv_nsec - t0.tv_nsec) / 1000 < (long)p->us);
 }
 HIPWIRE_CPU_KERNEL(spin, struct spin_us_args, HIPWIRE_PARAM(struct spin_us_args, us));
+
+/* Planned migration (tests/integration/test_migrate.c): one step of a
+ * computation whose state is device memory and the module's global, reached
+ * both through pointers stored in device memory (ptrs[0]: the data, ptrs[1]:
+ * hw_global_table as hipModuleGetGlobal gave it) and through the global's
+ * own symbol. A step lost, run twice or run against other addresses changes
+ * the result. */
+struct mig_step_args {
+    const unsigned long long *ptrs;
+    int n;
+    int k;
+};
+
+static void mig_step(const struct hipwire_cpu_ctx *ctx, const struct mig_step_args *p)
+{
+    if (ctx->thread_idx.x != 0 || ctx->block_idx.x != 0)
+        return;
+    int *data = (int *)(unsigned long)p->ptrs[0];
+    int *table = (int *)(unsigned long)p->ptrs[1];
+    for (int i = 0; i < p->n; i++)
+        data[i] = data[i] * 31 + p->k + hw_global_table[i % 64];
+    for (int j = 0; j < 64; j++)
+        table[j] += j + 1;
+}
+HIPWIRE_CPU_KERNEL(mig_step, struct mig_step_args, HIPWIRE_PARAM(struct mig_step_args, ptrs),
+                   HIPWIRE_PARAM(struct mig_step_args, n), HIPWIRE_PARAM(struct mig_step_args, k));

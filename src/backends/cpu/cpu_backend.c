@@ -14,6 +14,10 @@
 #include "cpu_sched.h"
 #include "rtc_compile.h"
 
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000 /* Linux 4.17; older headers lack it */
+#endif
+
 #define CPU_DEFAULT_MEMORY (UINT64_C(4) << 30)
 #define CPU_ALIGN          256
 
@@ -31,9 +35,23 @@ static void start_delay(void)
         ;
 }
 
+/* Test hook: HIPWIRE_CPU_OCCUPY=ADDR (hex) takes 64 MiB at ADDR in every
+ * session process before any allocation, so that a session migrated in with
+ * allocations there is refused (tests/integration, integration_migrate_taken).
+ * Unset in production. */
+static void occupy(void)
+{
+    const char *v = getenv("HIPWIRE_CPU_OCCUPY");
+    uint64_t at = v ? strtoull(v, NULL, 16) : 0;
+    if (at)
+        mmap((void *)(uintptr_t)at, 64u << 20, PROT_NONE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+}
+
 static int cpu_open(const struct hw_backend_config *cfg, struct hw_backend **out)
 {
     start_delay();
+    occupy();
     struct hw_backend *be = hw_calloc(1, sizeof *be);
     int ndev = cfg->cpu_devices > 0 ? cfg->cpu_devices : 1;
     if (!be)
@@ -43,6 +61,7 @@ static int cpu_open(const struct hw_backend_config *cfg, struct hw_backend **out
     be->no_host_ptr = nhp && nhp[0] == '1';
     pthread_mutex_init(&be->stage_lock, NULL);
     pthread_cond_init(&be->stage_cond, NULL);
+    pthread_mutex_init(&be->alias_lock, NULL);
     pthread_mutex_init(&be->sync.lock, NULL);
     pthread_cond_init(&be->sync.changed, NULL);
     be->devs = hw_calloc((size_t)ndev, sizeof *be->devs);
@@ -95,6 +114,8 @@ static void cpu_close(struct hw_backend *be)
     pthread_cond_destroy(&be->sync.changed);
     pthread_mutex_destroy(&be->stage_lock);
     pthread_cond_destroy(&be->stage_cond);
+    pthread_mutex_destroy(&be->alias_lock);
+    free(be->aliases); /* the aliased pages go with the process */
     free(be->devs);
     free(be);
 }
@@ -246,6 +267,9 @@ static uint64_t round_up(uint64_t n)
 #define CPU_DEVICE_WINDOW 0x500000000000ull
 #define CPU_MAP_GRAIN     (2ull << 20)
 
+/* Where the next mapping is asked for (a hint). */
+static uint64_t device_next = CPU_DEVICE_WINDOW;
+
 static uint64_t map_size(uint64_t rounded)
 {
     uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
@@ -255,10 +279,9 @@ static uint64_t map_size(uint64_t rounded)
 
 static void *device_map(uint64_t rounded)
 {
-    static uint64_t next = CPU_DEVICE_WINDOW;
     uint64_t len = map_size(rounded);
     uint64_t span = (len + CPU_MAP_GRAIN - 1) & ~(CPU_MAP_GRAIN - 1);
-    uint64_t hint = __atomic_fetch_add(&next, span, __ATOMIC_RELAXED);
+    uint64_t hint = __atomic_fetch_add(&device_next, span, __ATOMIC_RELAXED);
     void *p = mmap((void *)(uintptr_t)hint, len, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     return p == MAP_FAILED ? NULL : p;
@@ -288,6 +311,138 @@ static int cpu_mem_alloc(struct hw_backend *be, int dev, uint64_t size, uint64_t
     }
     *dptr_out = (uint64_t)(uintptr_t)p;
     return HW_OK;
+}
+
+/*
+ * Migration (docs/worker.md, "Migration"): the session's allocations come
+ * back at the addresses the source worker's device gave them. The range must
+ * be free in this process (MAP_FIXED_NOREPLACE; a kernel too old for it
+ * treats the flag as a hint, hence the address check), and later
+ * allocations are asked for past it.
+ */
+static int cpu_mem_alloc_at(struct hw_backend *be, int dev, uint64_t size, uint64_t dptr)
+{
+    if (dev < 0 || dev >= be->ndev)
+        return HW_EDEVICE;
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    struct cpu_device *d = &be->devs[dev];
+    uint64_t rounded = round_up(size);
+    if (rounded < size || (dptr & (page - 1)) || !dptr)
+        return HW_EINVAL;
+    uint64_t len = map_size(rounded);
+    pthread_mutex_lock(d->lock);
+    int fits = rounded <= d->total - d->allocated;
+    if (fits)
+        d->allocated += rounded;
+    pthread_mutex_unlock(d->lock);
+    if (!fits)
+        return HW_ENOMEM;
+    void *p = mmap((void *)(uintptr_t)dptr, len, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (p != MAP_FAILED && p != (void *)(uintptr_t)dptr) {
+        munmap(p, len);
+        p = MAP_FAILED;
+    }
+    if (p == MAP_FAILED) {
+        pthread_mutex_lock(d->lock);
+        d->allocated -= rounded;
+        pthread_mutex_unlock(d->lock);
+        return HW_ENOMEM;
+    }
+    uint64_t end = (dptr + len + CPU_MAP_GRAIN - 1) & ~(CPU_MAP_GRAIN - 1);
+    uint64_t cur = __atomic_load_n(&device_next, __ATOMIC_RELAXED);
+    while (cur < end && dptr >= CPU_DEVICE_WINDOW &&
+           !__atomic_compare_exchange_n(&device_next, &cur, end, 0, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED))
+        ;
+    return HW_OK;
+}
+
+/* One page of this process (src) shared with another address (dst): its
+ * bytes move into a memfd mapped at both. */
+static int alias_page(uint64_t src, uint64_t dst, uint64_t page)
+{
+    int fd = memfd_create("hipwire-alias", MFD_CLOEXEC);
+    if (fd < 0)
+        return HW_ENOMEM;
+    int rc = HW_ENOMEM;
+    void *tmp = MAP_FAILED;
+    if (ftruncate(fd, (off_t)page) < 0)
+        goto out;
+    tmp = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (tmp == MAP_FAILED)
+        goto out;
+    memcpy(tmp, (void *)(uintptr_t)src, page);
+    /* The alias first: if its address is taken, the module is untouched. */
+    void *w = mmap((void *)(uintptr_t)dst, page, PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+    if (w == MAP_FAILED)
+        goto out;
+    if (w != (void *)(uintptr_t)dst) {
+        munmap(w, page);
+        goto out;
+    }
+    if (mmap((void *)(uintptr_t)src, page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
+        MAP_FAILED) {
+        munmap(w, page);
+        goto out;
+    }
+    rc = HW_OK;
+out:
+    if (tmp != MAP_FAILED)
+        munmap(tmp, page);
+    close(fd);
+    return rc;
+}
+
+/* A module's global lives in the shared object's data, wherever the loader
+ * put it in this process; a migrated client knows it at the source's
+ * address. Page by page, both addresses become one memory (the offsets
+ * within a page agree: loaders place objects at page boundaries). */
+static int cpu_mem_alias(struct hw_backend *be, int dev, uint64_t dptr, uint64_t want,
+                         uint64_t size)
+{
+    if (dev < 0 || dev >= be->ndev)
+        return HW_EDEVICE;
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    if ((dptr & (page - 1)) != (want & (page - 1)) || !size)
+        return HW_EINVAL;
+    if (dptr == want)
+        return HW_OK;
+    uint64_t lo = dptr & ~(page - 1), end = (dptr + size + page - 1) & ~(page - 1);
+    uint64_t delta = want - dptr;
+    int rc = HW_OK;
+    pthread_mutex_lock(&be->alias_lock);
+    for (uint64_t p = lo; p < end && rc == HW_OK; p += page) {
+        int done = 0;
+        for (size_t i = 0; i < be->nalias && !done; i++) {
+            if (be->aliases[i][0] != p)
+                continue;
+            if (be->aliases[i][1] != p + delta)
+                rc = HW_EINVAL; /* already shared with another address */
+            done = 1;
+        }
+        if (done)
+            continue;
+        if (be->nalias == be->alias_cap) {
+            size_t cap = be->alias_cap ? 2 * be->alias_cap : 16;
+            uint64_t(*v)[2] = hw_realloc(be->aliases, cap * sizeof *v);
+            if (!v) {
+                rc = HW_ENOMEM;
+                break;
+            }
+            be->aliases = v;
+            be->alias_cap = cap;
+        }
+        rc = alias_page(p, p + delta, page);
+        if (rc == HW_OK) {
+            be->aliases[be->nalias][0] = p;
+            be->aliases[be->nalias][1] = p + delta;
+            be->nalias++;
+        }
+    }
+    pthread_mutex_unlock(&be->alias_lock);
+    return rc;
 }
 
 static int cpu_mem_free(struct hw_backend *be, int dev, uint64_t dptr, uint64_t size)
@@ -638,4 +793,6 @@ const struct hw_backend_ops hw_cpu_backend_ops = {
     .stream_write_value = cpu_stream_write_value,
     .stream_wait_value = cpu_stream_wait_value,
     .device_attributes = cpu_device_attributes,
+    .mem_alloc_at = cpu_mem_alloc_at,
+    .mem_alias = cpu_mem_alias,
 };

@@ -132,6 +132,10 @@ struct hw_backend {
     pthread_mutex_t stage_lock;
     pthread_cond_t stage_cond;
     uint64_t staged; /* bytes of stages handed out */
+    /* mem_alias: pages made shared with another address (page, alias). */
+    pthread_mutex_t alias_lock;
+    uint64_t (*aliases)[2];
+    size_t nalias, alias_cap;
 };
 
 struct hw_bfunction {

@@ -48,6 +48,10 @@ static void usage(FILE *f)
         "                        order (default 256; beyond it: busy, retry later)\n"
         "  --prewarm N           session processes kept with their device started, so a\n"
         "                        new client's first call waits for no device start (default 0)\n"
+        "  --isolation MODE      process (default): each session its own process and\n"
+        "                        device context; shared: the sessions are threads of one\n"
+        "                        device process sharing its contexts (cheap, but a kernel\n"
+        "                        can reach another session's memory: one tenant only)\n"
         "  --mem-limit SIZE      device memory per session, e.g. 512M, 8G (default: none)\n"
         "  --cpu-devices N       devices the cpu backend exposes (default 1)\n"
         "  --handshake-timeout MS  time a new connection has to authenticate and say\n"
@@ -363,7 +367,8 @@ int main(int argc, char **argv)
         O_PREWARM,
         O_NO_SHM,
         O_SHM_DIR,
-        O_SHM_RING
+        O_SHM_RING,
+        O_ISOLATION
     };
     const char *rtc_cache_dir = NULL;
     uint64_t rtc_cache_max = 1ull << 30;
@@ -411,6 +416,7 @@ int main(int argc, char **argv)
         { "no-shm", no_argument, NULL, O_NO_SHM },
         { "shm-dir", required_argument, NULL, O_SHM_DIR },
         { "shm-ring", required_argument, NULL, O_SHM_RING },
+        { "isolation", required_argument, NULL, O_ISOLATION },
         { NULL, 0, NULL, 0 },
     };
     hw_log_init("hip-worker");
@@ -563,6 +569,18 @@ int main(int argc, char **argv)
         }
         case O_PREWARM:
             if (parse_int(optarg, 0, 4096, &cfg.prewarm) < 0)
+                goto bad;
+            break;
+        case O_ISOLATION:
+            if (strcmp(optarg, "process") == 0)
+                cfg.isolation = WORKER_ISOLATION_PROCESS;
+            else if (strcmp(optarg, "shared") == 0)
+                cfg.isolation = WORKER_ISOLATION_SHARED;
+            else if (strcmp(optarg, "mps") == 0) {
+                fprintf(stderr, "hip-worker: --isolation mps is designed but not built "
+                                "(docs/worker.md, \"Isolation modes\"); use process or shared\n");
+                return 2;
+            } else
                 goto bad;
             break;
         case O_NO_SHM: cfg.no_shm = 1; break;

@@ -23,6 +23,13 @@ struct worker_info;
 struct rtc_slots;
 struct rtc_cache;
 
+/* --isolation (docs/worker.md, "Isolation modes"): a process per session,
+ * or the sessions as threads of one device-owning process (shared_host.c). */
+enum worker_isolation {
+    WORKER_ISOLATION_PROCESS = 0,
+    WORKER_ISOLATION_SHARED = 1,
+};
+
 struct worker_config {
     const char *bind;
     int port;
@@ -72,6 +79,7 @@ struct worker_config {
     int no_shm;
     const char *shm_dir;
     uint64_t shm_ring;
+    int isolation; /* enum worker_isolation */
 };
 
 #endif

@@ -156,7 +156,35 @@ static void stop_worker(pid_t pid)
 struct sample {
     double rss_mib, pss_mib; /* PSS: only when asked for (it costs more to read) */
     int threads, procs;
+    int conns; /* clients' connections the worker holds */
 };
+
+/* Established TCP connections whose local port is the worker's: the
+ * clients it holds now (in a session, queued or starting), whatever its
+ * processes are. */
+static int worker_connections(void)
+{
+    const char *ps = getenv("TF_WORKER_PORT");
+    unsigned port = ps ? (unsigned)atoi(ps) : 0, lport, st;
+    int n = 0;
+    const char *files[] = { "/proc/net/tcp", "/proc/net/tcp6" };
+    for (int i = 0; i < 2 && port; i++) {
+        char line[512];
+        FILE *f = fopen(files[i], "r");
+        while (f && fgets(line, sizeof line, f)) {
+            /* "  sl  local_address rem_address   st ..."; addresses ADDR:PORT in hex */
+            char local[64], remote[64];
+            if (sscanf(line, " %*d: %63s %63s %x", local, remote, &st) != 3)
+                continue;
+            char *colon = strrchr(local, ':');
+            if (colon && sscanf(colon + 1, "%x", &lport) == 1 && lport == port && st == 1)
+                n++;
+        }
+        if (f)
+            fclose(f);
+    }
+    return n;
+}
 
 static int parent_of(int pid)
 {
@@ -212,7 +240,7 @@ static void add_pss(int pid, struct sample *s)
 
 static struct sample sample_worker(pid_t worker, int with_pss)
 {
-    struct sample s = { 0, 0, 0, 0 };
+    struct sample s = { 0, 0, 0, 0, worker_connections() };
     add_status(worker, &s);
     if (with_pss)
         add_pss(worker, &s);
@@ -294,8 +322,8 @@ static double pct(const double *v, int n, double q)
     return v[i];
 }
 
-/* *pss_per_session: the PSS column's per-session figure, MiB. */
-static int run_count(const struct sess_opts *o, const char *mode, int n, double *pss_per_session)
+/* *rss_per_conn: the RSS/conn column's figure, MiB. */
+static int run_count(const struct sess_opts *o, const char *mode, int n, double *rss_per_conn)
 {
     pid_t worker = start_worker(o, mode);
     if (worker < 0)
@@ -330,8 +358,8 @@ static int run_count(const struct sess_opts *o, const char *mode, int n, double 
     close(go[0]);
     close(res[1]);
     double t0 = now_ms();
-    close(go[1]); /* go */
-    struct sample peak = idle;
+    close(go[1]);                              /* go */
+    struct sample peak = idle, busiest = idle; /* busiest: the sample with the most clients */
     double gpu_peak = gpu0, last_gpu = 0, last_pss = 0;
     int done = 0, served = 0, nfirst = 0;
     struct result r;
@@ -348,6 +376,8 @@ static int run_count(const struct sess_opts *o, const char *mode, int n, double 
             peak.threads = s.threads;
         if (s.procs > peak.procs)
             peak.procs = s.procs;
+        if (s.conns > busiest.conns || (s.conns == busiest.conns && s.rss_mib > busiest.rss_mib))
+            busiest = s;
         if (gpu0 >= 0 && now_ms() - last_gpu > 500) {
             double g = gpu_used_mib();
             gpu_peak = g > gpu_peak ? g : gpu_peak;
@@ -374,12 +404,13 @@ static int run_count(const struct sess_opts *o, const char *mode, int n, double 
     char gpu[48] = "n/a";
     if (gpu0 >= 0)
         snprintf(gpu, sizeof gpu, "%.0f MiB", gpu_peak - gpu0);
-    *pss_per_session = n ? (peak.pss_mib - idle.pss_mib) / n : 0;
-    printf("%8d  %-9s %4d/%-4d %5.1f%%  %9.1f  %9.1f  %8.1f  %8.1f  %8.1f  %8.2f  %5d  %7d  "
-           "%10s  %7.1f s\n",
+    *rss_per_conn = busiest.conns ? (busiest.rss_mib - idle.rss_mib) / busiest.conns : 0;
+    printf("%8d  %-9s %4d/%-4d %5.1f%%  %9.1f  %9.1f  %8.1f  %8.1f  %8.1f  %8.2f  %5d  %8.2f  "
+           "%5d  %7d  %10s  %7.1f s\n",
            n, mode ? mode : "default", served, n, 100.0 * served / n, pct(first, nfirst, 0.5),
            pct(first, nfirst, 0.99), peak.rss_mib, peak.pss_mib, idle.pss_mib,
-           n ? (peak.pss_mib - idle.pss_mib) / n : 0, peak.procs, peak.threads, gpu, took / 1e3);
+           n ? (peak.pss_mib - idle.pss_mib) / n : 0, busiest.conns, *rss_per_conn, peak.procs,
+           peak.threads, gpu, took / 1e3);
     fflush(stdout);
     stop_worker(worker);
     free(pids);
@@ -447,9 +478,9 @@ int bench_sessions_main(int argc, char **argv)
         printf(" %s", o.wargs[i]);
     printf("` each; every client: first call (hipMalloc), memset + read back, hold %d ms ==\n",
            o.hold_ms);
-    printf("%8s  %-9s %-9s %6s  %9s  %9s  %8s  %8s  %8s  %8s  %5s  %7s  %10s  %9s\n", "sessions",
-           "isolation", "served", "share", "p50 ms", "p99 ms", "RSS MiB", "PSS MiB", "idle PSS",
-           "PSS/sess", "procs", "threads", "GPU mem", "wall");
+    printf("%8s  %-9s %-9s %6s  %9s  %9s  %8s  %8s  %8s  %8s  %5s  %8s  %5s  %7s  %10s  %9s\n",
+           "sessions", "isolation", "served", "share", "p50 ms", "p99 ms", "RSS MiB", "PSS MiB",
+           "idle PSS", "PSS/sess", "conns", "RSS/conn", "procs", "threads", "GPU mem", "wall");
     int bad = 0;
     for (int i = 0; i < o.ncounts; i++) {
         double per[MAX_MODES] = { 0 };
@@ -469,13 +500,14 @@ int bench_sessions_main(int argc, char **argv)
         }
         /* ratio: how many shared sessions cost the host what one process session does */
         if (proc >= 0 && shared >= 0)
-            printf("%8d  host memory per session: process %.2f MiB, shared %.2f MiB (%s)\n",
+            printf("%8d  host RSS per connection: process %.2f MiB, shared %.2f MiB (%s)\n",
                    o.counts[i], per[proc], per[shared],
                    per[shared] * 4 < per[proc] ? "shared at most a quarter"
                                                : "shared NOT below a quarter");
     }
     printf("(isolation: the worker's --isolation (default: not given). first call: from the "
-           "release to hipMalloc's return. RSS, PSS: the supervisor "
+           "release to hipMalloc's return. conns: the most client connections the worker held at "
+           "once; RSS/conn: (RSS then - idle RSS) / conns. RSS, PSS: the supervisor "
            "and every process it forked, peaks of 50 ms (RSS) and 250 ms (PSS) samples; RSS "
            "counts shared pages in every process, PSS splits them. idle PSS: before the clients "
            "(a prewarmed pool included); PSS/sess: (peak - idle) / N. GPU mem: peak - before the "

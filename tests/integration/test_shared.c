@@ -66,6 +66,26 @@ static int log_has(const char *log, const char *what)
     return found;
 }
 
+static int log_count(const char *log, const char *what)
+{
+    char line[1024];
+    int n = 0;
+    FILE *f = fopen(log, "r");
+    while (f && fgets(line, sizeof line, f))
+        n += strstr(line, what) != NULL;
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* Every session the worker opened has ended and freed what it held. */
+static void wait_all_ended(const char *log)
+{
+    double t0 = now_ms();
+    while (log_count(log, ": freed ") < log_count(log, ": client pid "))
+        CHECK(now_ms() - t0 < 10000);
+}
+
 static int parent_of(int pid)
 {
     char path[64], buf[512];
@@ -321,8 +341,10 @@ int main(void)
     int dev = device_pid(log, 1);
     CHECK(log_has(log, "isolation shared"));
     many_clients(worker, 24);
+    wait_all_ended(log);
     CHECK_EQ(device_pid(log, 1), dev);
     isolation_and_freeing(dev);
+    wait_all_ended(log);
     device_dies(log, dev);
     printf("shared isolation: ok\n");
     return 0;

@@ -68,6 +68,12 @@ struct hw_backend_config {
     /* Reports an error found while executing queued work (sticky per session). */
     void (*on_async_error)(void *ctx, int status);
     void *ctx;
+    /* Other sessions live in this process, each with a backend of its own
+     * on the same devices (hip-worker --isolation shared): device contexts
+     * are the process's (CUDA's primary context), so a context that is
+     * lost is lost for all of them, and the end of one session must wait
+     * for its own work only, never end the process. */
+    int shared;
 };
 
 /*

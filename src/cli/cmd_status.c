@@ -285,8 +285,9 @@ static void print_text(const struct report *r, int n)
             continue;
         }
         human_uptime(w->info.uptime_ms, b1, sizeof b1);
-        printf("%s  up %s: hip-worker %s, protocol %u, backend %s%s\n", w->where, b1,
+        printf("%s  up %s: hip-worker %s, protocol %u, backend %s, isolation %s%s\n", w->where, b1,
                w->info.version, w->info.proto_version, w->info.backend,
+               (w->info.flags & HIPR_WORKER_SHARED) ? "shared" : "process",
                (w->info.flags & HIPR_WORKER_DRAINING) ? ", draining (no new sessions)" : "");
         printf("  devices: %u\n", w->ndev);
         for (uint32_t d = 0; d < w->ndev; d++) {
@@ -356,6 +357,8 @@ static void print_json(const struct report *r, int n, int all_up)
         jw_uint(&j, w->info.uptime_ms);
         jw_key(&j, "draining");
         jw_bool(&j, (w->info.flags & HIPR_WORKER_DRAINING) != 0);
+        jw_key(&j, "isolation");
+        jw_string(&j, (w->info.flags & HIPR_WORKER_SHARED) ? "shared" : "process");
         jw_key(&j, "devices");
         jw_array_begin(&j);
         for (uint32_t d = 0; d < w->ndev; d++) {

@@ -402,13 +402,18 @@
     F(u32, reserved)
 #define HIPR_SESSION_ATTACHED 0u
 #define HIPR_SESSION_DETACHED 1u
-/* WORKER_INFO flags: a drain was asked; the worker admits no new session. */
+/* WORKER_INFO flags: a drain was asked; the worker admits no new session.
+ * SHARED: its sessions share one device process and its device contexts
+ * (hip-worker --isolation shared); clear: a process per session (older
+ * workers, which send 0, are all that). */
 #define HIPR_WORKER_DRAINING 1u
+#define HIPR_WORKER_SHARED   2u
 
 /* What a worker is, for `hipwire status`; answered in place of HELLO, like
  * WORKER_STATUS. The tail is device_count HIPR_MSG_DEVINFO records of
  * devinfo_size bytes each, as the worker's start-up probe found the devices.
- * flags (once reserved, so older workers send 0): HIPR_WORKER_DRAINING. */
+ * flags (once reserved, so older workers send 0): HIPR_WORKER_DRAINING,
+ * HIPR_WORKER_SHARED. */
 #define HIPR_MSG_WORKER_INFO_REP(F) \
     F(c256, version)                \
     F(u32, proto_version)           \

@@ -22,7 +22,8 @@
 struct admission_entry {
     uint32_t pid; /* 0 = free; taken with a compare-and-swap */
     uint32_t reserved;
-    uint64_t ticket; /* order of arrival */
+    uint64_t ticket;     /* order of arrival */
+    uint64_t session_id; /* whose place (the supervisor tells handshakes from waiters) */
 };
 
 struct admission {
@@ -88,6 +89,15 @@ int admission_has_pid(const struct admission *a, pid_t pid)
     return 0;
 }
 
+int admission_has_session(const struct admission *a, uint64_t session_id)
+{
+    for (uint32_t i = 0; a && i < a->cap; i++)
+        if (__atomic_load_n(&a->e[i].pid, __ATOMIC_ACQUIRE) &&
+            __atomic_load_n(&a->e[i].session_id, __ATOMIC_ACQUIRE) == session_id)
+            return 1;
+    return 0;
+}
+
 uint32_t admission_waiting(struct admission *a)
 {
     uint32_t n = 0;
@@ -97,12 +107,13 @@ uint32_t admission_waiting(struct admission *a)
 }
 
 /* A place at the end of the queue: its index, or -1 when the queue is full. */
-static int enter(struct admission *a, uint64_t *ticket)
+static int enter(struct admission *a, uint64_t session_id, uint64_t *ticket)
 {
     for (uint32_t i = 0; i < a->cap; i++) {
         uint32_t expected = 0;
         if (__atomic_compare_exchange_n(&a->e[i].pid, &expected, (uint32_t)getpid(), 0,
                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            __atomic_store_n(&a->e[i].session_id, session_id, __ATOMIC_RELEASE);
             *ticket = __atomic_fetch_add(&a->next_ticket, 1, __ATOMIC_ACQ_REL);
             __atomic_store_n(&a->e[i].ticket, *ticket, __ATOMIC_RELEASE);
             return (int)i;
@@ -177,7 +188,7 @@ int admission_claim(struct session *s, int wait_ok, const char *peer)
                 break;
             }
         }
-        if (idx < 0 && a && (idx = enter(a, &ticket)) >= 0) {
+        if (idx < 0 && a && (idx = enter(a, s->id, &ticket)) >= 0) {
             ahead = ahead_of(a, ticket, idx);
         } else if (idx < 0) {
             hw_warn("refusing a session from %s: --max-sessions %d reached and the admission "
@@ -199,10 +210,10 @@ int admission_claim(struct session *s, int wait_ok, const char *peer)
             told_ms = now;
         }
         /* A drain admits nobody new, queued or not. */
-        if (session_terminating() || drain_refuses_sessions(s->table) || client_gone(s)) {
+        if (session_terminating(s) || drain_refuses_sessions(s->table) || client_gone(s)) {
             hw_info("session %016llx from %s: left the admission queue (%s)",
                     (unsigned long long)s->id, peer,
-                    session_terminating()              ? "the worker is stopping"
+                    session_terminating(s)             ? "the worker is stopping"
                     : drain_refuses_sessions(s->table) ? "the worker is draining"
                                                        : "the client hung up");
             break;

@@ -32,6 +32,8 @@ void admission_forget_pid(struct admission *a, pid_t pid);
 uint32_t admission_waiting(struct admission *a);
 /* Whether pid holds a place in the queue. */
 int admission_has_pid(const struct admission *a, pid_t pid);
+/* Whether session_id holds one (sessions of a shared device process share its pid). */
+int admission_has_session(const struct admission *a, uint64_t session_id);
 
 /* Claims s a status slot, waiting in the queue if needed: 0 with s->slot
  * set, 1 when the queue is full (the client was told so when it can hear

@@ -49,6 +49,10 @@ static void usage(FILE *f)
         "                        order (default 256; beyond it: busy, retry later)\n"
         "  --prewarm N           session processes kept with their device started, so a\n"
         "                        new client's first call waits for no device start (default 0)\n"
+        "  --isolation MODE      process (default): each session its own process and\n"
+        "                        device context; shared: the sessions are threads of one\n"
+        "                        device process sharing its contexts (cheap, but a kernel\n"
+        "                        can reach another session's memory: one tenant only)\n"
         "  --mem-limit SIZE      device memory per session, e.g. 512M, 8G (default: none)\n"
         "  --cpu-devices N       devices the cpu backend exposes (default 1)\n"
         "  --handshake-timeout MS  time a new connection has to authenticate and say\n"
@@ -371,7 +375,8 @@ int main(int argc, char **argv)
         O_SHM_DIR,
         O_SHM_RING,
         O_MIGRATE_TO,
-        O_MIGRATE_WAIT
+        O_MIGRATE_WAIT,
+        O_ISOLATION
     };
     const char *rtc_cache_dir = NULL;
     uint64_t rtc_cache_max = 1ull << 30;
@@ -421,6 +426,7 @@ int main(int argc, char **argv)
         { "shm-ring", required_argument, NULL, O_SHM_RING },
         { "migrate-to", required_argument, NULL, O_MIGRATE_TO },
         { "migrate-wait", required_argument, NULL, O_MIGRATE_WAIT },
+        { "isolation", required_argument, NULL, O_ISOLATION },
         { NULL, 0, NULL, 0 },
     };
     hw_log_init("hip-worker");
@@ -575,6 +581,18 @@ int main(int argc, char **argv)
             if (parse_int(optarg, 0, 4096, &cfg.prewarm) < 0)
                 goto bad;
             break;
+        case O_ISOLATION:
+            if (strcmp(optarg, "process") == 0)
+                cfg.isolation = WORKER_ISOLATION_PROCESS;
+            else if (strcmp(optarg, "shared") == 0)
+                cfg.isolation = WORKER_ISOLATION_SHARED;
+            else if (strcmp(optarg, "mps") == 0) {
+                fprintf(stderr, "hip-worker: --isolation mps is designed but not built "
+                                "(docs/worker.md, \"Isolation modes\"); use process or shared\n");
+                return 2;
+            } else
+                goto bad;
+            break;
         case O_NO_SHM: cfg.no_shm = 1; break;
         case O_MIGRATE_TO: {
             struct hw_worker_addr a;
@@ -601,6 +619,14 @@ int main(int argc, char **argv)
     }
     if (optind != argc) {
         fprintf(stderr, "hip-worker: unexpected argument '%s'\n", argv[optind]);
+        return 2;
+    }
+    /* Migration signals a session process and moves its whole state; the
+     * sessions of a shared device process are threads, which it cannot
+     * single out yet (docs/worker.md, "Migration"). */
+    if (cfg.migrate_to && cfg.isolation == WORKER_ISOLATION_SHARED) {
+        fprintf(stderr, "hip-worker: --migrate-to needs --isolation process: sessions of a "
+                        "shared device process cannot be moved yet\n");
         return 2;
     }
     static struct hw_token token;

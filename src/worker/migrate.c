@@ -73,6 +73,15 @@ int migrate_answer(struct session *s, const struct hipr_header *h, const uint8_t
         slink_reply(&s->link, h->opcode, h->request_id, HW_EINVAL, NULL, 0, NULL, 0);
         return 1;
     }
+    /* A shared device process's sessions are threads: SIGUSR1 cannot single
+     * one out, and moving one means moving its part of a shared context. */
+    if (s->cfg->isolation == WORKER_ISOLATION_SHARED) {
+        hw_warn("migration to %s:%u asked by %s: refused, this worker runs --isolation shared "
+                "(sessions move only from --isolation process workers)",
+                host, req.port, peer);
+        slink_reply(&s->link, h->opcode, h->request_id, HW_ENOTSUP, NULL, 0, NULL, 0);
+        return 1;
+    }
     /* The target is written before anyone is told to read it. */
     snprintf(t->migrate_host, sizeof t->migrate_host, "%s", host);
     __atomic_store_n(&t->migrate_port, req.port, __ATOMIC_RELEASE);

@@ -170,39 +170,44 @@ void prewarm_pool_poll(struct prewarm_pool *p, const struct pollfd *pfd, int n)
     }
 }
 
+int prewarm_send(int sock, int cfd, uint64_t session_id)
+{
+    union {
+        struct cmsghdr h;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } ctl;
+    memset(&ctl, 0, sizeof ctl);
+    struct iovec iov = { &session_id, sizeof session_id };
+    struct msghdr m = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf
+    };
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &cfd, sizeof(int));
+    ssize_t r;
+    while ((r = sendmsg(sock, &m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+        ;
+    return r == (ssize_t)sizeof session_id ? 0 : -1;
+}
+
 int prewarm_pool_handoff(struct prewarm_pool *p, int cfd, uint64_t session_id, pid_t *pid)
 {
     for (int i = 0; p && i < p->n; i++) {
         struct warm *w = &p->w[i];
         if (!w->pid || !w->ready)
             continue;
-        union {
-            struct cmsghdr h;
-            char buf[CMSG_SPACE(sizeof(int))];
-        } ctl;
-        memset(&ctl, 0, sizeof ctl);
-        struct iovec iov = { &session_id, sizeof session_id };
-        struct msghdr m = { .msg_iov = &iov,
-                            .msg_iovlen = 1,
-                            .msg_control = ctl.buf,
-                            .msg_controllen = sizeof ctl.buf };
-        struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-        c->cmsg_level = SOL_SOCKET;
-        c->cmsg_type = SCM_RIGHTS;
-        c->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(c), &cfd, sizeof(int));
-        ssize_t r;
-        while ((r = sendmsg(w->sock, &m, MSG_NOSIGNAL)) < 0 && errno == EINTR)
-            ;
+        int r = prewarm_send(w->sock, cfd, session_id);
+        int err = errno;
         close(w->sock);
         w->sock = -1;
         pid_t got = w->pid;
         w->pid = 0;
         w->ready = 0;
-        if (r != (ssize_t)sizeof session_id) {
+        if (r < 0) {
             /* It died meanwhile; the reaper will see it as a session. */
-            hw_debug("prewarm: process %d did not take a connection: %s", (int)got,
-                     strerror(errno));
+            hw_debug("prewarm: process %d did not take a connection: %s", (int)got, strerror(err));
             continue;
         }
         *pid = got;

@@ -24,6 +24,8 @@ struct status_table;
  * connection and its session id; -1 when the supervisor closed the pair. */
 int prewarm_ready(int sock);
 int prewarm_receive(int sock, uint64_t *session_id, int *fd);
+/* The supervisor's side of prewarm_receive: 0, or -1 with errno. */
+int prewarm_send(int sock, int cfd, uint64_t session_id);
 
 /* In the supervisor. */
 struct prewarm_pool;

@@ -263,12 +263,13 @@ static int rejoin(struct session *s, struct hw_transport *t, const struct hipr_h
         hw_tx_close(t);
         return -1;
     }
+    session_track_fd(s, -1); /* no shutdown may reach the number once closed */
     hw_tx_close(&s->link.tx);
     if (hw_tx_move(&s->link.tx, t) < 0) {
         pthread_mutex_unlock(&s->link.send_lock);
         return -1;
     }
-    session_track_fd(s->link.tx.fd);
+    session_track_fd(s, s->link.tx.fd);
     reply_log_ack(&s->link.replies, req->replies_received);
     hipr_session_resume_rep_encode(out, &rep);
     struct resend_ctx rc = { s };
@@ -294,7 +295,7 @@ static int rejoin(struct session *s, struct hw_transport *t, const struct hipr_h
 
 int session_resume_wait(struct session *s)
 {
-    if (!s->link.resumable || session_terminating())
+    if (!s->link.resumable || session_terminating(s))
         return -1;
     if (!slink_detach(&s->link))
         return -1;
@@ -303,7 +304,7 @@ int session_resume_wait(struct session *s)
     hw_info("session %016llx: keeping it for --resume-grace %llu ms for its client to resume",
             (unsigned long long)s->id, (unsigned long long)grace);
     pthread_mutex_lock(&s->resume_lock);
-    while (!s->next_ready && !session_terminating() && hw_now_ms() < deadline &&
+    while (!s->next_ready && !session_terminating(s) && hw_now_ms() < deadline &&
            __atomic_load_n(&s->link.resumable, __ATOMIC_ACQUIRE)) {
         uint64_t left = deadline - hw_now_ms();
         /* Short slices: SIGTERM only sets a flag. */
@@ -313,7 +314,7 @@ int session_resume_wait(struct session *s)
     }
     if (!s->next_ready) {
         pthread_mutex_unlock(&s->resume_lock);
-        if (!session_terminating())
+        if (!session_terminating(s))
             hw_info("session %016llx: not resumed within --resume-grace %llu ms; ending",
                     (unsigned long long)s->id, (unsigned long long)grace);
         return -1;

@@ -40,37 +40,66 @@ static void on_backend_async_error(void *ctx, int status)
 }
 
 /* Opens the configured backend; "auto" takes the first with a device. */
-static int open_backend(struct session *s)
+static int open_device(const struct worker_config *cfg, struct hw_backend_config *bc,
+                       const struct hw_backend_ops **ops_out, struct hw_backend **be_out,
+                       int *count_out)
 {
     static const char *const order[] = { "hip", "cuda", "cpu" };
-    struct hw_backend_config bc = {
-        .cpu_devices = s->cfg->cpu_devices,
-        .mem_limit = s->cfg->mem_limit,
-        .on_async_error = on_backend_async_error,
-        .ctx = s,
-    };
+    bc->cpu_devices = cfg->cpu_devices;
+    bc->mem_limit = cfg->mem_limit;
+    bc->shared = cfg->isolation == WORKER_ISOLATION_SHARED;
     int rc = HW_ENODEV;
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
-        const char *name = strcmp(s->cfg->backend, "auto") == 0 ? order[i] : s->cfg->backend;
+        const char *name = strcmp(cfg->backend, "auto") == 0 ? order[i] : cfg->backend;
         const struct hw_backend_ops *ops = hw_backend_find(name);
         if (ops && ops->abi_version == HW_BACKEND_ABI_VERSION) {
-            rc = ops->open(&bc, &s->be);
-            if (rc == HW_OK && ops->device_count(s->be, &s->device_count) == HW_OK &&
-                s->device_count > 0) {
-                s->ops = ops;
-                limits_attach_backend(&s->lim, ops, s->be, s->device_count);
+            struct hw_backend *be = NULL;
+            int count = 0;
+            rc = ops->open(bc, &be);
+            if (rc == HW_OK && ops->device_count(be, &count) == HW_OK && count > 0) {
+                *ops_out = ops;
+                *be_out = be;
+                *count_out = count;
                 return HW_OK;
             }
             if (rc == HW_OK) {
-                ops->close(s->be);
-                s->be = NULL;
+                ops->close(be);
                 rc = HW_ENODEV;
             }
         }
-        if (strcmp(s->cfg->backend, "auto") != 0)
+        if (strcmp(cfg->backend, "auto") != 0)
             break;
     }
     return rc;
+}
+
+static int open_backend(struct session *s)
+{
+    struct hw_backend_config bc = { .on_async_error = on_backend_async_error, .ctx = s };
+    int rc = open_device(s->cfg, &bc, &s->ops, &s->be, &s->device_count);
+    if (rc == HW_OK)
+        limits_attach_backend(&s->lim, s->ops, s->be, s->device_count);
+    return rc;
+}
+
+static void on_held_async_error(void *ctx, int status)
+{
+    (void)ctx;
+    hw_warn("device process: a device error (status %d) outside any session", status);
+}
+
+int session_device_hold(const struct worker_config *cfg, const struct hw_backend_ops **ops,
+                        struct hw_backend **be)
+{
+    struct hw_backend_config bc = { .on_async_error = on_held_async_error };
+    int count;
+    return open_device(cfg, &bc, ops, be, &count);
+}
+
+void session_device_release(const struct hw_backend_ops *ops, struct hw_backend *be)
+{
+    if (ops && be)
+        ops->close(be);
 }
 
 int session_send_worker_status(struct session *s, uint32_t request_id)
@@ -383,8 +412,14 @@ static enum loop_end request_loop(struct session *s)
     }
 }
 
+/* A session process's one session, for its signal handlers. */
 static volatile int session_fd = -1;
 static volatile sig_atomic_t handshake_expired, term_requested;
+
+static int shared_mode(const struct session *s)
+{
+    return s->cfg->isolation == WORKER_ISOLATION_SHARED;
+}
 
 /* SIGTERM from the supervisor's shutdown: stop reading; the request loop sees
  * end of input and the session frees everything on its way out. */
@@ -426,14 +461,31 @@ int session_tracked_fd(void)
     return session_fd;
 }
 
-void session_track_fd(int fd)
+void session_track_fd(struct session *s, int fd)
 {
-    session_fd = fd;
+    if (!shared_mode(s))
+        session_fd = fd;
+    pthread_mutex_lock(&s->term_lock);
+    s->track_fd = fd;
+    pthread_mutex_unlock(&s->term_lock);
 }
 
-int session_terminating(void)
+int session_terminating(struct session *s)
 {
-    return term_requested;
+    return term_requested || __atomic_load_n(&s->term, __ATOMIC_ACQUIRE);
+}
+
+void session_stop(struct session *s)
+{
+    pthread_mutex_lock(&s->term_lock);
+    __atomic_store_n(&s->term, 1, __ATOMIC_RELEASE);
+    if (s->track_fd >= 0)
+        shutdown(s->track_fd, SHUT_RD);
+    pthread_mutex_unlock(&s->term_lock);
+    /* A session waiting for its client to come back hears it now. */
+    pthread_mutex_lock(&s->resume_lock);
+    pthread_cond_broadcast(&s->resume_cond);
+    pthread_mutex_unlock(&s->resume_lock);
 }
 
 /* The handshake deadline: whatever the peer is doing (trickling bytes one at
@@ -453,6 +505,40 @@ static void handshake_timer(int ms)
     it.it_value.tv_sec = ms / 1000;
     it.it_value.tv_usec = (ms % 1000) * 1000;
     setitimer(ITIMER_REAL, &it, NULL);
+}
+
+int session_check_deadline(struct session *s, uint64_t now_ms)
+{
+    pthread_mutex_lock(&s->term_lock);
+    int pending = s->hs_deadline_ms != 0;
+    if (pending && now_ms >= s->hs_deadline_ms) {
+        s->hs_deadline_ms = 0;
+        pending = 0;
+        __atomic_store_n(&s->hs_expired, 1, __ATOMIC_RELEASE);
+        if (s->track_fd >= 0)
+            shutdown(s->track_fd, SHUT_RDWR);
+    }
+    pthread_mutex_unlock(&s->term_lock);
+    return pending;
+}
+
+/* Sets (ms > 0) or clears the handshake deadline: a process timer in a
+ * session process; in a shared device process (one timer for many
+ * sessions) a time its main thread looks at (session_check_deadline). */
+static void handshake_deadline(struct session *s, int ms)
+{
+    if (!shared_mode(s)) {
+        handshake_timer(ms);
+        return;
+    }
+    pthread_mutex_lock(&s->term_lock);
+    s->hs_deadline_ms = ms ? hw_now_ms() + (uint64_t)ms : 0;
+    pthread_mutex_unlock(&s->term_lock);
+}
+
+static int handshake_timed_out(struct session *s)
+{
+    return shared_mode(s) ? __atomic_load_n(&s->hs_expired, __ATOMIC_ACQUIRE) : handshake_expired;
 }
 
 /* TLS or plain, then (plain only) a first frame that may be SESSION_ROUTE:
@@ -501,6 +587,8 @@ static void session_setup(struct session *s, const struct worker_config *cfg,
     s->table = table;
     signal_table = table;
     pthread_mutex_init(&s->resume_lock, NULL);
+    pthread_mutex_init(&s->term_lock, NULL);
+    s->track_fd = -1;
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -517,6 +605,10 @@ static void session_setup(struct session *s, const struct worker_config *cfg,
  * reaps it and frees what the status table and the compile slots held. */
 static void abandon_if_busy(struct session *s)
 {
+    /* Other sessions live in a shared device process: the teardown waits
+     * for this one's work instead (docs/worker.md, "Isolation modes"). */
+    if (shared_mode(s))
+        return;
     for (int i = 0; i < 100 && idle_work_running(&s->lim); i++) {
         struct timespec ts = { 0, 10 * 1000000L };
         nanosleep(&ts, NULL);
@@ -527,8 +619,8 @@ static void abandon_if_busy(struct session *s)
             "ending the session process without waiting for it",
             (unsigned long long)s->id);
     if (s->slot) {
-        uint64_t sid;
-        status_table_release_pid(s->table, getpid(), &sid);
+        status_table_release(s->slot);
+        s->slot = NULL;
         admission_notify(s->cfg->admission);
     }
     _exit(0);
@@ -537,7 +629,6 @@ static void abandon_if_busy(struct session *s)
 static int session_serve(struct session *s, int fd, uint64_t session_id)
 {
     const struct worker_config *cfg = s->cfg;
-    struct status_table *table = s->table;
     struct hipr_header hello_h;
     struct hipr_hello_req hello;
     char peer[80];
@@ -546,25 +637,29 @@ static int session_serve(struct session *s, int fd, uint64_t session_id)
     s->id = session_id;
     s->link.id = session_id;
     s->lim.id = session_id;
-    session_track_fd(fd);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_term;
-    sigaction(SIGTERM, &sa, NULL);
-    sa.sa_handler = on_handshake_timer;
-    sigaction(SIGALRM, &sa, NULL);
+    session_track_fd(s, fd);
+    if (!shared_mode(s)) { /* the process's signals are this session's */
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_term;
+        sigaction(SIGTERM, &sa, NULL);
+        sa.sa_handler = on_handshake_timer;
+        sigaction(SIGALRM, &sa, NULL);
+    }
     hw_peer_name(fd, peer, sizeof peer);
 
     struct link_setup l = { .tx = &s->link.tx, .cfg = cfg, .peer = peer };
-    handshake_timer(cfg->handshake_timeout_ms);
+    handshake_deadline(s, cfg->handshake_timeout_ms);
     int hs = accept_connection(s, &l, &hello_h, &hello, &route_status);
-    handshake_timer(0);
-    signal(SIGALRM, SIG_IGN); /* a late tick must not cut a session's link */
+    handshake_deadline(s, 0);
+    if (!shared_mode(s))
+        signal(SIGALRM, SIG_IGN); /* a late tick must not cut a session's link */
     if (hs == 2) {
+        session_track_fd(s, -1);
         hw_tx_close(&s->link.tx);
         return route_status;
     }
-    if (handshake_expired) {
+    if (handshake_timed_out(s)) {
         hw_warn("connection from %s: no HELLO within --handshake-timeout %d ms", peer,
                 cfg->handshake_timeout_ms);
         hs = -1;
@@ -596,9 +691,9 @@ static int session_serve(struct session *s, int fd, uint64_t session_id)
             if (session_resume_wait(s) != 0)
                 break;
         }
-    if (hs == 0 && client_gone && !session_terminating())
+    if (hs == 0 && client_gone && !session_terminating(s))
         abandon_if_busy(s);
-    if (hs == 0 && (session_terminating() || migrate_failed)) {
+    if (hs == 0 && (session_terminating(s) || migrate_failed)) {
         /* The client would otherwise take the cut for a network fault and
          * try to resume for as long as it is willing to wait. */
         struct hipr_going_away ga = {
@@ -620,16 +715,40 @@ static int session_serve(struct session *s, int fd, uint64_t session_id)
     stage_buf_drop_all(&s->res.bufs);
     /* Wake a client blocked on a reply before the process goes away. */
     hw_tx_shutdown(&s->link.tx);
+    session_track_fd(s, -1);
     hw_tx_close(&s->link.tx);
     slink_close(&s->link);
     /* The slot goes to the next queued client now, not when the
      * supervisor gets round to reaping this process. */
     if (s->slot) {
-        uint64_t sid;
-        status_table_release_pid(table, getpid(), &sid);
+        status_table_release(s->slot);
+        s->slot = NULL;
         admission_notify(cfg->admission);
     }
     return hs < 0 ? 1 : 0;
+}
+
+struct session *session_new(const struct worker_config *cfg, struct status_table *table)
+{
+    struct session *s = hw_malloc(sizeof *s);
+    if (s)
+        session_setup(s, cfg, table);
+    return s;
+}
+
+int session_serve_thread(struct session *s, int fd, uint64_t session_id)
+{
+    return session_serve(s, fd, session_id);
+}
+
+void session_free(struct session *s)
+{
+    if (!s)
+        return;
+    pthread_mutex_destroy(&s->term_lock);
+    pthread_mutex_destroy(&s->resume_lock);
+    pthread_cond_destroy(&s->resume_cond);
+    free(s);
 }
 
 int session_main(int fd, const struct worker_config *cfg, struct status_table *table,

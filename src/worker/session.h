@@ -87,6 +87,17 @@ struct session {
     int migrate_in, migrated_in;
     /* TRANSPORT_SHM in progress (shm_link.c), or NULL. */
     struct shm_offer *shm_offer;
+
+    /* Ending from outside (session.c): the worker stopping, the handshake
+     * deadline. A session process has them from its signals; a session on
+     * a thread of a shared device process (--isolation shared,
+     * shared_host.c) from that process's main thread, under term_lock, so
+     * a shutdown never reaches a descriptor number the session has closed. */
+    pthread_mutex_t term_lock;
+    int track_fd;            /* the connection to shut down; -1: none */
+    int term;                /* atomic: the worker is stopping */
+    int hs_expired;          /* atomic: --handshake-timeout passed */
+    uint64_t hs_deadline_ms; /* under term_lock: shared mode's deadline; 0: none */
 };
 
 #endif

@@ -67,6 +67,15 @@ uint64_t status_table_release_pid(struct status_table *t, pid_t pid, uint64_t *s
     return 0;
 }
 
+void status_table_release(struct status_slot *s)
+{
+    if (!s)
+        return;
+    __atomic_store_n(&s->bytes_in_use, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&s->streams, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&s->pid, 0, __ATOMIC_RELEASE);
+}
+
 uint32_t status_table_streams(const struct status_table *t)
 {
     uint32_t n = 0;

@@ -1,10 +1,12 @@
 /*
  * status_table.h - what the supervisor knows about its sessions.
  *
- * A MAP_SHARED page set up before the first fork: each session process
- * claims a slot at HELLO and keeps its device-memory use current there; the
- * supervisor frees the slot when it reaps the process, so a session that was
- * killed can never leave a stale entry behind. Any process may read it to
+ * A MAP_SHARED page set up before the first fork: each session claims a
+ * slot at HELLO (with the pid of its process: its own, or the shared device
+ * process of --isolation shared) and keeps its device-memory use current
+ * there; a session frees its slot at its end, and the supervisor frees
+ * every slot of a process when it reaps it, so a session that was killed
+ * can never leave a stale entry behind. Any process may read it to
  * answer WORKER_STATUS without asking the supervisor anything.
  */
 #ifndef STATUS_TABLE_H
@@ -49,8 +51,12 @@ struct status_table *status_table_create(uint32_t max_sessions, uint64_t mem_lim
 void status_table_destroy(struct status_table *t);
 /* The claimed slot, or NULL when every slot is taken. */
 struct status_slot *status_table_claim(struct status_table *t, pid_t pid, uint64_t session_id);
-/* Frees the slot of a process that has exited; returns its bytes_in_use. */
+/* Frees a slot of a process that has exited (one per call: a shared
+ * device process holds one per session); returns its bytes_in_use, and
+ * *session_id 0 when pid held none. */
 uint64_t status_table_release_pid(struct status_table *t, pid_t pid, uint64_t *session_id);
+/* Frees the slot a session claimed, at its end (its process may go on). */
+void status_table_release(struct status_slot *s);
 /* Streams of every session together (a sum of racy snapshots: sessions
  * creating streams at the same moment may overshoot the budget by one each). */
 uint32_t status_table_streams(const struct status_table *t);

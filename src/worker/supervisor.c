@@ -30,6 +30,7 @@
 #include "rtc_cache.h"
 #include "rtc_slots.h"
 #include "session_main.h"
+#include "shared_host.h"
 #include "status_table.h"
 
 /* Connections still in their handshake (not yet authenticated, no status
@@ -87,7 +88,8 @@ static void on_stop(int sig)
 }
 
 struct child {
-    pid_t pid;
+    pid_t pid;    /* its process (with --isolation shared, the device process) */
+    uint64_t sid; /* the session id it was given */
     struct preauth_source src;
     int in_handshake; /* no session slot or queue place yet (refreshed each round) */
 };
@@ -98,12 +100,13 @@ struct kids_view {
     int nkids;
 };
 
+/* By session id: with --isolation shared every connection has the same pid. */
 static void mark_handshakes(struct child *kids, int nkids, const struct status_table *table,
                             const struct admission *adm)
 {
     for (int i = 0; i < nkids; i++)
-        kids[i].in_handshake = kids[i].pid && status_table_index_of(table, kids[i].pid) < 0 &&
-                               !admission_has_pid(adm, kids[i].pid);
+        kids[i].in_handshake = kids[i].pid && !status_table_pid_of(table, kids[i].sid) &&
+                               !admission_has_session(adm, kids[i].sid);
 }
 
 static int handshakes_from(const struct preauth_source *src, void *arg)
@@ -143,44 +146,71 @@ static uint64_t new_session_id(uint64_t *counter)
            ++*counter;
 }
 
+/* A process is gone: what its sessions held (a session process has at
+ * most one; the device process of --isolation shared any number). */
+static void reaped(const struct worker_config *cfg, struct status_table *table, struct child *kids,
+                   int nkids, int *live, int *leaked, struct shared_host *sh, pid_t pid, int status)
+{
+    int host = shared_host_reaped(sh, pid, status);
+    uint64_t sid = 0, first_sid = 0, bytes = 0;
+    int sessions = 0, idx;
+    /* its counters join the totals before anyone can take its slot */
+    while ((idx = status_table_index_of(table, pid)) >= 0) {
+        worker_metrics_retire(cfg->metrics, (uint32_t)idx);
+        bytes += status_table_release_pid(table, pid, &sid);
+        if (!sessions++)
+            first_sid = sid;
+    }
+    /* A session that died holding a slot or a place in the queue. */
+    admission_forget_pid(cfg->admission, pid);
+    if (sessions)
+        admission_notify(cfg->admission);
+    /* A session that died holding compile slots cannot give them back. */
+    uint32_t slots = rtc_slots_release_pid(cfg->rtc_slots, pid);
+    if (slots)
+        hw_warn("session process %d died holding %u run-time compile slot(s); freed", (int)pid,
+                slots);
+    int conns = 0;
+    for (int i = 0; i < nkids; i++)
+        if (kids[i].pid == pid) {
+            kids[i].pid = 0;
+            (*live)--;
+            conns++;
+        }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == LEAK_CHECK_EXIT) {
+        hw_error("%s (pid %d) leaked memory (LeakSanitizer's report is above); the worker will "
+                 "exit non-zero",
+                 host ? "the device process" : "a session process", (int)pid);
+        *leaked = 1;
+    } else if (host && (conns || WIFSIGNALED(status) || WEXITSTATUS(status) != 0)) {
+        char how[48];
+        if (WIFSIGNALED(status))
+            snprintf(how, sizeof how, "died from signal %d", WTERMSIG(status));
+        else
+            snprintf(how, sizeof how, "exited with %d", WEXITSTATUS(status));
+        hw_warn("device process %d %s with %d connection(s) and %d session(s): they are gone "
+                "(%llu bytes reclaimed); a new device process serves new clients",
+                (int)pid, how, conns, sessions, (unsigned long long)bytes);
+    } else if (host)
+        hw_debug("device process %d exited", (int)pid);
+    else if (WIFSIGNALED(status))
+        hw_warn("session %016llx (pid %d) died from signal %d; %llu bytes reclaimed",
+                (unsigned long long)first_sid, (int)pid, WTERMSIG(status),
+                (unsigned long long)bytes);
+    else
+        hw_debug("session process %d exited with %d", (int)pid, WEXITSTATUS(status));
+}
+
 static void reap(const struct worker_config *cfg, struct status_table *table, struct child *kids,
-                 int nkids, int *live, int *leaked, struct prewarm_pool *pool)
+                 int nkids, int *live, int *leaked, struct prewarm_pool *pool,
+                 struct shared_host *sh)
 {
     int status;
     pid_t pid;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
         if (prewarm_pool_reaped(pool, pid, status))
             continue; /* never had a connection */
-        uint64_t sid;
-        /* its counters join the totals before anyone can take its slot */
-        int idx = status_table_index_of(table, pid);
-        if (idx >= 0)
-            worker_metrics_retire(cfg->metrics, (uint32_t)idx);
-        uint64_t bytes = status_table_release_pid(table, pid, &sid);
-        /* A session that died holding a slot or a place in the queue. */
-        admission_forget_pid(cfg->admission, pid);
-        if (sid)
-            admission_notify(cfg->admission);
-        /* A session that died holding compile slots cannot give them back. */
-        uint32_t slots = rtc_slots_release_pid(cfg->rtc_slots, pid);
-        if (slots)
-            hw_warn("session process %d died holding %u run-time compile slot(s); freed", (int)pid,
-                    slots);
-        for (int i = 0; i < nkids; i++)
-            if (kids[i].pid == pid) {
-                kids[i].pid = 0;
-                (*live)--;
-            }
-        if (WIFSIGNALED(status))
-            hw_warn("session %016llx (pid %d) died from signal %d; %llu bytes reclaimed",
-                    (unsigned long long)sid, (int)pid, WTERMSIG(status), (unsigned long long)bytes);
-        else if (WEXITSTATUS(status) == LEAK_CHECK_EXIT) {
-            hw_error("session %016llx (pid %d) leaked memory (LeakSanitizer's report is above); "
-                     "the worker will exit non-zero",
-                     (unsigned long long)sid, (int)pid);
-            *leaked = 1;
-        } else
-            hw_debug("session process %d exited with %d", (int)pid, WEXITSTATUS(status));
+        reaped(cfg, table, kids, nkids, live, leaked, sh, pid, status);
     }
 }
 
@@ -204,10 +234,44 @@ static void migrate_before_stop(const struct worker_config *cfg, struct status_t
             a.host, a.port, (unsigned long long)cfg->migrate_wait_ms);
     uint64_t deadline = hw_now_ms() + cfg->migrate_wait_ms;
     while (*live > 0 && hw_now_ms() < deadline) {
-        reap(cfg, table, kids, nkids, live, leaked, NULL);
+        reap(cfg, table, kids, nkids, live, leaked, NULL, NULL);
         if (*live > 0)
             usleep(20 * 1000);
     }
+}
+
+/* The device process says a connection is over (--isolation shared). */
+struct done_ctx {
+    struct child *kids;
+    int nkids;
+    int *live;
+};
+
+static void connection_done(void *arg, uint64_t sid)
+{
+    struct done_ctx *d = arg;
+    for (int i = 0; i < d->nkids; i++)
+        if (d->kids[i].pid && d->kids[i].sid == sid) {
+            d->kids[i].pid = 0;
+            (*d->live)--;
+            return;
+        }
+}
+
+/* What a new device process must not hold of the supervisor's. */
+struct child_fds {
+    int lfd;
+    struct metrics_http *mh;
+    struct preauth *held;
+};
+
+static void close_in_child(void *arg)
+{
+    struct child_fds *c = arg;
+    close(c->lfd);
+    if (c->mh)
+        close(metrics_http_fd(c->mh));
+    preauth_close_all_in_child(c->held);
 }
 
 static int write_port_file(const char *path, int port)
@@ -247,13 +311,17 @@ static int held_capacity(void)
 /* Gives an accepted connection a process: a prewarmed one if ready, else a
  * new fork. Returns its index in kids, or -1 (the connection is closed). */
 static int spawn_session(const struct worker_config *cfg, struct status_table *table,
-                         struct preauth *held, struct prewarm_pool *pool, struct metrics_http *mh,
-                         int lfd, int cfd, uint64_t *counter, struct child *kids, int nkids)
+                         struct preauth *held, struct prewarm_pool *pool, struct shared_host *sh,
+                         struct metrics_http *mh, int lfd, int cfd, uint64_t *counter,
+                         struct child *kids, int nkids)
 {
     uint64_t sid = new_session_id(counter);
     /* A process with its device open already, if one is ready. */
     pid_t pid;
-    if (prewarm_pool_handoff(pool, cfd, sid, &pid) == 0)
+    if (sh) { /* --isolation shared: a thread of the device process */
+        if (shared_host_handoff(sh, cfd, sid, &pid) < 0)
+            pid = -1;
+    } else if (prewarm_pool_handoff(pool, cfd, sid, &pid) == 0)
         hw_debug("connection handed to prewarmed session process %d", (int)pid);
     else
         pid = fork();
@@ -273,12 +341,16 @@ static int spawn_session(const struct worker_config *cfg, struct status_table *t
     }
     close(cfd);
     if (pid < 0) {
-        hw_error("fork: %s", strerror(errno));
+        if (sh)
+            hw_warn("the device process did not take a connection; closed it");
+        else
+            hw_error("fork: %s", strerror(errno));
         return -1;
     }
     for (int i = 0; i < nkids; i++)
         if (!kids[i].pid) {
             kids[i].pid = pid;
+            kids[i].sid = sid;
             return i;
         }
     return -1; /* not reached: the caller keeps live below nkids */
@@ -300,10 +372,19 @@ int supervisor_run(const struct worker_config *config)
         status_table_create((uint32_t)cfg->max_sessions, cfg->mem_limit, cfg->backend);
     /* Mapped before any session is forked, so every session shares it. */
     c.admission = admission_create(cfg->admission_queue);
-    struct prewarm_pool *pool = cfg->prewarm ? prewarm_pool_create(cfg->prewarm) : NULL;
-    struct pollfd *pfds = hw_calloc((size_t)cfg->prewarm + 1, sizeof *pfds);
+    int shared = cfg->isolation == WORKER_ISOLATION_SHARED;
+    /* Shared: one device process with its devices open serves every
+     * session; a pool of prewarmed processes would be beside the point. */
+    if (shared && cfg->prewarm)
+        hw_info("--prewarm %d: not used with --isolation shared (the device process keeps the "
+                "devices open for every session)",
+                cfg->prewarm);
+    int npool = shared ? 0 : cfg->prewarm;
+    struct prewarm_pool *pool = npool ? prewarm_pool_create(npool) : NULL;
+    struct shared_host *sh = shared ? shared_host_create() : NULL;
+    struct pollfd *pfds = hw_calloc((size_t)npool + 2, sizeof *pfds);
     struct preauth *held = preauth_create(held_capacity());
-    if (!kids || !table || !c.admission || !pfds || !held || (cfg->prewarm && !pool)) {
+    if (!kids || !table || !c.admission || !pfds || !held || (npool && !pool) || (shared && !sh)) {
         hw_error("out of memory");
         goto out;
     }
@@ -339,9 +420,9 @@ int supervisor_run(const struct worker_config *config)
     sigaction(SIGINT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
     hw_info("listening on %s:%d (backend %s, max %d sessions, admission queue %u, mem limit "
-            "%.3f GiB, %s, %s)",
+            "%.3f GiB, isolation %s, %s, %s)",
             cfg->bind, port, cfg->backend, cfg->max_sessions, cfg->admission_queue,
-            (double)cfg->mem_limit / (double)(1ull << 30),
+            (double)cfg->mem_limit / (double)(1ull << 30), shared ? "shared" : "process",
             cfg->token ? "token required" : "no authentication",
             cfg->require_tls ? "TLS required"
             : cfg->tls       ? "TLS or plain"
@@ -350,6 +431,7 @@ int supervisor_run(const struct worker_config *config)
     int full_logged = 0;
     uint64_t drain_deadline_ms = 0;
     struct kids_view kv = { kids, nkids };
+    struct child_fds cf = { lfd, mh, held };
     while (!stop_requested) {
         uint64_t unused;
         int pending =
@@ -361,17 +443,24 @@ int supervisor_run(const struct worker_config *config)
         /* A process forked now would keep the held connections open. */
         if (preauth_count(held) == 0)
             prewarm_pool_fill(pool, cfg, table, lfd, live);
+        /* (held connections are closed in it: they wait for it) */
+        shared_host_fill(sh, cfg, table, close_in_child, &cf);
         /* Enough held ahead: the rest wait in the backlog (not polled, or
          * the loop would spin on it). */
         int room = preauth_pending(held, hw_now_ms()) < SPOKEN_AHEAD;
         pfds[0] = (struct pollfd){ .fd = room ? lfd : -1, .events = POLLIN };
-        int nw = prewarm_pool_pollfds(pool, pfds + 1, cfg->prewarm);
+        int nw = prewarm_pool_pollfds(pool, pfds + 1, npool);
+        int nh = shared_host_pollfd(sh, pfds + 1 + nw);
         int waiting = preauth_count(held) > 0;
         /* also the reaping period; short while connections wait for a place */
-        int n = poll(pfds, (nfds_t)nw + 1, full || waiting ? 20 : 200);
+        int n = poll(pfds, (nfds_t)(nw + nh) + 1, full || waiting ? 20 : 200);
         if (n > 0)
             prewarm_pool_poll(pool, pfds + 1, nw);
-        reap(cfg, table, kids, nkids, &live, &leaked, pool);
+        if (n > 0 && nh) {
+            struct done_ctx dc = { kids, nkids, &live };
+            shared_host_poll(sh, pfds + 1 + nw, connection_done, &dc);
+        }
+        reap(cfg, table, kids, nkids, &live, &leaked, pool, sh);
         __atomic_store_n(&view.live, live, __ATOMIC_RELAXED);
         if (drain_should_stop(table, live, &drain_deadline_ms))
             break;
@@ -400,12 +489,14 @@ int supervisor_run(const struct worker_config *config)
         mark_handshakes(kids, nkids, table, cfg->admission);
         pending =
             live - (int)status_table_count(table, &unused) - (int)admission_waiting(cfg->admission);
-        while (preauth_count(held) > 0 && live < nkids && pending < HANDSHAKE_SLACK) {
+        /* With --isolation shared, they wait for the device process. */
+        while (preauth_count(held) > 0 && live < nkids && pending < HANDSHAKE_SLACK &&
+               (!sh || shared_host_ready(sh))) {
             struct preauth_source src;
             int cfd = preauth_next(held, handshakes_from, &kv, &src);
             if (cfd < 0)
                 break; /* none has spoken yet */
-            int k = spawn_session(cfg, table, held, pool, mh, lfd, cfd, &counter, kids, nkids);
+            int k = spawn_session(cfg, table, held, pool, sh, mh, lfd, cfd, &counter, kids, nkids);
             if (k < 0)
                 continue;
             kids[k].src = src;
@@ -429,16 +520,23 @@ int supervisor_run(const struct worker_config *config)
     for (int i = 0; i < nkids; i++)
         if (kids[i].pid)
             kill(kids[i].pid, SIGTERM);
-    for (int waited = 0; live > 0 && waited < 100; waited++) {
-        reap(cfg, table, kids, nkids, &live, &leaked, NULL);
-        if (live > 0)
+    shared_host_stop(sh, SIGTERM); /* ends its sessions, then itself */
+    for (int waited = 0; (live > 0 || shared_host_alive(sh)) && waited < 100; waited++) {
+        reap(cfg, table, kids, nkids, &live, &leaked, NULL, sh);
+        if (live > 0 || shared_host_alive(sh))
             usleep(50 * 1000);
     }
     for (int i = 0; i < nkids; i++)
         if (kids[i].pid)
             kill(kids[i].pid, SIGKILL);
-    while (live > 0 && waitpid(-1, NULL, 0) > 0)
-        live--;
+    shared_host_stop(sh, SIGKILL);
+    while (live > 0 || shared_host_alive(sh)) {
+        int st;
+        pid_t p = waitpid(-1, &st, 0);
+        if (p <= 0)
+            break;
+        reaped(cfg, table, kids, nkids, &live, &leaked, sh, p, st);
+    }
     rc = leaked ? 1 : 0;
 out:
     metrics_http_stop(mh);
@@ -447,6 +545,7 @@ out:
     status_table_destroy(table);
     admission_destroy(c.admission);
     prewarm_pool_destroy(pool);
+    shared_host_destroy(sh);
     preauth_destroy(held);
     free(pfds);
     free(kids);

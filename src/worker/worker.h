@@ -23,6 +23,13 @@ struct worker_info;
 struct rtc_slots;
 struct rtc_cache;
 
+/* --isolation (docs/worker.md, "Isolation modes"): a process per session,
+ * or the sessions as threads of one device-owning process (shared_host.c). */
+enum worker_isolation {
+    WORKER_ISOLATION_PROCESS = 0,
+    WORKER_ISOLATION_SHARED = 1,
+};
+
 struct worker_config {
     const char *bind;
     int port;
@@ -76,6 +83,7 @@ struct worker_config {
      * first; NULL: they end (GOING_AWAY). migrate_wait_ms bounds the moves. */
     const char *migrate_to;
     uint64_t migrate_wait_ms;
+    int isolation; /* enum worker_isolation */
 };
 
 #endif

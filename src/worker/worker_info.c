@@ -45,6 +45,8 @@ int worker_info_send(struct session *s, const struct worker_info *info, uint32_t
     }
     if (s->table && drain_refuses_sessions(s->table))
         r.flags |= HIPR_WORKER_DRAINING;
+    if (s->cfg->isolation == WORKER_ISOLATION_SHARED)
+        r.flags |= HIPR_WORKER_SHARED;
     size_t tail_len = (size_t)r.device_count * HIPR_devinfo_SIZE;
     uint8_t *tail = hw_malloc(tail_len ? tail_len : 1);
     if (!tail)

@@ -64,8 +64,10 @@ static int dead_port(const char *worker)
 int main(int argc, char **argv)
 {
     raw_begin("hipwire status: one worker with sessions, one dead");
-    EXPECT(argc == 3, "usage");
+    EXPECT(argc == 3 || argc == 4, "usage");
     const char *cli = argv[1];
+    /* the worker's --isolation (a third argument says which) */
+    const char *mode = argc == 4 ? argv[3] : "process";
     const char *port = getenv("TF_WORKER_PORT");
     EXPECT(port != NULL, "run under with_worker");
     int dead = dead_port(argv[2]);
@@ -85,6 +87,8 @@ int main(int argc, char **argv)
     EXPECT(rc == 1, "exit status %d with a worker down", rc);
     snprintf(want, sizeof want, "127.0.0.1:%s  up ", port);
     EXPECT(strstr(out, want) && strstr(out, "protocol 1, backend cpu"), "health line");
+    snprintf(want, sizeof want, "backend cpu, isolation %s\n", mode);
+    EXPECT(strstr(out, want), "isolation: %s", want);
     EXPECT(strstr(out, "devices: 2") && strstr(out, "0  hipwire CPU device"), "devices");
     EXPECT(strstr(out, "sessions: 2 of 64") && strstr(out, "device memory in use: 0.004 GiB") &&
                strstr(out, "per-session limit: 0.500 GiB"),
@@ -109,6 +113,8 @@ int main(int argc, char **argv)
     snprintf(want, sizeof want, "\"id\": \"%016llx\"", (unsigned long long)b.session_id);
     EXPECT(strstr(out, want), "json session id");
     EXPECT(strstr(out, "\"error\": \"Connection refused\""), "json error");
+    snprintf(want, sizeof want, "\"isolation\": \"%s\"", mode);
+    EXPECT(strstr(out, want), "json isolation: %s", want);
     EXPECT(strstr(out, "\"client\": \"127.0.0.1:") && strstr(out, "\"state\": \"attached\""),
            "json client and state");
 

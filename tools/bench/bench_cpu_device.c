@@ -146,7 +146,7 @@ static void launch(const struct hipwire_cpu_kernel *k, uint32_t gx, uint32_t gy,
     for (uint32_t i = 0; i < k->param_count; i++)
         memcpy(buf + k->params[i].offset, params[i], k->params[i].size);
     uint32_t grid[3] = { gx, gy, 1 }, block[3] = { bx, by, 1 };
-    if (cpu_sched_launch(k, grid, block, 0, buf) < 0) {
+    if (cpu_sched_launch(k, grid, block, 0, buf, NULL) < 0) {
         fprintf(stderr, "launch failed\n");
         exit(1);
     }

@@ -551,12 +551,14 @@ static void usage(FILE *out)
             "                       --rounds N alternating rounds, the best counts (default 3)\n"
             "\n"
             "       hipwire-bench --sessions N[,N...] --spawn-worker PATH [--backend NAME]\n"
-            "                     [--worker-arg ARG]... [--hold-ms MS] [--timeout S]\n"
-            "                     [--settle-ms MS]\n"
+            "                     [--isolation MODE[,MODE]] [--worker-arg ARG]...\n"
+            "                     [--hold-ms MS] [--timeout S] [--settle-ms MS]\n"
             "  N clients at once per count against a fresh worker: first-call p50/p99,\n"
             "  share served, the worker's host RSS, processes, threads (and GPU memory\n"
             "  with nvidia-smi); exit 0 only when every client was served. --settle-ms:\n"
-            "  wait after the worker starts (default 300; longer for a --prewarm pool)\n",
+            "  wait after the worker starts (default 300; longer for a --prewarm pool).\n"
+            "  --isolation process,shared: each count once per worker --isolation mode,\n"
+            "  then host memory per session in each\n",
             HIPWIRE_BENCH_DEFAULT_KERNELS);
 }
 

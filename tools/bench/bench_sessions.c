@@ -3,7 +3,8 @@
  * how fast they start (docs/benchmarks.md, "Sessions").
  *
  *   hipwire-bench --sessions 1,8,32,64,256 --spawn-worker PATH [--backend cpu|cuda|hip]
- *                 [--worker-arg ARG]... [--hold-ms N] [--timeout S] [--settle-ms N]
+ *                 [--isolation process,shared] [--worker-arg ARG]... [--hold-ms N]
+ *                 [--timeout S] [--settle-ms N]
  *
  * For each count N, a fresh worker is started and N client processes (each
  * a HIP program linked against the proxy: one session per process) are
@@ -13,8 +14,10 @@
  * exits. Meanwhile the worker's processes are sampled every 50 ms (host
  * RSS, threads, processes; GPU memory through nvidia-smi when present), and
  * the peaks are printed with the first-call p50/p99 and the share of
- * clients served. The exit status is 0 only when every client of every
- * count was served.
+ * clients served. With --isolation, each count runs once per mode (the
+ * worker's --isolation), and where both ran, a line compares what a session
+ * costs the host in each. The exit status is 0 only when every client of
+ * every count was served.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -34,6 +37,7 @@
 #define MAX_COUNTS  16
 #define MAX_CLIENTS 4096
 #define MAX_WARGS   32
+#define MAX_MODES   4
 
 struct sess_opts {
     int counts[MAX_COUNTS];
@@ -44,7 +48,9 @@ struct sess_opts {
     int nwargs;
     int hold_ms;
     int timeout_s;
-    int settle_ms; /* between the worker's start and the clients' */
+    int settle_ms;                /* between the worker's start and the clients' */
+    const char *modes[MAX_MODES]; /* --isolation values; none: the worker's default */
+    int nmodes;
 };
 
 struct result {
@@ -68,7 +74,7 @@ static void sleep_ms(int ms)
 
 /* ---- the worker ------------------------------------------------------------ */
 
-static pid_t start_worker(const struct sess_opts *o)
+static pid_t start_worker(const struct sess_opts *o, const char *mode)
 {
     char port_file[] = "/tmp/hipwire-bench-sessions-XXXXXX";
     int pfd = mkstemp(port_file);
@@ -80,7 +86,7 @@ static pid_t start_worker(const struct sess_opts *o)
     if (pid < 0)
         return -1;
     if (pid == 0) {
-        const char *argv[MAX_WARGS + 12];
+        const char *argv[MAX_WARGS + 14];
         int n = 0;
         argv[n++] = o->worker;
         argv[n++] = "--backend";
@@ -89,6 +95,10 @@ static pid_t start_worker(const struct sess_opts *o)
         argv[n++] = "0";
         argv[n++] = "--port-file";
         argv[n++] = port_file;
+        if (mode) {
+            argv[n++] = "--isolation";
+            argv[n++] = mode;
+        }
         for (int i = 0; i < o->nwargs; i++)
             argv[n++] = o->wargs[i];
         argv[n] = NULL;
@@ -146,7 +156,35 @@ static void stop_worker(pid_t pid)
 struct sample {
     double rss_mib, pss_mib; /* PSS: only when asked for (it costs more to read) */
     int threads, procs;
+    int conns; /* clients' connections the worker holds */
 };
+
+/* Established TCP connections whose local port is the worker's: the
+ * clients it holds now (in a session, queued or starting), whatever its
+ * processes are. */
+static int worker_connections(void)
+{
+    const char *ps = getenv("TF_WORKER_PORT");
+    unsigned port = ps ? (unsigned)atoi(ps) : 0, lport, st;
+    int n = 0;
+    const char *files[] = { "/proc/net/tcp", "/proc/net/tcp6" };
+    for (int i = 0; i < 2 && port; i++) {
+        char line[512];
+        FILE *f = fopen(files[i], "r");
+        while (f && fgets(line, sizeof line, f)) {
+            /* "  sl  local_address rem_address   st ..."; addresses ADDR:PORT in hex */
+            char local[64], remote[64];
+            if (sscanf(line, " %*d: %63s %63s %x", local, remote, &st) != 3)
+                continue;
+            char *colon = strrchr(local, ':');
+            if (colon && sscanf(colon + 1, "%x", &lport) == 1 && lport == port && st == 1)
+                n++;
+        }
+        if (f)
+            fclose(f);
+    }
+    return n;
+}
 
 static int parent_of(int pid)
 {
@@ -202,7 +240,7 @@ static void add_pss(int pid, struct sample *s)
 
 static struct sample sample_worker(pid_t worker, int with_pss)
 {
-    struct sample s = { 0, 0, 0, 0 };
+    struct sample s = { 0, 0, 0, 0, worker_connections() };
     add_status(worker, &s);
     if (with_pss)
         add_pss(worker, &s);
@@ -284,9 +322,10 @@ static double pct(const double *v, int n, double q)
     return v[i];
 }
 
-static int run_count(const struct sess_opts *o, int n)
+/* *rss_per_conn: the RSS/conn column's figure, MiB. */
+static int run_count(const struct sess_opts *o, const char *mode, int n, double *rss_per_conn)
 {
-    pid_t worker = start_worker(o);
+    pid_t worker = start_worker(o, mode);
     if (worker < 0)
         return -1;
     sleep_ms(o->settle_ms); /* a prewarmed pool must be ready to be measured */
@@ -319,8 +358,8 @@ static int run_count(const struct sess_opts *o, int n)
     close(go[0]);
     close(res[1]);
     double t0 = now_ms();
-    close(go[1]); /* go */
-    struct sample peak = idle;
+    close(go[1]);                              /* go */
+    struct sample peak = idle, busiest = idle; /* busiest: the sample with the most clients */
     double gpu_peak = gpu0, last_gpu = 0, last_pss = 0;
     int done = 0, served = 0, nfirst = 0;
     struct result r;
@@ -337,6 +376,8 @@ static int run_count(const struct sess_opts *o, int n)
             peak.threads = s.threads;
         if (s.procs > peak.procs)
             peak.procs = s.procs;
+        if (s.conns > busiest.conns || (s.conns == busiest.conns && s.rss_mib > busiest.rss_mib))
+            busiest = s;
         if (gpu0 >= 0 && now_ms() - last_gpu > 500) {
             double g = gpu_used_mib();
             gpu_peak = g > gpu_peak ? g : gpu_peak;
@@ -363,11 +404,13 @@ static int run_count(const struct sess_opts *o, int n)
     char gpu[48] = "n/a";
     if (gpu0 >= 0)
         snprintf(gpu, sizeof gpu, "%.0f MiB", gpu_peak - gpu0);
-    printf("%8d  %4d/%-4d %5.1f%%  %9.1f  %9.1f  %8.1f  %8.1f  %8.1f  %8.2f  %5d  %7d  %10s  "
-           "%7.1f s\n",
-           n, served, n, 100.0 * served / n, pct(first, nfirst, 0.5), pct(first, nfirst, 0.99),
-           peak.rss_mib, peak.pss_mib, idle.pss_mib, n ? (peak.pss_mib - idle.pss_mib) / n : 0,
-           peak.procs, peak.threads, gpu, took / 1e3);
+    *rss_per_conn = busiest.conns ? (busiest.rss_mib - idle.rss_mib) / busiest.conns : 0;
+    printf("%8d  %-9s %4d/%-4d %5.1f%%  %9.1f  %9.1f  %8.1f  %8.1f  %8.1f  %8.2f  %5d  %8.2f  "
+           "%5d  %7d  %10s  %7.1f s\n",
+           n, mode ? mode : "default", served, n, 100.0 * served / n, pct(first, nfirst, 0.5),
+           pct(first, nfirst, 0.99), peak.rss_mib, peak.pss_mib, idle.pss_mib,
+           n ? (peak.pss_mib - idle.pss_mib) / n : 0, busiest.conns, *rss_per_conn, peak.procs,
+           peak.threads, gpu, took / 1e3);
     fflush(stdout);
     stop_worker(worker);
     free(pids);
@@ -414,6 +457,12 @@ int bench_sessions_main(int argc, char **argv)
             o.timeout_s = atoi(v);
         } else if (!strcmp(a, "--settle-ms") && v) {
             o.settle_ms = atoi(v);
+        } else if (!strcmp(a, "--isolation") && v) {
+            static char list[256];
+            snprintf(list, sizeof list, "%s", v);
+            for (char *m = strtok(list, ","); m; m = strtok(NULL, ","))
+                if (o.nmodes < MAX_MODES)
+                    o.modes[o.nmodes++] = m;
         } else {
             fprintf(stderr, "hipwire-bench: --sessions mode: unknown or incomplete %s\n", a);
             return 2;
@@ -429,18 +478,36 @@ int bench_sessions_main(int argc, char **argv)
         printf(" %s", o.wargs[i]);
     printf("` each; every client: first call (hipMalloc), memset + read back, hold %d ms ==\n",
            o.hold_ms);
-    printf("%8s  %-9s %6s  %9s  %9s  %8s  %8s  %8s  %8s  %5s  %7s  %10s  %9s\n", "sessions",
-           "served", "share", "p50 ms", "p99 ms", "RSS MiB", "PSS MiB", "idle PSS", "PSS/sess",
-           "procs", "threads", "GPU mem", "wall");
+    printf("%8s  %-9s %-9s %6s  %9s  %9s  %8s  %8s  %8s  %8s  %5s  %8s  %5s  %7s  %10s  %9s\n",
+           "sessions", "isolation", "served", "share", "p50 ms", "p99 ms", "RSS MiB", "PSS MiB",
+           "idle PSS", "PSS/sess", "conns", "RSS/conn", "procs", "threads", "GPU mem", "wall");
     int bad = 0;
     for (int i = 0; i < o.ncounts; i++) {
-        int rc = run_count(&o, o.counts[i]);
-        if (rc != 0)
-            bad = 1;
-        if (rc < 0)
-            fprintf(stderr, "hipwire-bench: could not run %d sessions\n", o.counts[i]);
+        double per[MAX_MODES] = { 0 };
+        int proc = -1, shared = -1;
+        for (int m = 0; m < (o.nmodes ? o.nmodes : 1); m++) {
+            const char *mode = o.nmodes ? o.modes[m] : NULL;
+            int rc = run_count(&o, mode, o.counts[i], &per[m]);
+            if (rc != 0)
+                bad = 1;
+            if (rc < 0)
+                fprintf(stderr, "hipwire-bench: could not run %d sessions (isolation %s)\n",
+                        o.counts[i], mode ? mode : "default");
+            if (rc == 0 && mode && !strcmp(mode, "process"))
+                proc = m;
+            if (rc == 0 && mode && !strcmp(mode, "shared"))
+                shared = m;
+        }
+        /* ratio: how many shared sessions cost the host what one process session does */
+        if (proc >= 0 && shared >= 0)
+            printf("%8d  host RSS per connection: process %.2f MiB, shared %.2f MiB (%s)\n",
+                   o.counts[i], per[proc], per[shared],
+                   per[shared] * 4 < per[proc] ? "shared at most a quarter"
+                                               : "shared NOT below a quarter");
     }
-    printf("(first call: from the release to hipMalloc's return. RSS, PSS: the supervisor "
+    printf("(isolation: the worker's --isolation (default: not given). first call: from the "
+           "release to hipMalloc's return. conns: the most client connections the worker held at "
+           "once; RSS/conn: (RSS then - idle RSS) / conns. RSS, PSS: the supervisor "
            "and every process it forked, peaks of 50 ms (RSS) and 250 ms (PSS) samples; RSS "
            "counts shared pages in every process, PSS splits them. idle PSS: before the clients "
            "(a prewarmed pool included); PSS/sess: (peak - idle) / N. GPU mem: peak - before the "

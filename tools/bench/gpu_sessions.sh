@@ -45,6 +45,12 @@ bench prewarm8 --sessions "$counts" --worker-arg --prewarm=8 --settle-ms 15000 |
 bench prewarm32 --sessions "$counts" --worker-arg --prewarm=32 --settle-ms 30000 || status=1
 # 256 clients at once against 64 sessions: 192 wait in the admission queue.
 bench queue256 --sessions 256 --worker-arg --max-sessions=64 --timeout 900 || status=1
+# --isolation shared (docs/worker.md, "Isolation modes"): every session a
+# thread of one device process on one context per GPU; GPU mem per count
+# should be about one context plus the sessions' streams and allocations.
+bench shared --sessions "$counts" --isolation shared || status=1
+bench shared256 --sessions 256 --isolation process,shared --worker-arg --max-sessions=64 \
+  --timeout 900 || status=1
 # Optional (MPS=1): the same counts with every session an NVIDIA MPS client
 # (docs/worker.md, "Isolation modes": the `mps` column). The daemon runs
 # with private pipe and log directories and is stopped afterwards.

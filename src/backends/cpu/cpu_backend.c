@@ -98,7 +98,7 @@ fail:
 
 static void cpu_close(struct hw_backend *be)
 {
-    cpu_sched_session_end();
+    cpu_sched_session_end(&be->sync.lock, be->cfg.shared);
     for (int i = 0; i < be->ndev; i++) {
         struct cpu_device *d = &be->devs[i];
         cpu_stream_stop_all(d);

@@ -114,6 +114,7 @@ static struct {
     int checked_in; /* threads done with the current launch */
     struct launch *cur;
     _Atomic int running;
+    const void *_Atomic owner; /* of the running launch (cpu_sched_launch) */
     const char *kernel_name;
 } pool = { .once = PTHREAD_ONCE_INIT,
            .lock = PTHREAD_MUTEX_INITIALIZER,
@@ -499,7 +500,8 @@ static uint64_t timeout_s(void)
 }
 
 int cpu_sched_launch(const struct hipwire_cpu_kernel *k, const uint32_t grid[3],
-                     const uint32_t block[3], uint32_t shared_mem, const void *args)
+                     const uint32_t block[3], uint32_t shared_mem, const void *args,
+                     const void *owner)
 {
     pthread_once(&pool.once, pool_init);
     if (!pool.ok)
@@ -526,6 +528,7 @@ int cpu_sched_launch(const struct hipwire_cpu_kernel *k, const uint32_t grid[3],
     pool.kernel_name = k->name;
     pool.checked_in = 0;
     pool.gen++;
+    atomic_store(&pool.owner, owner);
     atomic_store(&pool.running, 1);
     pthread_cond_broadcast(&pool.go);
     while (pool.checked_in < pool.n) {
@@ -539,16 +542,22 @@ int cpu_sched_launch(const struct hipwire_cpu_kernel *k, const uint32_t grid[3],
         }
     }
     atomic_store(&pool.running, 0);
+    atomic_store(&pool.owner, NULL);
     pool.cur = NULL;
     pthread_mutex_unlock(&pool.mu);
     pthread_mutex_unlock(&pool.lock);
     return 0;
 }
 
-void cpu_sched_session_end(void)
+void cpu_sched_session_end(const void *owner, int shared)
 {
-    for (int waited = 0; atomic_load(&pool.running); waited += 10) {
-        if (waited >= END_GRACE_MS) {
+    for (int waited = 0; atomic_load(&pool.running) && atomic_load(&pool.owner) == owner;
+         waited += 10) {
+        if (waited == END_GRACE_MS && shared)
+            hw_warn("cpu: kernel %s is still running at session end: waiting for it (other "
+                    "sessions share this process; HIPWIRE_CPU_KERNEL_TIMEOUT bounds it)",
+                    pool.kernel_name ? pool.kernel_name : "?");
+        if (waited >= END_GRACE_MS && !shared) {
             hw_warn("cpu: kernel %s is still running at session end: the session process ends "
                     "without it",
                     pool.kernel_name ? pool.kernel_name : "?");

@@ -22,13 +22,15 @@ struct cpu_op *cpu_op_new(enum cpu_op_kind kind, unsigned extra_deps)
     return op;
 }
 
-static void run_launch(struct cpu_op *op)
+static void run_launch(struct cpu_device *d, struct cpu_op *op)
 {
     const struct hipwire_cpu_kernel *k = op->u.launch.kernel;
     struct hipwire_cpu_ctx ctx;
     if (k->abi_version == HIPWIRE_CPU_KERNEL_ABI_FIBER) {
+        /* The backend's lock names its launches: sessions sharing one
+         * process (--isolation shared) share the pool. */
         if (cpu_sched_launch(k, op->u.launch.grid, op->u.launch.block, op->u.launch.shared_mem,
-                             op->u.launch.args) < 0)
+                             op->u.launch.args, d->lock) < 0)
             hw_error("cpu: launch of %s could not run: no fibers", k->name ? k->name : "?");
         return;
     }
@@ -105,7 +107,7 @@ static void execute(struct cpu_device *d, struct cpu_op *op)
         break;
     case CPU_OP_MEMSET: run_memset(op); break;
     case CPU_OP_LAUNCH:
-        run_launch(op);
+        run_launch(d, op);
         free(op->u.launch.args);
         break;
     case CPU_OP_CALLBACK: op->u.callback.fn(op->u.callback.arg, HW_OK); break;

@@ -7,6 +7,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hw_alloc.h"
 #include "cuda_internal.h"
@@ -45,6 +46,15 @@ void hwcu_fail(struct hw_backend *be, CUresult r)
          * thread, where CUDA calls are not allowed. */
         hw_error("cuda: device context lost: CUresult %d (hipError %d); every later call fails",
                  (int)r, st);
+        if (be->cfg.shared) {
+            /* The primary context is every session's of this process
+             * (--isolation shared), and the driver hands the lost one to
+             * any new session until all have let it go: the process ends,
+             * every session with it, and the worker starts a fresh one. */
+            hw_error("cuda: the context is shared by every session of this device process: "
+                     "ending them all");
+            _exit(72);
+        }
         if (be->cfg.on_async_error)
             be->cfg.on_async_error(be->cfg.ctx, st);
     }

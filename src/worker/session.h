@@ -82,6 +82,11 @@ struct session {
     char next_peer[80];
     /* TRANSPORT_SHM in progress (shm_link.c), or NULL. */
     struct shm_offer *shm_offer;
+    /* The hand-over connection, kept once the session runs on shared memory:
+     * host regions' fds travel on it (host_region.c); -1: none. */
+    int shm_side_fd;
+    /* The client's shared host memory this session mapped (host_region.c). */
+    struct host_regions *regions;
 };
 
 #endif

@@ -7,7 +7,7 @@
 # fails with hipErrorOutOfMemory (hipErrorNotInitialized when the connection
 # could not be set up), not with a code that hides the cause. A run that
 # exits 0 despite the faults must print what a fault-free run prints.
-# usage: alloc_faults.sh BUILD_DIR FIXTURES_DIR [MAX_N]
+# usage: alloc_faults.sh BUILD_DIR FIXTURES_DIR [MAX_N] [devices|test_vadd|test_graph|worker|all]
 #        (alloc_faults.sh --client-probe MAX_N LABEL CMD...: one probe, run
 #        by the script itself under one worker)
 set -u
@@ -105,14 +105,23 @@ devices() {
     HIPWIRE_HOST_ROOT="$tmp/mi300x" "$build/bin/hipwire" devices --json
 }
 
-probe "hipwire devices --json" client devices
+# PART: one probe alone, so ctest runs them side by side (each one is mostly
+# waiting on process start-up and sockets, not CPU).
+part=${4:-all}
+case $part in all | devices)
+    probe "hipwire devices --json" client devices
+esac
 # One worker serves every client run: a fresh one each time would cost more
 # than the runs themselves.
 for prog in test_vadd test_graph; do
-    with_worker sh "$0" --client-probe "$max" "$prog, client" "$build/tests/$prog" ||
-        failures=$((failures + 1))
+    case $part in all | "$prog")
+        with_worker sh "$0" --client-probe "$max" "$prog, client" "$build/tests/$prog" ||
+            failures=$((failures + 1))
+    esac
 done
-probe "test_vadd, worker" worker with_worker "$build/tests/test_vadd"
+case $part in all | worker)
+    probe "test_vadd, worker" worker with_worker "$build/tests/test_vadd"
+esac
 
 if [ "$failures" -ne 0 ]; then
     echo "alloc_faults: $failures probe(s) found a crash or a silent failure" >&2

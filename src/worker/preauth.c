@@ -95,11 +95,18 @@ void preauth_hold(struct preauth *p, int fd, uint64_t now_ms)
     preauth_source_of(fd, &h->src);
 }
 
-static void drop(struct preauth *p, int i)
+/* Removes entry i, keeping arrival order (fairness depends on it); its fd. */
+static int take(struct preauth *p, int i)
 {
-    close(p->h[i].fd);
+    int fd = p->h[i].fd;
     memmove(&p->h[i], &p->h[i + 1], (size_t)(p->n - i - 1) * sizeof *p->h);
     p->n--;
+    return fd;
+}
+
+static void drop(struct preauth *p, int i)
+{
+    close(take(p, i));
 }
 
 /* 1: bytes are waiting; 0: none yet; -1: the peer closed or the socket
@@ -162,11 +169,8 @@ int preauth_next(struct preauth *p, int (*busy)(const struct preauth_source *, v
     }
     if (best < 0)
         return -1;
-    int fd = p->h[best].fd;
     *src = p->h[best].src;
-    memmove(&p->h[best], &p->h[best + 1], (size_t)(p->n - best - 1) * sizeof *p->h);
-    p->n--;
-    return fd;
+    return take(p, best);
 }
 
 int preauth_expire(struct preauth *p, uint64_t now_ms, uint64_t idle_ms)

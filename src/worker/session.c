@@ -264,6 +264,20 @@ static int settle_borrowed(struct session *s)
     return rc;
 }
 
+/* RESUME_ENABLE and TRANSPORT_SHM belong to the lifecycle (resume.c,
+ * shm_link.c: they change the link), which the operations cannot call;
+ * every other request goes to the operations. */
+static int serve_request(struct session *s, const struct hipr_header *h,
+                         const struct hipr_op_info *info, const uint8_t *fixed)
+{
+    switch (h->opcode) {
+    case HIPR_OP_RESUME_ENABLE:
+        return dispatch_finish(s, h, info, session_resume_enable(s, h->request_id));
+    case HIPR_OP_TRANSPORT_SHM: return dispatch_finish(s, h, info, shm_link_request(s, h, fixed));
+    default: return dispatch_request(s, h, info, fixed);
+    }
+}
+
 static enum loop_end request_loop(struct session *s)
 {
     uint8_t hbuf[HIPR_HEADER_SIZE];
@@ -315,14 +329,7 @@ static enum loop_end request_loop(struct session *s)
         errno = 0;
         s->link.read_failed = 0;
         uint64_t t0 = s->metrics ? hw_now_ns() : 0;
-        /* RESUME_ENABLE and TRANSPORT_SHM belong to the lifecycle (resume.c,
-         * shm_link.c: they change the link), which the operations below
-         * cannot call. */
-        int rc = h.opcode == HIPR_OP_RESUME_ENABLE
-                     ? dispatch_finish(s, &h, info, session_resume_enable(s, h.request_id))
-                 : h.opcode == HIPR_OP_TRANSPORT_SHM
-                     ? dispatch_finish(s, &h, info, shm_link_request(s, &h, fixed))
-                     : dispatch_request(s, &h, info, fixed);
+        int rc = serve_request(s, &h, info, fixed);
         if (s->metrics)
             wm_call(s->metrics, (size_t)(info - hipr_op_at(0)), hw_now_ns() - t0, 0);
         /* A request cut short by the connection did not happen: a resumed

@@ -410,6 +410,15 @@ static int live_links(const struct relay *r)
     return n;
 }
 
+/* The counters, as the `stats` command and --stats print them. */
+static void format_stats(const struct relay *r, char *out, size_t cap)
+{
+    snprintf(out, cap, "accepted=%llu live=%d refused=%llu cuts=%llu c2w=%llu w2c=%llu down=%d",
+             (unsigned long long)r->accepted, live_links(r), (unsigned long long)r->refused,
+             (unsigned long long)r->cuts, (unsigned long long)r->bytes[C2W],
+             (unsigned long long)r->bytes[W2C], r->down);
+}
+
 static void cut_all(struct relay *r)
 {
     for (struct link *l = r->links; l; l = l->next)
@@ -429,12 +438,8 @@ static void control_command(struct relay *r, char *line, char *out, size_t cap)
     if (!cmd) {
         snprintf(out, cap, "err empty command");
     } else if (!strcmp(cmd, "stats")) {
-        snprintf(out, cap,
-                 "ok accepted=%llu live=%d refused=%llu cuts=%llu c2w=%llu w2c=%llu "
-                 "down=%d",
-                 (unsigned long long)r->accepted, live_links(r), (unsigned long long)r->refused,
-                 (unsigned long long)r->cuts, (unsigned long long)r->bytes[C2W],
-                 (unsigned long long)r->bytes[W2C], r->down);
+        snprintf(out, cap, "ok ");
+        format_stats(r, out + strlen(out), cap - strlen(out));
     } else if (!strcmp(cmd, "cut") && !a1) {
         int n = live_links(r);
         cut_all(r);
@@ -920,10 +925,11 @@ int main(int argc, char **argv)
             rc = WEXITSTATUS(child_status);
         }
     }
-    if (print_stats)
-        fprintf(stderr, "fault_relay: stats accepted=%llu c2w=%llu w2c=%llu\n",
-                (unsigned long long)r.accepted, (unsigned long long)r.bytes[C2W],
-                (unsigned long long)r.bytes[W2C]);
+    if (print_stats) {
+        char line[256];
+        format_stats(&r, line, sizeof line);
+        fprintf(stderr, "fault_relay: stats %s\n", line);
+    }
     for (struct link *l = r.links; l; l = l->next)
         link_kill(l, 0);
     reap_links(&r);

@@ -109,6 +109,18 @@ static const char template_src[] = "#include \"scale.h\"\n"
                                    "    p[hipThreadIdx_x] *= f + T(BIAS);\n"
                                    "}\n";
 
+/* HIP's vector types: a float4 parameter must mangle as HIP's
+ * HIP_vector_type<float, 4> (what hipwire-cc registered from the host
+ * compile against ROCm's headers), not as CUDA's built-in float4. */
+static const char vector_src[] =
+    "__global__ void scale4(float4 *p, float4 f, int2 n)\n"
+    "{\n"
+    "    int i = threadIdx.x;\n"
+    "    if (i < n.x + n.y)\n"
+    "        p[i] = p[i] * f + make_float4(1.0f, 2.0f, 3.0f, 4.0f);\n"
+    "    static_assert(sizeof(float3) == 16 && alignof(float4) == 16, \"HIP layout\");\n"
+    "}\n";
+
 static const char error_src[] = "extern \"C\" __global__ void broken(int *p)\n"
                                 "{\n"
                                 "    p[0] = no_such_name;\n"
@@ -170,6 +182,11 @@ int main(void)
     expect_ptx(&o, o.lowered[0]);
     expect_ptx(&o, o.lowered[1]);
     release(&o, 2);
+
+    struct compile vec = { "vector.hip", vector_src, NULL, 0, NULL, 0, NULL, NULL, 0 };
+    o = run(&vec);
+    expect_ptx(&o, "_Z6scale4P15HIP_vector_typeIfLj4EES0_S_IiLj2EE");
+    release(&o, 0);
 
     /* The log names the program and the user's line 3. */
     struct compile bad = { "broken.hip", error_src, NULL, 0, NULL, 0, NULL, NULL, 0 };

@@ -5,6 +5,7 @@
  * builtins supply threadIdx, atomics, __syncthreads and the _sync shuffles.
  */
 #include "cuda_rtc.h"
+#include "rtc_prelude.h"
 
 static const char hip_runtime_h[] =
     "#pragma once\n"
@@ -54,7 +55,8 @@ static const char hip_runtime_h[] =
     "#define __shfl_xor(...) __hipwire_shfl_xor(__VA_ARGS__)\n"
     "#define __ballot(p) __hipwire_ballot(p)\n"
     "#define __any(p) __hipwire_any(p)\n"
-    "#define __all(p) __hipwire_all(p)\n";
+    "#define __all(p) __hipwire_all(p)\n"
+    "#include <hip/hip_vector_types.h>\n";
 
 /* A minimal half type: NVRTC has no cuda_fp16.h of its own (it is a
  * toolkit file), and a worker path is never put on the include path.
@@ -74,6 +76,8 @@ static const char hip_fp16_h[] =
     "__device__ inline __half __hmul(__half a, __half b)\n"
     "{ return __float2half(__half2float(a) * __half2float(b)); }\n";
 
-const char *const hw_cuda_rtc_prelude_names[] = { "hip/hip_runtime.h", "hip/hip_fp16.h" };
-const char *const hw_cuda_rtc_prelude_texts[] = { hip_runtime_h, hip_fp16_h };
-const int hw_cuda_rtc_prelude_count = 2;
+const char *const hw_cuda_rtc_prelude_names[] = { "hip/hip_runtime.h", "hip/hip_fp16.h",
+                                                  "hip/hip_vector_types.h" };
+const char *const hw_cuda_rtc_prelude_texts[] = { hip_runtime_h, hip_fp16_h,
+                                                  (const char *)rtc_prelude_hip_vector_types_h };
+const int hw_cuda_rtc_prelude_count = 3;

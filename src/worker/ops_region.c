@@ -110,8 +110,9 @@ static int region_alloc(struct session *s, const struct hipr_header *h, uint64_t
         int rc = s->ops->host_register(s->be, p, len);
         r.registered = rc == HW_OK;
         if (rc != HW_OK)
-            hw_debug("session %016llx: host region of %llu bytes not registered (status %d)",
-                     (unsigned long long)s->id, (unsigned long long)len, rc);
+            hw_info("session %016llx: host region of %llu bytes not pinned (status %d): its "
+                    "copies are staged",
+                    (unsigned long long)s->id, (unsigned long long)len, rc);
     }
     int sent = hw_shm_send_region(s->shm_side_fd, fd, r.id);
     close(fd);

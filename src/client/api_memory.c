@@ -6,9 +6,13 @@
  * their way to the worker before the call returns, so the caller may reuse
  * its buffer); synchronous ones then wait for their stream (sync_finish).
  * D2H copies wait for their data, which the reply writes straight into the
- * caller's buffer. hipHostMalloc memory is client memory: the worker cannot
- * reach it, so copies from it are ordinary H2D copies and fills of it are
- * done here.
+ * caller's buffer. hipHostMalloc memory is client memory, so fills of it are
+ * done here; on a shared-memory session it is also mapped by the worker
+ * (host_region.c), and copies from and to it only name the region: the
+ * worker reads it when the stream gets there (as HIP's pinned memory, an
+ * async H2D's source must stay unchanged until then) and a D2H returns once
+ * the worker has written it. Otherwise copies from it are ordinary H2D
+ * copies.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -34,7 +34,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#ifndef _WIN32
 #include <sys/uio.h>
+#endif
+
+#include "hw_os.h" /* struct iovec on Windows */
 
 #if !defined(_WIN32)
 #define HW_HAVE_SHM 1

@@ -25,6 +25,8 @@
     X(hipMemGetInfo)                   \
     X(hipMalloc)                       \
     X(hipFree)                         \
+    X(hipHostMalloc)                   \
+    X(hipHostFree)                     \
     X(hipStreamCreateWithPriority)     \
     X(hipStreamDestroy)                \
     X(hipStreamQuery)                  \

@@ -13,70 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hw_alloc.h"
-#include "backend.h"
-#include "codeobj.h"
-#include "hip_api.h"
+#include "hip_internal.h"
 #include "hip_rtc.h"
+#include "hw_alloc.h"
 #include "hw_log.h"
-
-struct hw_bstream {
-    hipStream_t s; /* NULL: the device's legacy default stream */
-    int dev;
-};
-
-struct hw_bevent {
-    hipEvent_t ev;
-    int dev;
-    int pending;   /* completion entries still referring to it */
-    int destroyed; /* freed by the completion thread once pending is 0 */
-};
-
-struct hw_bmodule {
-    hipModule_t mod;
-    int dev;
-    struct hw_bfunction *functions;
-    /* An AMD code object's metadata: the kernels' argument layouts. */
-    hw_cob_metadata md;
-    int has_md;
-};
-
-struct hw_bfunction {
-    struct hw_bfunction *next;
-    hipFunction_t fn;
-    struct hw_param *params;
-};
-
-struct completion {
-    struct completion *next;
-    struct hw_bevent *event; /* waited for, then released */
-    int owns_event;          /* created for this completion */
-    hw_done_fn fn;
-    void *arg;
-};
-
-struct hw_backend {
-    struct hw_backend_config cfg;
-    struct hw_hip_api api;
-    int ndev;
-    struct hw_bstream *defaults;
-
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    struct completion *head, *tail;
-    int stopping;
-    pthread_t thread;
-};
-
-static int st(hipError_t e)
-{
-    return (int)e; /* hw_status values are hipError_t values */
-}
-
-static int use(struct hw_backend *be, int dev)
-{
-    return st(be->api.hipSetDevice(dev));
-}
 
 static void release_event(struct hw_backend *be, struct hw_bevent *e)
 {
@@ -103,8 +43,8 @@ static void *completion_main(void *arg)
         if (!be->head)
             be->tail = NULL;
         pthread_mutex_unlock(&be->lock);
-        use(be, c->event->dev);
-        int status = st(be->api.hipEventSynchronize(c->event->ev));
+        hipb_use(be, c->event->dev);
+        int status = hipb_st(be->api.hipEventSynchronize(c->event->ev));
         if (status != HW_OK && be->cfg.on_async_error)
             be->cfg.on_async_error(be->cfg.ctx, status);
         c->fn(c->arg, status);
@@ -166,6 +106,7 @@ static int hip_open(const struct hw_backend_config *cfg, struct hw_backend **out
         be->defaults[i].dev = i;
     pthread_mutex_init(&be->lock, NULL);
     pthread_cond_init(&be->cond, NULL);
+    hipb_stages_init(be);
     if (pthread_create(&be->thread, NULL, completion_main, be) != 0)
         goto fail;
     *out = be;
@@ -183,6 +124,7 @@ static void hip_close(struct hw_backend *be)
     pthread_cond_signal(&be->cond);
     pthread_mutex_unlock(&be->lock);
     pthread_join(be->thread, NULL);
+    hipb_stages_free(be);
     hw_hip_api_unload(&be->api);
     free(be->defaults);
     free(be);
@@ -200,10 +142,10 @@ static int hip_device_info(struct hw_backend *be, int dev, struct hipr_devinfo *
     int lo = 0, hi = 0;
     if (dev < 0 || dev >= be->ndev)
         return HW_EDEVICE;
-    int rc = st(be->api.hipGetDeviceProperties(&p, dev));
+    int rc = hipb_st(be->api.hipGetDeviceProperties(&p, dev));
     if (rc != HW_OK)
         return rc;
-    use(be, dev);
+    hipb_use(be, dev);
     be->api.hipDeviceGetStreamPriorityRange(&lo, &hi);
     memset(d, 0, sizeof *d);
     memcpy(d->name, p.name, sizeof d->name - 1);
@@ -341,9 +283,9 @@ static void hip_versions(struct hw_backend *be, int *runtime, int *driver)
 static int hip_mem_info(struct hw_backend *be, int dev, uint64_t *free_out, uint64_t *total_out)
 {
     size_t fr, tot;
-    int rc = use(be, dev);
+    int rc = hipb_use(be, dev);
     if (rc == HW_OK)
-        rc = st(be->api.hipMemGetInfo(&fr, &tot));
+        rc = hipb_st(be->api.hipMemGetInfo(&fr, &tot));
     if (rc != HW_OK)
         return rc;
     *free_out = fr;
@@ -354,9 +296,9 @@ static int hip_mem_info(struct hw_backend *be, int dev, uint64_t *free_out, uint
 static int hip_mem_alloc(struct hw_backend *be, int dev, uint64_t size, uint64_t *dptr_out)
 {
     void *p = NULL;
-    int rc = use(be, dev);
+    int rc = hipb_use(be, dev);
     if (rc == HW_OK)
-        rc = st(be->api.hipMalloc(&p, (size_t)size));
+        rc = hipb_st(be->api.hipMalloc(&p, (size_t)size));
     if (rc != HW_OK)
         return rc;
     *dptr_out = (uint64_t)(uintptr_t)p;
@@ -366,8 +308,8 @@ static int hip_mem_alloc(struct hw_backend *be, int dev, uint64_t size, uint64_t
 static int hip_mem_free(struct hw_backend *be, int dev, uint64_t dptr, uint64_t size)
 {
     (void)size;
-    int rc = use(be, dev);
-    return rc == HW_OK ? st(be->api.hipFree((void *)(uintptr_t)dptr)) : rc;
+    int rc = hipb_use(be, dev);
+    return rc == HW_OK ? hipb_st(be->api.hipFree((void *)(uintptr_t)dptr)) : rc;
 }
 
 static int hip_stream_default(struct hw_backend *be, int dev, struct hw_bstream **out)
@@ -384,9 +326,9 @@ static int hip_stream_create(struct hw_backend *be, int dev, uint32_t flags, int
     struct hw_bstream *s = hw_calloc(1, sizeof *s);
     if (!s)
         return HW_ENOMEM;
-    int rc = use(be, dev);
+    int rc = hipb_use(be, dev);
     if (rc == HW_OK)
-        rc = st(be->api.hipStreamCreateWithPriority(&s->s, flags, priority));
+        rc = hipb_st(be->api.hipStreamCreateWithPriority(&s->s, flags, priority));
     if (rc != HW_OK) {
         free(s);
         return rc;
@@ -398,15 +340,15 @@ static int hip_stream_create(struct hw_backend *be, int dev, uint32_t flags, int
 
 static void hip_stream_destroy(struct hw_backend *be, struct hw_bstream *s)
 {
-    use(be, s->dev);
+    hipb_use(be, s->dev);
     be->api.hipStreamDestroy(s->s); /* HIP lets queued work finish */
     free(s);
 }
 
 static int hip_stream_query(struct hw_backend *be, struct hw_bstream *s)
 {
-    use(be, s->dev);
-    return st(be->api.hipStreamQuery(s->s));
+    hipb_use(be, s->dev);
+    return hipb_st(be->api.hipStreamQuery(s->s));
 }
 
 static int new_event(struct hw_backend *be, int dev, unsigned flags, struct hw_bevent **out)
@@ -414,9 +356,9 @@ static int new_event(struct hw_backend *be, int dev, unsigned flags, struct hw_b
     struct hw_bevent *e = hw_calloc(1, sizeof *e);
     if (!e)
         return HW_ENOMEM;
-    int rc = use(be, dev);
+    int rc = hipb_use(be, dev);
     if (rc == HW_OK)
-        rc = st(be->api.hipEventCreateWithFlags(&e->ev, flags));
+        rc = hipb_st(be->api.hipEventCreateWithFlags(&e->ev, flags));
     if (rc != HW_OK) {
         free(e);
         return rc;
@@ -427,14 +369,13 @@ static int new_event(struct hw_backend *be, int dev, unsigned flags, struct hw_b
     return HW_OK;
 }
 
-static int hip_stream_callback(struct hw_backend *be, struct hw_bstream *s, hw_done_fn fn,
-                               void *arg)
+int hipb_stream_callback(struct hw_backend *be, struct hw_bstream *s, hw_done_fn fn, void *arg)
 {
     struct hw_bevent *e;
     int rc = new_event(be, s->dev, hipEventDisableTiming, &e);
     if (rc != HW_OK)
         return rc;
-    rc = st(be->api.hipEventRecord(e->ev, s->s));
+    rc = hipb_st(be->api.hipEventRecord(e->ev, s->s));
     if (rc == HW_OK)
         rc = enqueue_completion(be, e, 1, fn, arg);
     /* Drop the creator's reference; the completion holds its own. */
@@ -453,19 +394,19 @@ static int hip_stream_callback(struct hw_backend *be, struct hw_bstream *s, hw_d
 static int hip_memcpy_h2d(struct hw_backend *be, struct hw_bstream *s, uint64_t dst,
                           const void *src, uint64_t n, hw_done_fn release, void *release_arg)
 {
-    use(be, s->dev);
-    int rc = st(
+    hipb_use(be, s->dev);
+    int rc = hipb_st(
         be->api.hipMemcpyHtoDAsync((hipDeviceptr_t)(uintptr_t)dst, (void *)src, (size_t)n, s->s));
     if (rc != HW_OK)
         return rc;
-    return release ? hip_stream_callback(be, s, release, release_arg) : HW_OK;
+    return release ? hipb_stream_callback(be, s, release, release_arg) : HW_OK;
 }
 
 /* Host regions (ops_region.c): pinned, so hipMemcpyHtoDAsync and
  * hipMemcpyDtoHAsync from and into them are DMA, with no staging. */
 static int hip_host_register(struct hw_backend *be, void *p, uint64_t n)
 {
-    return st(be->api.hipHostRegister(p, (size_t)n, hipHostRegisterPortable));
+    return hipb_st(be->api.hipHostRegister(p, (size_t)n, hipHostRegisterPortable));
 }
 
 static void hip_host_unregister(struct hw_backend *be, void *p)
@@ -476,27 +417,29 @@ static void hip_host_unregister(struct hw_backend *be, void *p)
 static int hip_memcpy_d2h(struct hw_backend *be, struct hw_bstream *s, void *dst, uint64_t src,
                           uint64_t n)
 {
-    use(be, s->dev);
-    return st(be->api.hipMemcpyDtoHAsync(dst, (hipDeviceptr_t)(uintptr_t)src, (size_t)n, s->s));
+    hipb_use(be, s->dev);
+    return hipb_st(
+        be->api.hipMemcpyDtoHAsync(dst, (hipDeviceptr_t)(uintptr_t)src, (size_t)n, s->s));
 }
 
 static int hip_memcpy_d2d(struct hw_backend *be, struct hw_bstream *s, uint64_t dst, uint64_t src,
                           uint64_t n)
 {
-    use(be, s->dev);
-    return st(be->api.hipMemcpyDtoDAsync((hipDeviceptr_t)(uintptr_t)dst,
-                                         (hipDeviceptr_t)(uintptr_t)src, (size_t)n, s->s));
+    hipb_use(be, s->dev);
+    return hipb_st(be->api.hipMemcpyDtoDAsync((hipDeviceptr_t)(uintptr_t)dst,
+                                              (hipDeviceptr_t)(uintptr_t)src, (size_t)n, s->s));
 }
 
 static int hip_memset(struct hw_backend *be, struct hw_bstream *s, uint64_t dst, uint32_t value,
                       uint32_t elem_size, uint64_t count)
 {
     hipDeviceptr_t p = (hipDeviceptr_t)(uintptr_t)dst;
-    use(be, s->dev);
+    hipb_use(be, s->dev);
     switch (elem_size) {
-    case 1: return st(be->api.hipMemsetD8Async(p, (unsigned char)value, (size_t)count, s->s));
-    case 2: return st(be->api.hipMemsetD16Async(p, (unsigned short)value, (size_t)count, s->s));
-    case 4: return st(be->api.hipMemsetD32Async(p, (int)value, (size_t)count, s->s));
+    case 1: return hipb_st(be->api.hipMemsetD8Async(p, (unsigned char)value, (size_t)count, s->s));
+    case 2:
+        return hipb_st(be->api.hipMemsetD16Async(p, (unsigned short)value, (size_t)count, s->s));
+    case 4: return hipb_st(be->api.hipMemsetD32Async(p, (int)value, (size_t)count, s->s));
     default: return HW_EINVAL;
     }
 }
@@ -516,14 +459,14 @@ static void hip_event_destroy(struct hw_backend *be, struct hw_bevent *e)
 
 static int hip_event_record(struct hw_backend *be, struct hw_bevent *e, struct hw_bstream *s)
 {
-    use(be, s->dev);
-    return st(be->api.hipEventRecord(e->ev, s->s));
+    hipb_use(be, s->dev);
+    return hipb_st(be->api.hipEventRecord(e->ev, s->s));
 }
 
 static int hip_event_query(struct hw_backend *be, struct hw_bevent *e)
 {
-    use(be, e->dev);
-    return st(be->api.hipEventQuery(e->ev));
+    hipb_use(be, e->dev);
+    return hipb_st(be->api.hipEventQuery(e->ev));
 }
 
 static int hip_event_callback(struct hw_backend *be, struct hw_bevent *e, hw_done_fn fn, void *arg)
@@ -535,8 +478,8 @@ static int hip_event_elapsed(struct hw_backend *be, struct hw_bevent *a, struct 
                              float *ms_out)
 {
     float ms = 0;
-    use(be, a->dev);
-    int rc = st(be->api.hipEventElapsedTime(&ms, a->ev, b->ev));
+    hipb_use(be, a->dev);
+    int rc = hipb_st(be->api.hipEventElapsedTime(&ms, a->ev, b->ev));
     if (rc == HW_OK)
         *ms_out = ms;
     return rc;
@@ -544,8 +487,8 @@ static int hip_event_elapsed(struct hw_backend *be, struct hw_bevent *a, struct 
 
 static int hip_stream_wait_event(struct hw_backend *be, struct hw_bstream *s, struct hw_bevent *e)
 {
-    use(be, s->dev);
-    return st(be->api.hipStreamWaitEvent(s->s, e->ev, 0));
+    hipb_use(be, s->dev);
+    return hipb_st(be->api.hipStreamWaitEvent(s->s, e->ev, 0));
 }
 
 static int hip_module_load(struct hw_backend *be, int dev, const void *image, size_t size,
@@ -564,9 +507,9 @@ static int hip_module_load(struct hw_backend *be, int dev, const void *image, si
         else if (rc != HW_COB_EFORMAT)
             hw_debug("hip backend: code object metadata unreadable: %s", err.msg);
     }
-    int rc = use(be, dev);
+    int rc = hipb_use(be, dev);
     if (rc == HW_OK)
-        rc = st(be->api.hipModuleLoadData(&m->mod, image));
+        rc = hipb_st(be->api.hipModuleLoadData(&m->mod, image));
     if (rc != HW_OK) {
         if (m->has_md)
             hw_cob_metadata_free(&m->md);
@@ -586,7 +529,7 @@ static void hip_module_unload(struct hw_backend *be, struct hw_bmodule *m)
         free(f->params);
         free(f);
     }
-    use(be, m->dev);
+    hipb_use(be, m->dev);
     be->api.hipModuleUnload(m->mod);
     if (m->has_md)
         hw_cob_metadata_free(&m->md);
@@ -656,8 +599,8 @@ static int hip_module_function(struct hw_backend *be, struct hw_bmodule *m, cons
     uint32_t count = 0, args_size = 0;
     struct hw_param *params = NULL;
     hipFunction_t fn;
-    use(be, m->dev);
-    int rc = st(be->api.hipModuleGetFunction(&fn, m->mod, name));
+    hipb_use(be, m->dev);
+    int rc = hipb_st(be->api.hipModuleGetFunction(&fn, m->mod, name));
     if (rc != HW_OK)
         return rc;
     if (m->has_md) {
@@ -723,8 +666,8 @@ static int hip_module_global(struct hw_backend *be, struct hw_bmodule *m, const 
 {
     hipDeviceptr_t p;
     size_t size;
-    use(be, m->dev);
-    int rc = st(be->api.hipModuleGetGlobal(&p, &size, m->mod, name));
+    hipb_use(be, m->dev);
+    int rc = hipb_st(be->api.hipModuleGetGlobal(&p, &size, m->mod, name));
     if (rc != HW_OK)
         return rc;
     *dptr_out = (uint64_t)(uintptr_t)p;
@@ -740,18 +683,19 @@ static int hip_launch(struct hw_backend *be, struct hw_bstream *s, struct hw_bfu
     /* The packed buffer is passed as is; HIP copies it before returning. */
     void *extra[] = { HIP_LAUNCH_PARAM_BUFFER_POINTER, (void *)args, HIP_LAUNCH_PARAM_BUFFER_SIZE,
                       &size, HIP_LAUNCH_PARAM_END };
-    use(be, s->dev);
+    hipb_use(be, s->dev);
     /* Relaying, the flags go on to the next worker, which decides. */
     if (be->api.hipwire_module_launch_kernel)
-        return st(be->api.hipwire_module_launch_kernel(f->fn, grid[0], grid[1], grid[2], block[0],
-                                                       block[1], block[2], shared_mem, s->s, extra,
-                                                       flags));
+        return hipb_st(be->api.hipwire_module_launch_kernel(f->fn, grid[0], grid[1], grid[2],
+                                                            block[0], block[1], block[2],
+                                                            shared_mem, s->s, extra, flags));
     /* ROCm 5.2 has no cooperative launch of module functions, and an
      * ordinary launch does not keep every block resident. */
     if (flags & HIPR_LAUNCH_COOPERATIVE)
         return HW_ENOTSUP;
-    return st(be->api.hipModuleLaunchKernel(f->fn, grid[0], grid[1], grid[2], block[0], block[1],
-                                            block[2], shared_mem, s->s, NULL, extra));
+    return hipb_st(be->api.hipModuleLaunchKernel(f->fn, grid[0], grid[1], grid[2], block[0],
+                                                 block[1], block[2], shared_mem, s->s, NULL,
+                                                 extra));
 }
 
 static int hip_rtc_compile(struct hw_backend *be, int dev, const struct hw_rtc_input *in,
@@ -777,7 +721,7 @@ const struct hw_backend_ops hw_hip_backend_ops = {
     .stream_create = hip_stream_create,
     .stream_destroy = hip_stream_destroy,
     .stream_query = hip_stream_query,
-    .stream_callback = hip_stream_callback,
+    .stream_callback = hipb_stream_callback,
     .memcpy_h2d = hip_memcpy_h2d,
     .memcpy_d2h = hip_memcpy_d2h,
     .memcpy_d2d = hip_memcpy_d2d,
@@ -796,6 +740,11 @@ const struct hw_backend_ops hw_hip_backend_ops = {
     .launch = hip_launch,
     .rtc_compile = hip_rtc_compile,
     .device_attributes = hip_device_attributes,
+    .stage_get = hipb_stage_get,
+    .stage_h2d = hipb_stage_h2d,
+    .stage_d2h = hipb_stage_d2h,
+    .stage_wait = hipb_stage_wait,
+    .stage_put = hipb_stage_put,
     .host_register = hip_host_register,
     .host_unregister = hip_host_unregister,
     /* hipMemcpy*Async on registered memory is already DMA. */

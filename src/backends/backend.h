@@ -249,6 +249,20 @@ struct hw_backend_ops {
      * taken. An alias lasts as long as the backend. */
     int (*mem_alloc_at)(struct hw_backend *be, int dev, uint64_t size, uint64_t dptr);
     int (*mem_alias)(struct hw_backend *be, int dev, uint64_t dptr, uint64_t want, uint64_t size);
+    /* Appended in ABI 1: host memory shared with a client (a host region,
+     * ops_region.c), made memory the device copies from and into directly
+     * (pinned: cuMemHostRegister, hipHostRegister). Optional: without them,
+     * or when host_register fails, copies use memcpy_h2d and memcpy_d2h. */
+    int (*host_register)(struct hw_backend *be, void *p, uint64_t n);
+    /* After every copy queued from or to it has finished. */
+    void (*host_unregister)(struct hw_backend *be, void *p);
+    /* Copies between device memory and registered host memory, queued in
+     * stream order with no staging: the host memory stays valid and
+     * registered until the copy has finished (the core drains first). */
+    int (*memcpy_h2d_registered)(struct hw_backend *be, struct hw_bstream *s, uint64_t dst,
+                                 const void *src, uint64_t n);
+    int (*memcpy_d2h_registered)(struct hw_backend *be, struct hw_bstream *s, void *dst,
+                                 uint64_t src, uint64_t n);
 };
 
 /* Whether cur, the word a stream waits on, satisfies the wait (HIP's

@@ -36,7 +36,7 @@ HW_EXPORT hipError_t hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned i
         return hw_ret(r.kind == HW_MEM_REGISTERED ? hipErrorHostMemoryAlreadyRegistered
                                                   : hipErrorInvalidValue);
     }
-    struct hw_mem_range nr = { a, sizeBytes, hw_current_device(), HW_MEM_REGISTERED, flags };
+    struct hw_mem_range nr = { a, sizeBytes, hw_current_device(), HW_MEM_REGISTERED, flags, 0 };
     if (hw_mem_add(&nr) < 0)
         return hw_ret(hipErrorOutOfMemory);
     return hipSuccess;

@@ -6,9 +6,13 @@
  * their way to the worker before the call returns, so the caller may reuse
  * its buffer); synchronous ones then wait for their stream (sync_finish).
  * D2H copies wait for their data, which the reply writes straight into the
- * caller's buffer. hipHostMalloc memory is client memory: the worker cannot
- * reach it, so copies from it are ordinary H2D copies and fills of it are
- * done here.
+ * caller's buffer. hipHostMalloc memory is client memory, so fills of it are
+ * done here; on a shared-memory session it is also mapped by the worker
+ * (host_region.c), and copies from and to it only name the region: the
+ * worker reads it when the stream gets there (as HIP's pinned memory, an
+ * async H2D's source must stay unchanged until then) and a D2H returns once
+ * the worker has written it. Otherwise copies from it are ordinary H2D
+ * copies.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -71,13 +75,22 @@ HW_EXPORT hipError_t hipHostMalloc(void **ptr, size_t size, unsigned int flags)
     uint64_t phys = hw_os_phys_mem();
     if (phys > 0 && size >= phys)
         return hw_ret(hipErrorOutOfMemory);
-    void *p = hw_os_aligned_alloc(4096, size);
+    /* Shared with the worker where the session allows (host_region.c):
+     * copies from and to it then need no trip through the rings. */
+    uint64_t region = 0;
+    void *p = hw_region_alloc(size, &region);
+    if (!p)
+        p = hw_os_aligned_alloc(4096, size);
     if (!p)
         return hw_ret(hipErrorOutOfMemory);
-    struct hw_mem_range r = { (uint64_t)(uintptr_t)p, size, hw_current_device(), HW_MEM_HOST,
-                              flags };
+    struct hw_mem_range r = {
+        (uint64_t)(uintptr_t)p, size, hw_current_device(), HW_MEM_HOST, flags, region
+    };
     if (hw_mem_add(&r) < 0) {
-        hw_os_aligned_free(p);
+        if (region)
+            hw_region_free(p, size, region);
+        else
+            hw_os_aligned_free(p);
         return hw_ret(hipErrorOutOfMemory);
     }
     *ptr = p;
@@ -107,7 +120,10 @@ HW_EXPORT hipError_t hipHostFree(void *ptr)
     if (hw_mem_find((uint64_t)(uintptr_t)ptr, &r) < 0 || r.base != (uint64_t)(uintptr_t)ptr ||
         r.kind != HW_MEM_HOST || hw_mem_remove(r.base, &r) < 0)
         return hw_ret(hipErrorInvalidValue);
-    hw_os_aligned_free(ptr);
+    if (r.region)
+        hw_region_free(ptr, (size_t)r.size, r.region);
+    else
+        hw_os_aligned_free(ptr);
     return hipSuccess;
 }
 
@@ -260,8 +276,23 @@ hipError_t hw_copy(void *dst, const void *src, size_t n, hipMemcpyKind kind, hip
         if ((err = sync_stream(c, stream, mem, from, &sid)) != hipSuccess)
             return hw_ret(err);
     }
+    uint64_t region, roff;
     switch (kind) {
     case hipMemcpyHostToDevice:
+        if (hw_region_of(src, n, &region, &roff)) {
+            /* Shared host memory: the worker copies from it in stream
+             * order (as HIP's pinned memory, the caller keeps it unchanged
+             * until the stream gets there). */
+            struct hipr_memcpy_region m = { .region = region,
+                                            .offset = roff,
+                                            .dev = (uint64_t)(uintptr_t)dst,
+                                            .size = n,
+                                            .stream = sid };
+            uint8_t buf[HIPR_memcpy_region_SIZE];
+            hipr_memcpy_region_encode(buf, &m);
+            err = hw_post(c, HIPR_OP_MEMCPY_REGION_H2D, buf, sizeof buf, NULL, 0);
+            break;
+        }
         for (size_t off = 0; off < n && err == hipSuccess; off += CHUNK) {
             size_t len = n - off < CHUNK ? n - off : CHUNK;
             struct hipr_memcpy_h2d m = { .dst = (uint64_t)(uintptr_t)dst + off, .stream = sid };
@@ -271,18 +302,31 @@ hipError_t hw_copy(void *dst, const void *src, size_t n, hipMemcpyKind kind, hip
         }
         break;
     case hipMemcpyDeviceToHost:
-        for (size_t off = 0; off < n && err == hipSuccess; off += CHUNK) {
-            size_t len = n - off < CHUNK ? n - off : CHUNK;
-            struct hipr_memcpy_d2h m = { .src = (uint64_t)(uintptr_t)src + off,
-                                         .size = len,
-                                         .stream = sid };
-            uint8_t buf[HIPR_memcpy_d2h_SIZE];
-            uint64_t got = 0;
-            hipr_memcpy_d2h_encode(buf, &m);
-            err = hw_call(c, HIPR_OP_MEMCPY_D2H, buf, sizeof buf, NULL, 0, NULL, 0,
-                          (uint8_t *)dst + off, len, &got);
-            if (err == hipSuccess && got != len)
-                err = hipErrorLaunchFailure;
+        if (hw_region_of(dst, n, &region, &roff)) {
+            /* Answered once the worker has copied into the shared memory. */
+            struct hipr_memcpy_region m = { .region = region,
+                                            .offset = roff,
+                                            .dev = (uint64_t)(uintptr_t)src,
+                                            .size = n,
+                                            .stream = sid };
+            uint8_t buf[HIPR_memcpy_region_SIZE];
+            hipr_memcpy_region_encode(buf, &m);
+            err = hw_call(c, HIPR_OP_MEMCPY_REGION_D2H, buf, sizeof buf, NULL, 0, NULL, 0, NULL, 0,
+                          NULL);
+        } else {
+            for (size_t off = 0; off < n && err == hipSuccess; off += CHUNK) {
+                size_t len = n - off < CHUNK ? n - off : CHUNK;
+                struct hipr_memcpy_d2h m = { .src = (uint64_t)(uintptr_t)src + off,
+                                             .size = len,
+                                             .stream = sid };
+                uint8_t buf[HIPR_memcpy_d2h_SIZE];
+                uint64_t got = 0;
+                hipr_memcpy_d2h_encode(buf, &m);
+                err = hw_call(c, HIPR_OP_MEMCPY_D2H, buf, sizeof buf, NULL, 0, NULL, 0,
+                              (uint8_t *)dst + off, len, &got);
+                if (err == hipSuccess && got != len)
+                    err = hipErrorLaunchFailure;
+            }
         }
         /* The data is here: like HIP, a D2H copy reports earlier async errors. */
         if (err == hipSuccess && sync)

@@ -148,7 +148,7 @@ HW_EXPORT hipError_t hipExtMallocWithFlags(void **ptr, size_t sizeBytes, unsigne
         return hw_ret(err);
     struct hipr_ptr r;
     hipr_ptr_decode(body, sizeof body, &r);
-    struct hw_mem_range mr = { r.ptr, sizeBytes, dev, HW_MEM_DEVICE, flags };
+    struct hw_mem_range mr = { r.ptr, sizeBytes, dev, HW_MEM_DEVICE, flags, 0 };
     if (hw_mem_add(&mr) < 0) {
         uint8_t fb[HIPR_ptr_SIZE];
         hipr_ptr_encode(fb, &r);

@@ -106,6 +106,13 @@ struct hw_conn {
      * (api_stream.c: the per-thread streams of ended threads), so that
      * conn.c never calls up into them. */
     void (*heartbeat_hook)(struct hw_conn *c);
+
+    /* Shared host memory (host_region.c): the hand-over connection the
+     * worker sends regions on, kept from TRANSPORT_SHM (-1: none); the lock
+     * pairs each HOST_REGION ALLOC with the fd that follows it. */
+    int shm_side_fd;
+    int regions_off; /* the worker refused once: hipHostMalloc stays private */
+    pthread_mutex_t region_lock;
 };
 
 /* A thread waiting for one reply. Body and tail land directly in the
@@ -370,7 +377,17 @@ struct hw_mem_range {
     int device;
     enum hw_mem_kind kind;
     unsigned flags;
+    uint64_t region; /* HW_MEM_HOST shared with the worker (host_region.c); 0: private */
 };
+
+/* Shared host memory (host_region.c): n bytes of client memory the worker
+ * maps too, for hipHostMalloc, with its region id in *region; NULL when
+ * the session cannot have it (not on shared memory, an older worker). */
+void *hw_region_alloc(size_t n, uint64_t *region);
+/* Unmaps it on both sides. */
+void hw_region_free(void *p, size_t n, uint64_t region);
+/* The region and offset holding [p, p + n), when all of it lies in one: 1. */
+int hw_region_of(const void *p, uint64_t n, uint64_t *region, uint64_t *offset);
 
 int hw_mem_add(const struct hw_mem_range *r);
 int hw_mem_remove(uint64_t base, struct hw_mem_range *out);

@@ -189,6 +189,8 @@ static void conn_init(void)
     pthread_mutex_init(&c->rlock, NULL);
     pthread_cond_init(&c->rcond, NULL);
     pthread_cond_init(&c->resume_cond, NULL);
+    pthread_mutex_init(&c->region_lock, NULL);
+    c->shm_side_fd = -1;
     hw_tx_init_plain(&c->tx, -1);
     if (hw_link_security_from_env(why, sizeof why) < 0) {
         const char *hosts = getenv("TF_WORKER_HOST");

@@ -29,7 +29,7 @@ hipError_t hw_malloc_on(void **ptr, size_t size, int dev)
         return hw_ret(err);
     struct hipr_ptr r;
     hipr_ptr_decode(body, sizeof body, &r);
-    struct hw_mem_range mr = { r.ptr, size, dev, HW_MEM_DEVICE, 0 };
+    struct hw_mem_range mr = { r.ptr, size, dev, HW_MEM_DEVICE, 0, 0 };
     if (hw_mem_add(&mr) < 0) {
         uint8_t fb[HIPR_ptr_SIZE];
         hipr_ptr_encode(fb, &r);

@@ -72,7 +72,7 @@ static hipError_t add_global_range(struct hw_module *m, uint64_t ptr, uint64_t s
     pthread_mutex_lock(&globals_lock);
     if (hw_mem_find(ptr, &mr) < 0) {
         uint64_t *v = hw_realloc(m->globals, (m->nglobals + 1) * sizeof *v);
-        struct hw_mem_range nr = { ptr, size, m->device, HW_MEM_DEVICE, 0 };
+        struct hw_mem_range nr = { ptr, size, m->device, HW_MEM_DEVICE, 0, 0 };
         if (v)
             m->globals = v;
         if (v && hw_mem_add(&nr) == 0)

@@ -51,6 +51,10 @@ static int try_shm(struct hw_conn *c, char *why, size_t why_len)
     char path[512];
     int status;
     memset(&q, 0, sizeof q);
+    if (c->shm_side_fd >= 0) { /* an earlier set-up attempt's */
+        close(c->shm_side_fd);
+        c->shm_side_fd = -1;
+    }
     if (hw_shm_boot_id(q.boot_id) < 0) {
         snprintf(why, why_len, "this host's boot id is unreadable");
         return 1;
@@ -87,15 +91,17 @@ static int try_shm(struct hw_conn *c, char *why, size_t why_len)
         return 1;
     }
     int memfd = hw_shm_take_fd(sock, HANDOVER_WAIT_MS, why, why_len);
-    close(sock);
     struct hw_shm_link *l = NULL;
     if (memfd >= 0) {
         l = hw_shm_map(memfd, rep.ring_size, rep.nonce, why, why_len);
         close(memfd);
     }
-    if (!l)
+    if (!l) {
+        close(sock);
         return step(c, HIPR_SHM_DECLINE, &q, NULL, &status) < 0 ? -1 : 1;
+    }
     if (step(c, HIPR_SHM_COMMIT, &q, NULL, &status) < 0 || status != 0) {
+        close(sock);
         hw_shm_free(l);
         if (status == -1)
             return -1;
@@ -103,6 +109,9 @@ static int try_shm(struct hw_conn *c, char *why, size_t why_len)
         return 1;
     }
     hw_tx_attach_shm(&c->tx, l);
+    /* The hand-over connection stays: hipHostMalloc's shared regions come
+     * on it (host_region.c). */
+    c->shm_side_fd = sock;
     return 0;
 }
 

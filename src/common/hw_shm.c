@@ -576,7 +576,7 @@ int hw_shm_listen(const char *dir, uint64_t session_id, char *path, size_t path_
 }
 
 int hw_shm_give_fd(int lfd, int memfd, const uint8_t nonce[HW_SHM_NONCE_LEN], int timeout_ms,
-                   char *why, size_t why_len)
+                   int *keep, char *why, size_t why_len)
 {
     uint8_t got[HW_SHM_NONCE_LEN];
     size_t have = 0;
@@ -621,11 +621,15 @@ int hw_shm_give_fd(int lfd, int memfd, const uint8_t nonce[HW_SHM_NONCE_LEN], in
     h->cmsg_len = CMSG_LEN(sizeof(int));
     memcpy(CMSG_DATA(h), &memfd, sizeof(int));
     ssize_t s = sendmsg(c, &m, MSG_NOSIGNAL);
-    close(c);
     if (s != 1) {
         why_set(why, why_len, "sendmsg: %s", strerror(errno));
+        close(c);
         return -1;
     }
+    if (keep)
+        *keep = c;
+    else
+        close(c);
     return 0;
 }
 
@@ -686,5 +690,105 @@ int hw_shm_take_fd(int sock, int timeout_ms, char *why, size_t why_len)
         why_set(why, why_len, "%s", "the worker sent no region");
         return -1;
     }
+    return fd;
+}
+
+/* ---- host regions (zero-copy host memory) ------------------------------------ */
+
+void *hw_shm_region_create(uint64_t size, int *memfd, uint64_t *len_out)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    uint64_t pg = page > 0 ? (uint64_t)page : 4096u;
+    if (size == 0 || size > UINT64_MAX - pg || size > (uint64_t)SIZE_MAX / 2)
+        return NULL;
+    uint64_t len = (size + pg - 1) / pg * pg;
+    int fd = memfd_create("hipwire-host", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0)
+        return NULL;
+    /* Sealed before the client sees it: neither side can shrink it under
+     * the other's mapping (a SIGBUS in the worker). */
+    if (ftruncate(fd, (off_t)len) < 0 ||
+        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
+        close(fd);
+        return NULL;
+    }
+    void *p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        close(fd);
+        return NULL;
+    }
+    *memfd = fd;
+    *len_out = len;
+    return p;
+}
+
+void *hw_shm_region_map(int memfd, uint64_t len)
+{
+    struct stat st;
+    int seals = fcntl(memfd, F_GET_SEALS);
+    if (len == 0 || len > (uint64_t)SIZE_MAX || fstat(memfd, &st) < 0 ||
+        (uint64_t)st.st_size != len || seals < 0 ||
+        (seals & (F_SEAL_SHRINK | F_SEAL_GROW)) != (F_SEAL_SHRINK | F_SEAL_GROW))
+        return NULL;
+    void *p = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+int hw_shm_send_region(int sock, int memfd, uint64_t id)
+{
+    uint8_t word[8];
+    memcpy(word, &id, sizeof word);
+    struct iovec iov = { word, sizeof word };
+    union {
+        struct cmsghdr h;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } cm;
+    memset(&cm, 0, sizeof cm);
+    struct msghdr m = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf, .msg_controllen = sizeof cm.buf
+    };
+    struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+    h->cmsg_level = SOL_SOCKET;
+    h->cmsg_type = SCM_RIGHTS;
+    h->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(h), &memfd, sizeof(int));
+    /* Never waits: a client that does not read its socket only loses the
+     * region, it cannot hold the session's dispatch thread. */
+    ssize_t r;
+    do
+        r = sendmsg(sock, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+    while (r < 0 && errno == EINTR);
+    return r == (ssize_t)sizeof word ? 0 : -1;
+}
+
+int hw_shm_recv_region(int sock, int timeout_ms, uint64_t *id)
+{
+    uint8_t word[8];
+    struct iovec iov = { word, sizeof word };
+    union {
+        struct cmsghdr h;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } cm;
+    memset(&cm, 0, sizeof cm);
+    struct msghdr m = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf, .msg_controllen = sizeof cm.buf
+    };
+    if (wait_fd(sock, POLLIN, timeout_ms) < 0)
+        return -1;
+    ssize_t r;
+    do
+        r = recvmsg(sock, &m, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+    while (r < 0 && errno == EINTR);
+    struct cmsghdr *h = r > 0 ? CMSG_FIRSTHDR(&m) : NULL;
+    int fd = -1;
+    if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS &&
+        h->cmsg_len == CMSG_LEN(sizeof(int)))
+        memcpy(&fd, CMSG_DATA(h), sizeof fd);
+    if (fd < 0 || r != (ssize_t)sizeof word || (m.msg_flags & MSG_CTRUNC)) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    memcpy(id, word, sizeof word);
     return fd;
 }

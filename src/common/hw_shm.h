@@ -83,13 +83,31 @@ void hw_shm_free(struct hw_shm_link *l);
 int hw_shm_listen(const char *dir, uint64_t session_id, char *path, size_t path_len, char *why,
                   size_t why_len);
 /* Worker: accepts one connection on lfd within timeout_ms, reads the
- * nonce from it and, when it matches, sends memfd. 0, or -1 with why. */
+ * nonce from it and, when it matches, sends memfd. 0, or -1 with why.
+ * keep non-NULL: the connection stays open and *keep gets it (host regions
+ * travel on it later); NULL: it is closed. */
 int hw_shm_give_fd(int lfd, int memfd, const uint8_t nonce[HW_SHM_NONCE_LEN], int timeout_ms,
-                   char *why, size_t why_len);
+                   int *keep, char *why, size_t why_len);
 /* Client: connects to path and sends the nonce: the socket, or -1. */
 int hw_shm_dial(const char *path, const uint8_t nonce[HW_SHM_NONCE_LEN], char *why, size_t why_len);
 /* Client: the fd the worker sent on sock, within timeout_ms, or -1. */
 int hw_shm_take_fd(int sock, int timeout_ms, char *why, size_t why_len);
+
+/* Host regions (docs/protocol.md, "Shared host memory"): client memory from
+ * hipHostMalloc that the worker maps too, so copies from and to it need no
+ * trip through the rings. */
+/* Worker: a sealed memfd of size bytes rounded up to a page, mapped shared:
+ * the mapping, its fd in *memfd and its length in *len; NULL on failure. */
+void *hw_shm_region_create(uint64_t size, int *memfd, uint64_t *len);
+/* Client: maps memfd, which must be exactly len bytes and sealed against
+ * shrinking and growing; NULL otherwise. */
+void *hw_shm_region_map(int memfd, uint64_t len);
+/* Worker: sends memfd on the kept hand-over connection with id as the
+ * message, without waiting. 0, or -1. */
+int hw_shm_send_region(int sock, int memfd, uint64_t id);
+/* Client: the next region fd on sock within timeout_ms (its id in *id),
+ * or -1. */
+int hw_shm_recv_region(int sock, int timeout_ms, uint64_t *id);
 
 /* Byte stream operations, with hw_transport's meanings; fd is the session's
  * TCP connection, watched while waiting (-1: none). timeout_ms: 0 waits

@@ -72,6 +72,9 @@
 #define HIPR_SHM_HANDOVER 2u
 #define HIPR_SHM_COMMIT   3u
 #define HIPR_SHM_DECLINE  4u
+/* HOST_REGION ops (hipr_spec.h). */
+#define HIPR_REGION_ALLOC 1u
+#define HIPR_REGION_FREE  2u
 
 /* Stream ids below this name the default (null) stream of device <id>. */
 #define HIPR_FIRST_STREAM_ID 0x100u

@@ -498,6 +498,32 @@
 #define HIPR_MSG_WORKER_MIGRATE_REP(F) \
     F(u32, sessions)                   \
     F(u32, reserved)
+/* Zero-copy host memory on a shared-memory session (docs/protocol.md,
+ * "Shared host memory"). HOST_REGION op ALLOC: the worker creates a sealed
+ * memfd of `size` bytes (rounded up to a page), maps it, sends it on the
+ * session's hand-over socket (the 8-byte id as the message) and replies with
+ * its id and size; FREE: the worker drains the session's streams, unmaps
+ * region `id` and forgets it. Refused (ENOTSUP) unless the session runs on
+ * the shared-memory transport. */
+#define HIPR_MSG_HOST_REGION_REQ(F) \
+    F(u32, op)                      \
+    F(u32, reserved)                \
+    F(u64, id)                      \
+    F(u64, size)
+
+#define HIPR_MSG_HOST_REGION_REP(F) \
+    F(u64, id)                      \
+    F(u64, size)
+
+/* A copy between bytes [offset, offset + size) of host region `region` and
+ * device memory at dev, in stream order (H2D: no reply; D2H: the reply, with
+ * no data, says the bytes are in the region). */
+#define HIPR_MSG_MEMCPY_REGION(F) \
+    F(u64, region)                \
+    F(u64, offset)                \
+    F(u64, dev)                   \
+    F(u64, size)                  \
+    F(u64, stream)
 
 /* ---- runtime compilation (hiprtc; docs/hiprtc.md) ---- */
 
@@ -595,7 +621,10 @@
     M(migrate_state_rep, HIPR_MSG_MIGRATE_STATE_REP)     \
     M(migrate, HIPR_MSG_MIGRATE)                         \
     M(worker_migrate_req, HIPR_MSG_WORKER_MIGRATE_REQ)   \
-    M(worker_migrate_rep, HIPR_MSG_WORKER_MIGRATE_REP)
+    M(worker_migrate_rep, HIPR_MSG_WORKER_MIGRATE_REP)   \
+    M(host_region_req, HIPR_MSG_HOST_REGION_REQ)         \
+    M(host_region_rep, HIPR_MSG_HOST_REGION_REP)         \
+    M(memcpy_region, HIPR_MSG_MEMCPY_REGION)
 
 /* Caps on trailing data, in bytes. */
 #define HIPR_KiB             (UINT64_C(1) << 10)
@@ -650,6 +679,9 @@
     X(MIGRATE_STATE, 0x0020, migrate_state_req, migrate_state_rep, HIPR_CAP_MIGRATE, 0, SYNC)      \
     X(MIGRATE, 0x0021, migrate, migrate, 0, 0, ASYNC)                                              \
     X(WORKER_MIGRATE, 0x0022, worker_migrate_req, worker_migrate_rep, 255, 0, SYNC)                \
+    X(HOST_REGION, 0x0030, host_region_req, host_region_rep, 0, 0, SYNC)                           \
+    X(MEMCPY_REGION_H2D, 0x0031, memcpy_region, empty, 0, 0, ASYNC)                                \
+    X(MEMCPY_REGION_D2H, 0x0032, memcpy_region, empty, 0, 0, SYNC)                                 \
     X(DEVICE_SYNCHRONIZE, 0x0101, device, empty, 0, 0, SYNC)                                       \
     X(DEVICE_RESET, 0x0102, device, empty, 0, 0, SYNC)                                             \
     X(MEM_GET_INFO, 0x0103, device, mem_info_rep, 0, 0, SYNC)                                      \
@@ -732,6 +764,12 @@
       "hip: an allocation at a given address is hipErrorNotSupported")                         \
     X(MIGRATE, WORKER, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                              \
     X(WORKER_MIGRATE, HANDSHAKE, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "in place of HELLO")   \
+    X(HOST_REGION, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED,                             \
+      "hipErrorNotSupported unless the session runs on shared memory")                         \
+    X(MEMCPY_REGION_H2D, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED,                       \
+      "an unknown region or a range outside it: hipErrorInvalidValue")                         \
+    X(MEMCPY_REGION_D2H, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED,                       \
+      "an unknown region or a range outside it: hipErrorInvalidValue")                         \
     X(DEVICE_SYNCHRONIZE, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED, "")                  \
     X(DEVICE_RESET, SESSION, IMPLEMENTED, IMPLEMENTED, IMPLEMENTED,                            \
       "frees the session's memory on the device")                                              \

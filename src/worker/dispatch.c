@@ -53,6 +53,7 @@ void session_release_all(struct session *s)
     s->res.allocs.len = 0;
     s->res.allocs.malloc_bytes = 0;
     session_update_usage(s);
+    ops_regions_release(s); /* registered with the backend: before it closes */
     s->ops->close(s->be);
     s->be = NULL;
     hw_info("session %016llx: freed %llu bytes in %zu allocations", (unsigned long long)s->id,

@@ -413,6 +413,15 @@ int session_migrate_out(struct session *s)
                                    : "it cannot be resumed (the client did not enable resume)");
         goto out;
     }
+    /* Host regions are memory the client and this worker's session share
+     * (same host); the target could not map them. */
+    if (ops_regions_count(s)) {
+        snprintf(tg.why, sizeof tg.why,
+                 "its client shares %zu host region(s) with this worker (hipHostMalloc over "
+                 "shared memory), which another worker cannot map",
+                 ops_regions_count(s));
+        goto out;
+    }
     /* Completed work only: what runs now finishes here, compiles included
      * (their replies must be in the log that moves). */
     rtc_session_wait(s);

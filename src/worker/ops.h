@@ -77,6 +77,12 @@ void ops_free_allocation(struct session *s, const struct alloc_range *r);
 /* Frees a module and what refers to it (functions, global ranges). */
 void ops_unload_module(struct session *s, uint64_t id, struct s_module *mod);
 
+/* Unmaps the session's host regions (ops_region.c); after its streams are
+ * drained, before the backend closes. */
+void ops_regions_release(struct session *s);
+/* How many host regions the session has mapped (ops_region.c). */
+size_t ops_regions_count(const struct session *s);
+
 /* Drains every stream of the session on `device` (-1: all devices). */
 int session_drain(struct session *s, int device);
 /* Publishes the session's allocated bytes in its status slot. */

@@ -63,6 +63,13 @@ HANDLER(STREAM_SYNCHRONIZE)
     hipr_stream_decode(fixed, HIPR_stream_SIZE, &m);
     if ((rc = ops_resolve_stream(s, m.stream, &bs, &dev)) != HW_OK)
         return rc;
+    /* Nothing queued on the device: answer now instead of a trip through
+     * the stream's thread (a synchronous copy's second half; it was most of
+     * a small copy's time on the CPU device). */
+    if (ops_device_idle(s, dev)) {
+        slink_reply(&s->link, h->opcode, h->request_id, HW_OK, NULL, 0, NULL, 0);
+        return HW_OK;
+    }
     struct pending *p = ops_pending_new(s, h);
     if (!p)
         return HW_ENOMEM;

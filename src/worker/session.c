@@ -583,6 +583,7 @@ static void session_setup(struct session *s, const struct worker_config *cfg,
     limits_init(&s->lim, cfg, &s->link, &s->res, table);
     hw_tx_init_plain(&s->next_tx, -1);
     s->route_fd = -1;
+    s->shm_side_fd = -1;
     s->cfg = cfg;
     s->table = table;
     signal_table = table;
@@ -712,6 +713,10 @@ static int session_serve(struct session *s, int fd, uint64_t session_id)
     session_resume_end(s);
     shm_link_drop(s);
     session_release_all(s);
+    if (s->shm_side_fd >= 0) {
+        close(s->shm_side_fd);
+        s->shm_side_fd = -1;
+    }
     stage_buf_drop_all(&s->res.bufs);
     /* Wake a client blocked on a reply before the process goes away. */
     hw_tx_shutdown(&s->link.tx);

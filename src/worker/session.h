@@ -98,6 +98,11 @@ struct session {
     int term;                /* atomic: the worker is stopping */
     int hs_expired;          /* atomic: --handshake-timeout passed */
     uint64_t hs_deadline_ms; /* under term_lock: shared mode's deadline; 0: none */
+    /* The hand-over connection, kept once the session runs on shared memory:
+     * host regions' fds travel on it (host_region.c); -1: none. */
+    int shm_side_fd;
+    /* The client's shared host memory this session mapped (host_region.c). */
+    struct host_regions *regions;
 };
 
 #endif

@@ -26,6 +26,7 @@ struct shm_offer {
     struct hw_shm_link *link;
     int memfd; /* until handed over */
     int lfd;   /* the hand-over socket, until used */
+    int side;  /* the hand-over connection, kept for host regions */
     int handed;
     uint8_t nonce[HW_SHM_NONCE_LEN];
     char path[256];
@@ -48,6 +49,8 @@ void shm_link_drop(struct session *s)
     close_socket(o);
     if (o->memfd >= 0)
         close(o->memfd);
+    if (o->side >= 0)
+        close(o->side);
     hw_shm_free(o->link);
     hw_free(o);
     s->shm_offer = NULL;
@@ -85,7 +88,7 @@ static int offer(struct session *s, const struct hipr_header *h,
     struct shm_offer *o = hw_calloc(1, sizeof *o);
     if (!o)
         return HW_ENOMEM;
-    o->memfd = o->lfd = -1;
+    o->memfd = o->lfd = o->side = -1;
     s->shm_offer = o;
     o->link = hw_shm_create(ring, o->nonce, &o->memfd, why, sizeof why);
     if (o->link)
@@ -108,7 +111,8 @@ static int handover(struct session *s, const struct hipr_header *h)
     char why[160] = "";
     if (!o || o->handed)
         return HW_EINVAL;
-    int rc = hw_shm_give_fd(o->lfd, o->memfd, o->nonce, HANDOVER_TIMEOUT_MS, why, sizeof why);
+    int rc =
+        hw_shm_give_fd(o->lfd, o->memfd, o->nonce, HANDOVER_TIMEOUT_MS, &o->side, why, sizeof why);
     close_socket(o); /* one try: nobody else may come for it */
     if (rc < 0) {
         hw_warn("session %016llx: shared-memory hand-over failed: %s", (unsigned long long)s->id,
@@ -150,6 +154,11 @@ static int commit(struct session *s, const struct hipr_header *h)
     } else {
         hw_tx_attach_shm(&s->link.tx, o->link);
         o->link = NULL;
+        /* Host regions (HOST_REGION) travel on the hand-over connection. */
+        if (s->shm_side_fd >= 0)
+            close(s->shm_side_fd);
+        s->shm_side_fd = o->side;
+        o->side = -1;
     }
     pthread_mutex_unlock(&s->link.send_lock);
     uint64_t ring = r.ring_size;

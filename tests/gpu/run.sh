@@ -12,6 +12,7 @@ cmake -S "$src" -B "$build" -DHIPWIRE_INSTALL_DEPS=OFF "$@"
 cmake --build "$build" -j "$jobs" --target hip-worker with_worker gpu_check test_vadd test_copies test_peer \
   test_handles test_stream_value test_sync_order test_memory_api test_attributes \
   test_gpu_basic test_gpu_overlap test_gpu_events test_gpu_copy1g test_gpu_fault test_gpu_hiprtc \
+  test_gpu_pinned \
   test_op_states
 if cmake --build "$build" --target help | grep -q hipwire_gpu_kernels; then
   cmake --build "$build" --target hipwire_gpu_kernels

@@ -8,6 +8,10 @@
  *   sync    ... while hipDeviceSynchronize waits for a running kernel
  *   grace   the link is down longer than the worker's --resume-grace
  *   timing  how long from the link coming back to work resumed (prints it)
+ *   region  (shared memory) a cut while copies from and to hipHostMalloc
+ *           memory shared with the worker wait behind a kernel; after the
+ *           resume (on TCP) the regions keep working, new hipHostMalloc
+ *           memory is private, and hipHostFree unmaps both kinds
  *
  * count_once kernels increment a device counter: after the resume the
  * counter equals the launches made, so none ran twice and none was lost;
@@ -278,6 +282,76 @@ static void timing(void)
            after_cut[ROUNDS / 2], after_cut[0], after_cut[ROUNDS - 1], ROUNDS);
 }
 
+/* Mappings of the worker's host regions here, and whether p is in one. */
+static int region_maps(const void *p, int *holds)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512];
+    int n = 0;
+    CHECK(f != NULL);
+    *holds = 0;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (!strstr(line, "hipwire-host") || sscanf(line, "%lx-%lx", &lo, &hi) != 2)
+            continue;
+        n++;
+        if ((uintptr_t)p >= lo && (uintptr_t)p < hi)
+            *holds = 1;
+    }
+    fclose(f);
+    return n;
+}
+
+static void region_cut(void)
+{
+    const size_t n = (16u << 20) + 5;
+    uint64_t cuts = relay_cuts();
+    uint8_t *a, *b, *d, *want = malloc(n);
+    int holds;
+    CHECK(want != NULL);
+    HIP_CHECK(hipMalloc((void **)&d, n));
+    HIP_CHECK(hipHostMalloc((void **)&a, n, 0));
+    HIP_CHECK(hipHostMalloc((void **)&b, n, 0));
+    CHECK_EQ(region_maps(a, &holds), 2);
+    CHECK(holds);
+    /* Queued behind a kernel; the link is cut while they wait. */
+    fill(a, n, 31);
+    memcpy(want, a, n);
+    int ms = 600;
+    void *args[] = { &ms };
+    HIP_CHECK(hipModuleLaunchKernel(sleep_ms, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL));
+    pthread_t t;
+    pthread_create(&t, NULL, cut_later, (void *)(uintptr_t)200);
+    HIP_CHECK(hipMemcpyAsync(d, a, n, hipMemcpyHostToDevice, NULL));
+    HIP_CHECK(hipMemcpy(b, d, n, hipMemcpyDeviceToHost));
+    pthread_join(t, NULL);
+    CHECK(memcmp(want, b, n) == 0);
+    expect_resumed(cuts);
+    /* On TCP now: the regions still work both ways. */
+    for (int round = 0; round < 3; round++) {
+        fill(a, n, 40 + (uint64_t)round);
+        memcpy(want, a, n);
+        memset(b, 0, n);
+        HIP_CHECK(hipMemcpy(d, a, n, hipMemcpyHostToDevice));
+        HIP_CHECK(hipMemcpy(b, d, n, hipMemcpyDeviceToHost));
+        CHECK(memcmp(want, b, n) == 0);
+    }
+    /* New pinned memory is private, and copies with it work too. */
+    uint8_t *c;
+    HIP_CHECK(hipHostMalloc((void **)&c, n, 0));
+    CHECK_EQ(region_maps(c, &holds), 2);
+    CHECK(!holds);
+    HIP_CHECK(hipMemcpy(c, d, n, hipMemcpyDeviceToHost));
+    CHECK(memcmp(want, c, n) == 0);
+    HIP_CHECK(hipHostFree(c));
+    HIP_CHECK(hipHostFree(a));
+    HIP_CHECK(hipHostFree(b));
+    CHECK_EQ(region_maps(NULL, &holds), 0);
+    HIP_CHECK(hipFree(d));
+    free(want);
+    printf("region: copies with shared host memory across a cut, then on TCP: ok\n");
+}
+
 int main(int argc, char **argv)
 {
     CHECK(argc == 2);
@@ -294,6 +368,8 @@ int main(int argc, char **argv)
         grace();
     else if (!strcmp(argv[1], "timing"))
         timing();
+    else if (!strcmp(argv[1], "region"))
+        region_cut();
     else
         CHECK(!"unknown scenario");
     printf("resume %s: ok\n", argv[1]);

@@ -5,8 +5,10 @@
  *
  * The proxy holds one connection per process, so each transport runs in a
  * child process (this program again, with --transport-child and
- * TF_TRANSPORT set) that times hipDeviceSynchronize and pageable hipMemcpy
- * in both directions and prints one line per number; the parent times the
+ * TF_TRANSPORT set) that times hipDeviceSynchronize and hipMemcpy in both
+ * directions, from pageable memory and from hipHostMalloc memory (which a
+ * shared-memory session shares with the worker: no trip through the rings),
+ * and prints one line per number; the parent times the
  * raw socket and memcpy itself. Children of both kinds alternate for a few
  * rounds and the best round of each counts, so a neighbour's load on a
  * shared machine is less likely to decide a ratio.
@@ -28,13 +30,17 @@
 #define TR_SYNC_N    3000
 #define TR_TARGET_US 5.0 /* same-host sync call p50 */
 #define TR_MEMCPY    0.8 /* same-host copies >= 0.8 x a local memcpy (CPU device) */
+#define TR_ITER_MAX  200
 #define TR_TCP_RAW   0.9 /* TCP copies >= 0.9 x raw TCP from 256 KiB (item 2) */
 
 static const size_t tr_sizes[TR_SIZES] = { 4u << 10, 64u << 10, 256u << 10, 1u << 20,
                                            4u << 20, 16u << 20, 64u << 20,  256u << 20 };
 
-enum { T_SHM, T_TCP, T_RAW, T_MEMCPY, T_COUNT };
-static const char *const t_names[T_COUNT] = { "shm", "tcp", "raw-tcp", "memcpy" };
+/* Each transport's child fills two columns: pageable memory, then pinned
+ * (hipHostMalloc) memory. */
+enum { T_SHM, T_SHM_PIN, T_TCP, T_TCP_PIN, T_RAW, T_MEMCPY, T_COUNT };
+static const char *const t_names[T_COUNT] = { "shm",     "shm-pin", "tcp",
+                                              "tcp-pin", "raw-tcp", "memcpy" };
 
 struct tr_result {
     double sync_p50_us[T_COUNT];
@@ -47,8 +53,8 @@ static size_t iterations_for(size_t size, int quick)
     size_t n = budget / size;
     if (n < 3)
         n = 3;
-    if (n > 200)
-        n = 200;
+    if (n > TR_ITER_MAX)
+        n = TR_ITER_MAX;
     return n;
 }
 
@@ -69,13 +75,15 @@ static int child_main(int nsizes, int quick)
 {
     size_t max = tr_sizes[nsizes - 1];
     void *dev = NULL;
-    uint8_t *host = malloc(max);
-    double *t = malloc(sizeof(double) * (TR_SYNC_N > 200 ? TR_SYNC_N : 200));
-    if (!host || !t || hipMalloc(&dev, max) != hipSuccess) {
+    uint8_t *host = malloc(max), *pin = NULL;
+    double *t = malloc(sizeof(double) * (TR_SYNC_N > TR_ITER_MAX ? TR_SYNC_N : TR_ITER_MAX));
+    if (!host || !t || hipMalloc(&dev, max) != hipSuccess ||
+        hipHostMalloc((void **)&pin, max, 0) != hipSuccess) {
         fprintf(stderr, "hipwire-bench: transport child: no memory or no worker\n");
         return 1;
     }
     memset(host, 1, max);
+    memset(pin, 1, max);
     /* Both rings once through: their pages are taken on first use. */
     if (hipMemcpy(dev, host, max, hipMemcpyHostToDevice) != hipSuccess ||
         hipMemcpy(host, dev, max, hipMemcpyDeviceToHost) != hipSuccess)
@@ -91,21 +99,25 @@ static int child_main(int nsizes, int quick)
     printf("sync %.3f\n", median(t, TR_SYNC_N) / 1000.0);
     for (int k = 0; k < nsizes; k++) {
         size_t size = tr_sizes[k], n = iterations_for(size, quick);
-        for (int dir = 0; dir < DIR_COUNT; dir++) {
-            for (size_t i = 0; i < n; i++) {
-                uint64_t a = bench_now_ns();
-                hipError_t e = dir == DIR_H2D ? hipMemcpy(dev, host, size, hipMemcpyHostToDevice)
-                                              : hipMemcpy(host, dev, size, hipMemcpyDeviceToHost);
-                if (e != hipSuccess)
-                    return 1;
-                t[i] = (double)(bench_now_ns() - a);
+        for (int pinned = 0; pinned <= 1; pinned++) {
+            uint8_t *h = pinned ? pin : host;
+            for (int dir = 0; dir < DIR_COUNT; dir++) {
+                for (size_t i = 0; i < n; i++) {
+                    uint64_t a = bench_now_ns();
+                    hipError_t e = dir == DIR_H2D ? hipMemcpy(dev, h, size, hipMemcpyHostToDevice)
+                                                  : hipMemcpy(h, dev, size, hipMemcpyDeviceToHost);
+                    if (e != hipSuccess)
+                        return 1;
+                    t[i] = (double)(bench_now_ns() - a);
+                }
+                printf("%s%s %zu %.4f\n", dir == DIR_H2D ? "h2d" : "d2h", pinned ? "p" : "", size,
+                       (double)size / median(t, n));
             }
-            printf("%s %zu %.4f\n", dir == DIR_H2D ? "h2d" : "d2h", size,
-                   (double)size / median(t, n));
         }
     }
     fflush(stdout);
     hipFree(dev);
+    hipHostFree(pin);
     free(host);
     free(t);
     return 0;
@@ -145,10 +157,11 @@ static int run_child(const char *self, const char *mode, int nsizes, int quick, 
                 r->sync_p50_us[col] = v;
             got++;
         } else if (sscanf(line, "%7s %zu %lf", dir, &size, &v) == 3) {
-            int d = strcmp(dir, "h2d") == 0 ? DIR_H2D : DIR_D2H;
+            int d = strncmp(dir, "h2d", 3) == 0 ? DIR_H2D : DIR_D2H;
+            int c = dir[3] == 'p' ? col + 1 : col; /* pinned: the next column */
             for (int k = 0; k < nsizes; k++)
-                if (tr_sizes[k] == size && v > r->gbps[col][d][k])
-                    r->gbps[col][d][k] = v;
+                if (tr_sizes[k] == size && v > r->gbps[c][d][k])
+                    r->gbps[c][d][k] = v;
             got++;
         }
     }
@@ -201,7 +214,7 @@ static void measure_memcpy(struct tr_result *r, int nsizes, int quick)
 {
     size_t max = tr_sizes[nsizes - 1];
     uint8_t *a = malloc(max), *b = malloc(max);
-    double *t = malloc(sizeof(double) * 200);
+    double *t = malloc(sizeof(double) * TR_ITER_MAX);
     if (!a || !b || !t)
         goto out;
     memset(a, 1, max);
@@ -236,22 +249,26 @@ static void print_size(size_t s)
 static void report(const struct tr_result *r, int nsizes, int rounds)
 {
     printf("\n== Transports: same host (shared memory) vs TCP loopback, raw TCP and memcpy ==\n");
-    printf("(best of %d alternating rounds; GB/s = 1e9 bytes/s; pageable host memory; the "
-           "worker's --backend)\n\n",
+    printf("(best of %d alternating rounds; GB/s = 1e9 bytes/s; shm, tcp: pageable host "
+           "memory; -pin: hipHostMalloc memory, which a shared-memory session shares with the "
+           "worker; the worker's --backend)\n\n",
            rounds);
     printf("sync call p50 (hipDeviceSynchronize; raw: 24-byte echo):");
     for (int c = 0; c < T_MEMCPY; c++)
-        printf("  %s %.2f us", t_names[c], r->sync_p50_us[c]);
+        if (c != T_SHM_PIN && c != T_TCP_PIN)
+            printf("  %s %.2f us", t_names[c], r->sync_p50_us[c]);
     printf("\n\n");
     for (int dir = 0; dir < DIR_COUNT; dir++) {
-        printf("%s        shm      tcp  raw-tcp   memcpy   shm/memcpy  tcp/raw\n",
+        printf("%s        shm  shm-pin      tcp  tcp-pin  raw-tcp   memcpy   shm/memcpy  "
+               "pin/memcpy  tcp/raw\n",
                dir == DIR_H2D ? "H2D " : "D2H ");
         for (int k = 0; k < nsizes; k++) {
             print_size(tr_sizes[k]);
             for (int c = 0; c < T_COUNT; c++)
                 printf(" %8.2f", r->gbps[c][dir][k]);
             double m = r->gbps[T_MEMCPY][dir][k], raw = r->gbps[T_RAW][dir][k];
-            printf("   %9.2fx %7.2fx\n", m > 0 ? r->gbps[T_SHM][dir][k] / m : 0,
+            printf("   %9.2fx  %9.2fx %7.2fx\n", m > 0 ? r->gbps[T_SHM][dir][k] / m : 0,
+                   m > 0 ? r->gbps[T_SHM_PIN][dir][k] / m : 0,
                    raw > 0 ? r->gbps[T_TCP][dir][k] / raw : 0);
         }
         printf("\n");
@@ -263,13 +280,17 @@ static void report(const struct tr_result *r, int nsizes, int rounds)
            sp > 0 && sp <= TR_TARGET_US ? "met" : "MISSED", TR_TARGET_US, sp, r->sync_p50_us[T_TCP],
            r->sync_p50_us[T_RAW]);
     for (int dir = 0; dir < DIR_COUNT; dir++) {
-        double worst = 1e9, worst_tcp = 1e9;
-        size_t at = 0, at_tcp = 0;
+        double worst = 1e9, worst_tcp = 1e9, worst_pin = 1e9;
+        size_t at = 0, at_tcp = 0, at_pin = 0;
         for (int k = 0; k < nsizes; k++) {
             double m = r->gbps[T_MEMCPY][dir][k], raw = r->gbps[T_RAW][dir][k];
             if (tr_sizes[k] >= (1u << 20) && m > 0 && r->gbps[T_SHM][dir][k] / m < worst) {
                 worst = r->gbps[T_SHM][dir][k] / m;
                 at = tr_sizes[k];
+            }
+            if (tr_sizes[k] >= (1u << 20) && m > 0 && r->gbps[T_SHM_PIN][dir][k] / m < worst_pin) {
+                worst_pin = r->gbps[T_SHM_PIN][dir][k] / m;
+                at_pin = tr_sizes[k];
             }
             if (tr_sizes[k] >= (256u << 10) && raw > 0 &&
                 r->gbps[T_TCP][dir][k] / raw < worst_tcp) {
@@ -281,6 +302,9 @@ static void report(const struct tr_result *r, int nsizes, int rounds)
         printf("  [%s] same-host %s pageable >= %.1fx local memcpy from 1 MiB: worst %.2fx at "
                "%zu KiB\n",
                worst >= TR_MEMCPY ? "met" : "MISSED", d, TR_MEMCPY, worst, at >> 10);
+        printf("  [%s] same-host %s pinned (hipHostMalloc) >= %.1fx local memcpy from 1 MiB: "
+               "worst %.2fx at %zu KiB\n",
+               worst_pin >= TR_MEMCPY ? "met" : "MISSED", d, TR_MEMCPY, worst_pin, at_pin >> 10);
         printf("  [%s] TCP loopback %s >= %.1fx raw TCP from 256 KiB: worst %.2fx at %zu KiB\n",
                worst_tcp >= TR_TCP_RAW ? "met" : "MISSED", d, TR_TCP_RAW, worst_tcp, at_tcp >> 10);
     }

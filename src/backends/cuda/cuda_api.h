@@ -160,10 +160,11 @@ enum {
 };
 
 /* Flags and special handles. */
-#define HWCU_STREAM_NON_BLOCKING   0x1u
-#define HWCU_EVENT_DISABLE_TIMING  0x2u
-#define HWCU_MEMHOSTALLOC_PORTABLE 0x1u
-#define HWCU_STREAM_WAIT_VALUE_EQ  0x1u /* CUstreamWaitValue_flags */
+#define HWCU_STREAM_NON_BLOCKING      0x1u
+#define HWCU_EVENT_DISABLE_TIMING     0x2u
+#define HWCU_MEMHOSTALLOC_PORTABLE    0x1u
+#define HWCU_MEMHOSTREGISTER_PORTABLE 0x1u /* pinned for every context */
+#define HWCU_STREAM_WAIT_VALUE_EQ     0x1u /* CUstreamWaitValue_flags */
 /* The legacy null stream: synchronises with every blocking stream of the
  * context, which is HIP's (and CUDA's) default-stream semantics. */
 #define HWCU_STREAM_LEGACY ((CUstream)0x1)
@@ -197,6 +198,9 @@ enum {
     X(cuMemHostAlloc, CUresult, (void **p, size_t n, unsigned int flags), 12000, "cuMemHostAlloc", \
       1)                                                                                           \
     X(cuMemFreeHost, CUresult, (void *p), 12000, "cuMemFreeHost", 1)                               \
+    X(cuMemHostRegister, CUresult, (void *p, size_t n, unsigned int flags), 12000,                 \
+      "cuMemHostRegister_v2", 0)                                                                   \
+    X(cuMemHostUnregister, CUresult, (void *p), 12000, "cuMemHostUnregister", 0)                   \
     X(cuMemcpyHtoDAsync, CUresult, (CUdeviceptr dst, const void *src, size_t n, CUstream s),       \
       12000, "cuMemcpyHtoDAsync_v2", 1)                                                            \
     X(cuMemcpyDtoHAsync, CUresult, (void *dst, CUdeviceptr src, size_t n, CUstream s), 12000,      \

@@ -644,6 +644,46 @@ static int cuda_memcpy_d2h(struct hw_backend *be, struct hw_bstream *s, void *ds
     return HW_OK;
 }
 
+/* ---- host regions: client memory the worker maps (ops_region.c) ------------------- */
+
+/* Pinned for every device's context, so the copies below are DMA straight
+ * from and into the shared mapping. */
+static int cuda_host_register(struct hw_backend *be, void *p, uint64_t n)
+{
+    int rc;
+    if (!be->api.cuMemHostRegister || !be->api.cuMemHostUnregister)
+        return HW_ENOTSUP;
+    if ((rc = HWCU_DEAD(be)) != 0 || be->ndev < 1 || (rc = hwcu_use(be, &be->devs[0])) != HW_OK)
+        return rc;
+    return hwcu_check(be, be->api.cuMemHostRegister(p, (size_t)n, HWCU_MEMHOSTREGISTER_PORTABLE));
+}
+
+static void cuda_host_unregister(struct hw_backend *be, void *p)
+{
+    if (HWCU_DEAD(be) || !be->api.cuMemHostUnregister || be->ndev < 1 ||
+        hwcu_use(be, &be->devs[0]) != HW_OK)
+        return;
+    hwcu_check(be, be->api.cuMemHostUnregister(p));
+}
+
+static int cuda_memcpy_h2d_registered(struct hw_backend *be, struct hw_bstream *s, uint64_t dst,
+                                      const void *src, uint64_t n)
+{
+    int rc;
+    if ((rc = HWCU_DEAD(be)) != 0 || (rc = hwcu_use(be, s->d)) != HW_OK)
+        return rc;
+    return hwcu_check(be, be->api.cuMemcpyHtoDAsync((CUdeviceptr)dst, src, (size_t)n, s->s));
+}
+
+static int cuda_memcpy_d2h_registered(struct hw_backend *be, struct hw_bstream *s, void *dst,
+                                      uint64_t src, uint64_t n)
+{
+    int rc;
+    if ((rc = HWCU_DEAD(be)) != 0 || (rc = hwcu_use(be, s->d)) != HW_OK)
+        return rc;
+    return hwcu_check(be, be->api.cuMemcpyDtoHAsync(dst, (CUdeviceptr)src, (size_t)n, s->s));
+}
+
 static int cuda_memcpy_d2d(struct hw_backend *be, struct hw_bstream *s, uint64_t dst, uint64_t src,
                            uint64_t n)
 {
@@ -886,4 +926,8 @@ const struct hw_backend_ops hw_cuda_backend_ops = {
     .stream_wait_value = hwcu_stream_wait_value,
     .device_attributes = cuda_device_attributes,
     .rtc_compile = cuda_rtc_compile,
+    .host_register = cuda_host_register,
+    .host_unregister = cuda_host_unregister,
+    .memcpy_h2d_registered = cuda_memcpy_h2d_registered,
+    .memcpy_d2h_registered = cuda_memcpy_d2h_registered,
 };

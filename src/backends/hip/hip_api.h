@@ -34,6 +34,8 @@
     X(hipDeviceGetAttribute)           \
     X(hipDeviceGetUuid)                \
     X(hipMemcpyHtoDAsync)              \
+    X(hipHostRegister)                 \
+    X(hipHostUnregister)               \
     X(hipMemcpyDtoHAsync)              \
     X(hipMemcpyDtoDAsync)              \
     X(hipMemsetD8Async)                \

@@ -402,6 +402,18 @@ static int hip_memcpy_h2d(struct hw_backend *be, struct hw_bstream *s, uint64_t 
     return release ? hipb_stream_callback(be, s, release, release_arg) : HW_OK;
 }
 
+/* Host regions (ops_region.c): pinned, so hipMemcpyHtoDAsync and
+ * hipMemcpyDtoHAsync from and into them are DMA, with no staging. */
+static int hip_host_register(struct hw_backend *be, void *p, uint64_t n)
+{
+    return hipb_st(be->api.hipHostRegister(p, (size_t)n, hipHostRegisterPortable));
+}
+
+static void hip_host_unregister(struct hw_backend *be, void *p)
+{
+    be->api.hipHostUnregister(p);
+}
+
 static int hip_memcpy_d2h(struct hw_backend *be, struct hw_bstream *s, void *dst, uint64_t src,
                           uint64_t n)
 {
@@ -733,4 +745,9 @@ const struct hw_backend_ops hw_hip_backend_ops = {
     .stage_d2h = hipb_stage_d2h,
     .stage_wait = hipb_stage_wait,
     .stage_put = hipb_stage_put,
+    .host_register = hip_host_register,
+    .host_unregister = hip_host_unregister,
+    /* hipMemcpy*Async on registered memory is already DMA. */
+    .memcpy_h2d_registered = NULL,
+    .memcpy_d2h_registered = NULL,
 };

@@ -65,7 +65,8 @@ assert_grep "ClusterRole" err
 # 3. A CA that did not sign the server's certificate: refused before any request.
 serve 200
 apply other-sa && fail "--apply trusted a server the CA did not sign"
-kill $srv 2>/dev/null; wait $srv 2>/dev/null || true; srv=
+kill $srv 2>/dev/null || true  # it may have ended already (set -e)
+wait $srv 2>/dev/null || true; srv=
 [ ! -s verdict ] || fail "a request was sent to an unverified server"
 grep -qi "certificate\|SSL" err || fail "no TLS error: $(cat err)"
 
@@ -74,6 +75,7 @@ serve 200
 mkdir empty-sa
 cp ca.crt empty-sa/ca.crt
 apply empty-sa && fail "--apply without a token"
-kill $srv 2>/dev/null; wait $srv 2>/dev/null || true; srv=
+kill $srv 2>/dev/null || true  # it may have ended already (set -e)
+wait $srv 2>/dev/null || true; srv=
 assert_grep "service-account token" err
 echo "labels_api: ok"
